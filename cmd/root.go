@@ -4,30 +4,100 @@
 package cmd
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
-// NewRootCmd returns the root command writing to out and errOut.
+// Exit codes.
+const (
+	exitOK       = 0
+	exitProblems = 1 // check or validation found problems
+	exitBadInput = 2 // bad input or usage
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// problems returns an error that exits 1 (the input was read fine, but
+// something was found wrong, e.g. stale output).
+func problems(err error) error { return &exitError{code: exitProblems, err: err} }
+
+// NewRootCmd returns the root command writing to out and errOut. With two
+// positional arguments and no subcommand it behaves like the Python tool:
+// k8s-crd-resolver [-r] [-j PATCH] SRC DST.
 func NewRootCmd(out, errOut io.Writer) *cobra.Command {
+	var f compileFlags
 	root := &cobra.Command{
-		Use:           "k8s-crd-resolver",
-		Short:         "Compile CRD templates with $ref pointers into structural CRDs",
+		Use:   "k8s-crd-resolver [-r] [-j PATCH] SRC DST",
+		Short: "Compile CRD templates with $ref pointers into self-contained structural CRDs",
+		Long: `k8s-crd-resolver compiles hand-written CustomResourceDefinition templates
+whose schemas contain $ref pointers (io.k8s.api.core.v1.PodSpec, #/definitions/X,
+other.yaml#/definitions/X) into self-contained structural CRDs the apiserver
+accepts, against the embedded OpenAPI definitions of the Kubernetes version you
+target. It never uses the network.
+
+With two arguments and no command it works like the Python k8s-crd-resolver:
+SRC and DST are files, "-" is standard input or output.`,
+		Example: `  # The Python tool's command line, unchanged
+  k8s-crd-resolver -r -j daskcluster.patch.yaml daskcluster.yaml dist/daskcluster.yaml
+
+  # Compile one template for Kubernetes 1.30 to standard output
+  k8s-crd-resolver resolve template.yaml --k8s-version 1.30 > crd.yaml
+
+  # What Kubernetes versions are embedded
+  k8s-crd-resolver versions`,
+		Args:          cobra.ExactArgs(2),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runCompile(c, f, args[0], args[1])
+		},
 	}
+	f.register(root)
 	root.SetOut(out)
 	root.SetErr(errOut)
+	root.AddCommand(
+		newResolveCmd(),
+		newVersionsCmd(),
+	)
 	return root
 }
 
 // Execute runs the root command on os.Args and returns the process exit code.
 func Execute() int {
 	root := NewRootCmd(os.Stdout, os.Stderr)
-	if err := root.Execute(); err != nil {
-		return 2
+	return report(root.ErrOrStderr(), root.Execute())
+}
+
+// report prints err (one line per problem) and maps it to an exit code.
+func report(w io.Writer, err error) int {
+	if err == nil {
+		return exitOK
 	}
-	return 0
+	code := exitBadInput
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	var list resolver.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintf(w, "error: %v\n", e)
+		}
+		return code
+	}
+	fmt.Fprintf(w, "error: %v\n", err)
+	return code
 }

@@ -1,0 +1,45 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// compileFlags are the flags every compiling command shares. They bind to
+// resolver.Options and nothing else.
+type compileFlags struct {
+	opts      resolver.Options
+	patchFile string
+}
+
+func (f *compileFlags) register(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringVar(&f.opts.KubeVersion, "k8s-version", "", "Kubernetes version whose definitions bare $refs use (1.30, 1.30.2 or v1.30.14; default: the newest embedded; see 'versions')")
+	fs.BoolVarP(&f.opts.RemoveDescriptions, "remove-descriptions", "r", false, "remove the descriptions that Kubernetes definitions bring in (your own stay)")
+	fs.IntVar(&f.opts.MaxDescriptionLength, "max-description-length", 0, "truncate Kubernetes descriptions longer than N bytes at a sentence or word boundary (0: no limit)")
+	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD")
+	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
+	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory)")
+	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs leave the project root")
+}
+
+// compiler builds the resolver from the flags.
+func (f *compileFlags) compiler() (*resolver.Compiler, error) {
+	opts := f.opts
+	if f.patchFile != "" {
+		src, err := os.ReadFile(f.patchFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading JSON patch: %w", err)
+		}
+		p, err := resolver.ParsePatch(f.patchFile, src)
+		if err != nil {
+			return nil, err
+		}
+		opts.Patch = p
+	}
+	return resolver.New(opts)
+}

@@ -1,0 +1,229 @@
+package resolver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Definitions is a source of named schema definitions, such as an embedded
+// Kubernetes bundle (*schemas.Bundle implements it). Definition returns the
+// JSON of one definition; the caller may keep the bytes.
+type Definitions interface {
+	Definition(name string) ([]byte, error)
+	Has(name string) bool
+	Names() []string
+}
+
+// Recursion policies for Options.Recursion.
+const (
+	// RecursionError reports a recursive $ref as ErrCycle.
+	RecursionError = "error"
+	// RecursionPreserve cuts a recursive $ref with a schema that keeps
+	// any value (x-kubernetes-preserve-unknown-fields).
+	RecursionPreserve = "preserve"
+)
+
+// Options configure a Compiler. The zero value is usable: New fills in the
+// defaults on its own copy and never writes to the caller's Options.
+type Options struct {
+	// KubeVersion picks the embedded bundle bare definition names resolve
+	// against ("1.30", "1.30.2", "v1.30.14"). Default: the newest.
+	KubeVersion string
+	// RemoveDescriptions drops the descriptions that $refs into the
+	// Kubernetes bundles bring in. Descriptions written in your own files
+	// (templates, shared definition files, text beside a $ref) stay.
+	RemoveDescriptions bool
+	// MaxDescriptionLength truncates bundle descriptions longer than this
+	// many bytes at a sentence or word boundary. 0 means no limit.
+	MaxDescriptionLength int
+	// Recursion is RecursionError (default) or RecursionPreserve.
+	Recursion string
+	// Root is the directory file $refs may not leave. Default: the nearest
+	// ancestor of the template's directory holding .git, else the working
+	// directory when it holds the template, else the template's directory.
+	Root string
+	// AllowOutsideRoot lets file $refs leave Root.
+	AllowOutsideRoot bool
+	// WorkDir resolves python://pkg/path refs and relative template names.
+	// Default: the process working directory.
+	WorkDir string
+	// Patch is applied (RFC 6902) to every compiled document.
+	Patch *Patch
+	// Bundles loads the bundle of a Kubernetes version. Default: the
+	// embedded bundles (package schemas). Tests may substitute.
+	Bundles func(version string) (Definitions, string, error)
+}
+
+// Compiler compiles CRD templates. It caches the files and definitions it
+// has read, so compiling many templates with one Compiler is cheap. A
+// Compiler is not safe for concurrent use.
+type Compiler struct {
+	opts    Options
+	version string // canonical minor of opts.KubeVersion
+	bundle  Definitions
+	bundles map[string]Definitions
+	files   map[string][]*document
+	defs    map[string]any // resolved bundle definitions, key version#name
+}
+
+// New returns a Compiler for opts. It fails when the Kubernetes version is
+// not embedded or an option is out of range.
+func New(opts Options) (*Compiler, error) {
+	if opts.Bundles == nil {
+		opts.Bundles = embeddedBundle
+	}
+	switch opts.Recursion {
+	case "":
+		opts.Recursion = RecursionError
+	case RecursionError, RecursionPreserve:
+	default:
+		return nil, fmt.Errorf("%w: recursion policy %q: want %q or %q", ErrInput, opts.Recursion, RecursionError, RecursionPreserve)
+	}
+	if opts.MaxDescriptionLength < 0 {
+		return nil, fmt.Errorf("%w: max description length %d is negative", ErrInput, opts.MaxDescriptionLength)
+	}
+	if opts.WorkDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.WorkDir = wd
+	}
+	b, version, err := opts.Bundles(opts.KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiler{
+		opts:    opts,
+		version: version,
+		bundle:  b,
+		bundles: map[string]Definitions{version: b},
+		files:   map[string][]*document{},
+		defs:    map[string]any{},
+	}
+	return c, nil
+}
+
+// KubeVersion returns the Kubernetes minor the compiler targets, e.g. "1.30".
+func (c *Compiler) KubeVersion() string { return c.version }
+
+// Document is one compiled CRD.
+type Document struct {
+	// Name is metadata.name of the CRD.
+	Name string
+	// Object is the CRD as plain JSON-like values (map[string]any, []any,
+	// string, bool, json.Number, nil). It holds no $ref.
+	Object map[string]any
+}
+
+// Result is the output of one Compile.
+type Result struct {
+	Documents []Document
+	// Files lists every file the template read, itself included, as
+	// absolute paths, sorted. A change to any of them changes the output.
+	Files []string
+	// Warnings are changes made to reach a structural schema that the
+	// author may want to know about.
+	Warnings []Diagnostic
+}
+
+// YAML encodes the documents as deterministic YAML (one "---" separated
+// stream when there are several).
+func (r *Result) YAML() ([]byte, error) {
+	docs := make([]any, len(r.Documents))
+	for i, d := range r.Documents {
+		docs[i] = d.Object
+	}
+	return EncodeYAMLDocuments(docs)
+}
+
+// Compile compiles the template src. name is its path (relative to WorkDir
+// or absolute), used for relative file refs and for error positions; "-"
+// or "" mean standard input, whose refs are relative to WorkDir. On failure
+// the error is an ErrorList.
+func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
+	display, abs := c.templatePath(name)
+	docs, err := parseDocuments(display, src)
+	if err != nil {
+		return nil, asList(err)
+	}
+	if len(docs) == 0 {
+		return nil, ErrorList{{Pos: Position{File: display}, Err: fmt.Errorf("%w: the file holds no document", ErrInput)}}
+	}
+	root := c.opts.Root
+	if root == "" {
+		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
+	}
+	r := &run{c: c, root: root, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
+	c.files[abs] = docs
+	defer delete(c.files, abs) // the template itself may change between calls
+	res := &Result{}
+	for _, d := range docs {
+		obj, ok := r.compileDocument(abs, d)
+		if ok {
+			name, _ := dig(obj, "metadata", "name").(string)
+			res.Documents = append(res.Documents, Document{Name: name, Object: obj})
+		}
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	for f := range r.read {
+		if !strings.HasPrefix(f, "<") {
+			res.Files = append(res.Files, f)
+		}
+	}
+	sortStrings(res.Files)
+	res.Warnings = r.warnings
+	return res, nil
+}
+
+func (c *Compiler) templatePath(name string) (display, abs string) {
+	if name == "" || name == "-" {
+		return "<stdin>", filepath.Join(c.opts.WorkDir, "<stdin>")
+	}
+	abs = name
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(c.opts.WorkDir, name)
+	}
+	return name, filepath.Clean(abs)
+}
+
+// defaultRoot finds the project root for a template living in dir.
+func defaultRoot(dir, workDir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if within(workDir, dir) {
+		return workDir
+	}
+	return dir
+}
+
+// within reports whether path is root or below it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func asList(err error) error {
+	var l ErrorList
+	if errors.As(err, &l) {
+		return l
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return ErrorList{e}
+	}
+	return ErrorList{{Err: err}}
+}

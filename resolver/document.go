@@ -1,0 +1,125 @@
+package resolver
+
+import "fmt"
+
+const (
+	apiextensionsV1      = "apiextensions.k8s.io/v1"
+	apiextensionsV1beta1 = "apiextensions.k8s.io/v1beta1"
+)
+
+// compileDocument turns one template document into a CRD: every schema
+// resolved and made structural, the template's own definitions dropped,
+// then the patch applied. It reports false when the document failed.
+func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
+	errsBefore := len(r.errs)
+	sc := scope{file: abs, doc: d}
+	obj, ok := d.value.(map[string]any)
+	if !ok {
+		r.errAt(site{sc: sc}, fmt.Errorf("%w: expected a CustomResourceDefinition mapping, found %s", ErrInput, describeValue(d.value)))
+		return nil, false
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if kind != "CustomResourceDefinition" || (apiVersion != apiextensionsV1 && apiVersion != apiextensionsV1beta1) {
+		msg := fmt.Sprintf("not a CustomResourceDefinition (apiVersion %q, kind %q); a template is an apiextensions.k8s.io/v1 or v1beta1 CRD", apiVersion, kind)
+		if _, defsOnly := obj["definitions"]; defsOnly && kind == "" {
+			msg = "this document only holds definitions: it is a shared definitions file for templates to $ref, not a template"
+		}
+		r.errAt(site{sc: sc, ptr: "/kind"}, fmt.Errorf("%w: %s", ErrInput, msg))
+		return nil, false
+	}
+	if apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22) {
+		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "definitions" {
+			out[k] = deepCopy(v)
+		}
+	}
+	spec, _ := out["spec"].(map[string]any)
+	if spec == nil {
+		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))
+		return nil, false
+	}
+	found := 0
+	compileAt := func(holder map[string]any, ptr string) {
+		schema, ok := holder["openAPIV3Schema"]
+		if !ok {
+			return
+		}
+		found++
+		sptr := ptr + "/openAPIV3Schema"
+		if _, ok := schema.(map[string]any); !ok {
+			r.errAt(site{sc: sc, ptr: sptr}, fmt.Errorf("%w: openAPIV3Schema must be a mapping, not %s", ErrInput, describeValue(schema)))
+			return
+		}
+		orig, _ := lookupPointer(d.value, sptr)
+		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
+		r.structural(resolved, sc, sptr)
+		holder["openAPIV3Schema"] = resolved
+	}
+	if v, ok := spec["validation"].(map[string]any); ok {
+		compileAt(v, "/spec/validation")
+	}
+	versions, _ := spec["versions"].([]any)
+	for i, v := range versions {
+		vm, _ := v.(map[string]any)
+		if s, ok := vm["schema"].(map[string]any); ok {
+			compileAt(s, fmt.Sprintf("/spec/versions/%d/schema", i))
+		}
+	}
+	if found == 0 {
+		where := "spec.versions[*].schema.openAPIV3Schema"
+		if apiVersion == apiextensionsV1beta1 {
+			where = "spec.validation.openAPIV3Schema or " + where
+		}
+		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no schema; write one at %s", ErrInput, where))
+	}
+	if len(r.errs) > errsBefore {
+		return nil, false
+	}
+	if p := r.c.opts.Patch; p != nil {
+		patched, err := p.Apply(out)
+		if err != nil {
+			var e *Error
+			if asErr(err, &e) {
+				r.errs = append(r.errs, e)
+			}
+			return nil, false
+		}
+		m, ok := patched.(map[string]any)
+		if !ok {
+			r.errAt(site{sc: sc}, fmt.Errorf("%w: the patched document is %s, not a CRD", ErrPatch, describeValue(patched)))
+			return nil, false
+		}
+		out = m
+		r.scanRefs(out, sc)
+	}
+	return out, len(r.errs) == errsBefore
+}
+
+// scanRefs reports $ref keys a patch put back into a schema.
+func (r *run) scanRefs(v any, sc scope) {
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(t) {
+				if k == "$ref" {
+					r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", ErrPatch))
+					continue
+				}
+				if k == "default" || k == "enum" || k == "example" {
+					continue
+				}
+				walk(t[k], joinPointer(ptr, k))
+			}
+		case []any:
+			for i, x := range t {
+				walk(x, joinPointer(ptr, itoa(i)))
+			}
+		}
+	}
+	walk(v, "")
+}

@@ -1,0 +1,171 @@
+package resolver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// bundleFor returns the bundle of a Kubernetes version, loading it once.
+func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
+	b, canonical, err := c.opts.Bundles(version)
+	if err != nil {
+		return nil, "", err
+	}
+	if have, ok := c.bundles[canonical]; ok {
+		return have, canonical, nil
+	}
+	c.bundles[canonical] = b
+	return b, canonical, nil
+}
+
+// Private key that carries a bundle default through resolution. Kubernetes
+// defaults are not copied into CRDs (the apiserver would start writing them
+// into every object), except for list-map keys, which must have one.
+const bundleDefault = "x-k8s-crd-resolver-default"
+
+// quantityPattern is the pattern Kubernetes publishes for resource.Quantity.
+const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
+
+// intOrString is the structural form of a value that is an integer or a
+// string.
+func intOrString() map[string]any {
+	return map[string]any{
+		"x-kubernetes-int-or-string": true,
+		"anyOf": []any{
+			map[string]any{"type": "integer"},
+			map[string]any{"type": "string"},
+		},
+	}
+}
+
+// knownType maps Kubernetes definitions whose swagger form cannot be used
+// in a CRD to their structural form. The match is on the name's suffix, so
+// it holds for every version of the definition.
+func knownType(name string) map[string]any {
+	switch {
+	case strings.HasSuffix(name, ".util.intstr.IntOrString"):
+		return intOrString()
+	case strings.HasSuffix(name, ".api.resource.Quantity"):
+		s := intOrString()
+		s["pattern"] = quantityPattern
+		return s
+	case strings.HasSuffix(name, ".pkg.runtime.RawExtension"):
+		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	case strings.HasSuffix(name, ".apiextensions.v1.JSON"), strings.HasSuffix(name, ".apiextensions.v1beta1.JSON"),
+		strings.HasSuffix(name, ".JSONSchemaPropsOrArray"), strings.HasSuffix(name, ".JSONSchemaPropsOrBool"),
+		strings.HasSuffix(name, ".JSONSchemaPropsOrStringArray"):
+		return map[string]any{"x-kubernetes-preserve-unknown-fields": true}
+	case strings.HasSuffix(name, ".apis.meta.v1.FieldsV1"):
+		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	}
+	return nil
+}
+
+// crdExtensions are the x- keys a CRD schema may carry.
+var crdExtensions = map[string]bool{
+	"x-kubernetes-preserve-unknown-fields": true,
+	"x-kubernetes-embedded-resource":       true,
+	"x-kubernetes-int-or-string":           true,
+	"x-kubernetes-list-map-keys":           true,
+	"x-kubernetes-list-type":               true,
+	"x-kubernetes-map-type":                true,
+	"x-kubernetes-validations":             true,
+}
+
+// importDefinition reads one bundle definition and makes it ready for a
+// CRD: known types replaced, non-CRD extensions dropped, defaults kept
+// aside, descriptions removed or truncated as the options say. Its $refs
+// are left for the caller to resolve.
+func (r *run) importDefinition(version, name string) (map[string]any, error) {
+	b, _, err := r.c.bundleFor(version)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := b.Definition(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var def map[string]any
+	if err := dec.Decode(&def); err != nil {
+		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s: %w", version, name, err)
+	}
+	if known := knownType(name); known != nil {
+		if d, ok := def["description"]; ok {
+			known["description"] = d
+		}
+		def = known
+	}
+	Walk(VisitorFunc(func(s map[string]any, _ string) {
+		for k := range s {
+			if strings.HasPrefix(k, "x-") && !crdExtensions[k] {
+				delete(s, k)
+			}
+		}
+		if d, ok := s["default"]; ok {
+			delete(s, "default")
+			s[bundleDefault] = d
+		}
+		if _, hasRef := s["$ref"]; !hasRef && s["x-kubernetes-preserve-unknown-fields"] == nil && s["x-kubernetes-int-or-string"] == nil {
+			_, props := s["properties"]
+			_, addl := s["additionalProperties"]
+			switch s["type"] {
+			case "object":
+				if !props && !addl {
+					s["x-kubernetes-preserve-unknown-fields"] = true
+				}
+			case nil:
+				_, items := s["items"]
+				_, allOf := s["allOf"]
+				if !props && !addl && !items && !allOf {
+					s["x-kubernetes-preserve-unknown-fields"] = true
+				}
+			}
+		}
+		if d, ok := s["description"].(string); ok {
+			switch {
+			case r.c.opts.RemoveDescriptions:
+				delete(s, "description")
+			case r.c.opts.MaxDescriptionLength > 0:
+				s["description"] = truncateDescription(d, r.c.opts.MaxDescriptionLength)
+			}
+		}
+	}), def, "")
+	return def, nil
+}
+
+// truncateDescription shortens s to at most n bytes, cutting after the last
+// whole sentence that fits, else at a word boundary with an ellipsis.
+func truncateDescription(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := s[:n]
+	for i := len(cut) - 1; i > 0; i-- {
+		if cut[i] == ' ' || cut[i] == '\n' {
+			if p := cut[i-1]; p == '.' || p == '!' || p == '?' {
+				return strings.TrimSpace(cut[:i])
+			}
+		}
+	}
+	if n == len(cut) && (s[n] == ' ' || s[n] == '\n') && strings.ContainsAny(cut[len(cut)-1:], ".!?") {
+		return cut
+	}
+	const ellipsis = "..."
+	if n <= len(ellipsis) {
+		return cut
+	}
+	cut = s[:n-len(ellipsis)]
+	if i := strings.LastIndexAny(cut, " \n"); i > 0 {
+		cut = cut[:i]
+	}
+	// Never split a UTF-8 sequence.
+	for len(cut) > 0 && !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return strings.TrimRight(cut, " \n,;:") + ellipsis
+}

@@ -1,0 +1,240 @@
+package resolver
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Patch is a parsed RFC 6902 JSON patch, YAML or JSON, with the position of
+// each operation for error messages.
+type Patch struct {
+	file string
+	ops  []patchOp
+}
+
+type patchOp struct {
+	pos   Position
+	op    string
+	path  string
+	from  string
+	value any
+}
+
+// ParsePatch reads an RFC 6902 patch: a list of {op, path, value, from}.
+func ParsePatch(name string, src []byte) (*Patch, error) {
+	docs, err := parseDocuments(name, src)
+	if err != nil {
+		return nil, asList(err)
+	}
+	p := &Patch{file: name}
+	if len(docs) == 0 {
+		return p, nil
+	}
+	if len(docs) > 1 {
+		return nil, ErrorList{{Pos: Position{File: name}, Err: fmt.Errorf("%w: a JSON patch is one document (a list of operations), not %d", ErrInput, len(docs))}}
+	}
+	d := docs[0]
+	list, ok := d.value.([]any)
+	if !ok {
+		return nil, ErrorList{{Pos: d.position(""), Err: fmt.Errorf("%w: a JSON patch is a list of operations, not %s", ErrInput, describeValue(d.value))}}
+	}
+	var errs ErrorList
+	for i, item := range list {
+		ptr := "/" + itoa(i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			errs = append(errs, &Error{Pos: d.position(ptr), Err: fmt.Errorf("%w: operation %d is %s, not a mapping", ErrInput, i, describeValue(item))})
+			continue
+		}
+		op := patchOp{pos: d.position(ptr)}
+		op.op, _ = m["op"].(string)
+		op.path, ok = m["path"].(string)
+		if !ok {
+			errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d has no path", ErrInput, i)})
+			continue
+		}
+		if _, err := splitPointer(op.path); err != nil {
+			errs = append(errs, &Error{Pos: d.position(ptr + "/path"), Err: fmt.Errorf("%w: operation %d: %w", ErrInput, i, err)})
+			continue
+		}
+		switch op.op {
+		case "add", "replace", "test":
+			v, ok := m["value"]
+			if !ok {
+				errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s) needs a value", ErrInput, i, op.op)})
+				continue
+			}
+			op.value = v
+		case "remove":
+		case "move", "copy":
+			op.from, ok = m["from"].(string)
+			if !ok {
+				errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s) needs from", ErrInput, i, op.op)})
+				continue
+			}
+		default:
+			errs = append(errs, &Error{Pos: d.position(ptr + "/op"), Err: fmt.Errorf("%w: operation %d: unknown op %q; want add, remove, replace, move, copy or test", ErrInput, i, op.op)})
+			continue
+		}
+		p.ops = append(p.ops, op)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// Apply applies the patch to a copy of doc and returns the copy. An
+// operation that does not apply is an error naming it; doc is unchanged.
+func (p *Patch) Apply(doc any) (any, error) {
+	doc = deepCopy(doc)
+	for i, op := range p.ops {
+		var err error
+		doc, err = op.apply(doc)
+		if err != nil {
+			return nil, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)}
+		}
+	}
+	return doc, nil
+}
+
+func (op patchOp) apply(doc any) (any, error) {
+	switch op.op {
+	case "add":
+		return addAt(doc, op.path, deepCopy(op.value))
+	case "remove":
+		doc, _, err := removeAt(doc, op.path)
+		return doc, err
+	case "replace":
+		if _, err := lookupPointer(doc, op.path); err != nil {
+			return nil, err
+		}
+		doc, _, err := removeAt(doc, op.path)
+		if err != nil {
+			return nil, err
+		}
+		return addAt(doc, op.path, deepCopy(op.value))
+	case "move":
+		if op.path != op.from && strings.HasPrefix(op.path, op.from+"/") {
+			return nil, fmt.Errorf("cannot move %s into itself", op.from)
+		}
+		doc, v, err := removeAt(doc, op.from)
+		if err != nil {
+			return nil, err
+		}
+		return addAt(doc, op.path, v)
+	case "copy":
+		v, err := lookupPointer(doc, op.from)
+		if err != nil {
+			return nil, err
+		}
+		return addAt(doc, op.path, deepCopy(v))
+	case "test":
+		v, err := lookupPointer(doc, op.path)
+		if err != nil {
+			return nil, err
+		}
+		if !jsonEqual(v, op.value) {
+			return nil, fmt.Errorf("test failed: the value is %v", v)
+		}
+		return doc, nil
+	}
+	return nil, fmt.Errorf("unknown op %q", op.op)
+}
+
+func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// parent splits a pointer into its parent's value and the last token.
+func parent(doc any, path string) (any, string, error) {
+	toks, err := splitPointer(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(toks) == 0 {
+		return nil, "", nil
+	}
+	parentPtr := path[:strings.LastIndexByte(path, '/')]
+	pv, err := lookupPointer(doc, parentPtr)
+	if err != nil {
+		return nil, "", err
+	}
+	return pv, toks[len(toks)-1], nil
+}
+
+func addAt(doc any, path string, v any) (any, error) {
+	if path == "" {
+		return v, nil
+	}
+	pv, tok, err := parent(doc, path)
+	if err != nil {
+		return nil, err
+	}
+	switch t := pv.(type) {
+	case map[string]any:
+		t[tok] = v
+	case []any:
+		i := len(t)
+		if tok != "-" {
+			if i, err = parseIndex(tok, len(t)+1); err != nil {
+				return nil, err
+			}
+		}
+		list := append(t[:i:i], append([]any{v}, t[i:]...)...)
+		return setAt(doc, path[:strings.LastIndexByte(path, '/')], list)
+	default:
+		return nil, fmt.Errorf("cannot add to %s", describeValue(pv))
+	}
+	return doc, nil
+}
+
+func removeAt(doc any, path string) (any, any, error) {
+	if path == "" {
+		return nil, doc, nil
+	}
+	pv, tok, err := parent(doc, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch t := pv.(type) {
+	case map[string]any:
+		v, ok := t[tok]
+		if !ok {
+			return nil, nil, fmt.Errorf("no key %q to remove%s", tok, didYouMean(tok, sortedKeys(t)))
+		}
+		delete(t, tok)
+		return doc, v, nil
+	case []any:
+		i, err := parseIndex(tok, len(t))
+		if err != nil {
+			return nil, nil, err
+		}
+		v := t[i]
+		list := append(t[:i:i], t[i+1:]...)
+		doc, err := setAt(doc, path[:strings.LastIndexByte(path, '/')], list)
+		return doc, v, err
+	}
+	return nil, nil, fmt.Errorf("cannot remove from %s", describeValue(pv))
+}
+
+// setAt replaces the value at path, which exists.
+func setAt(doc any, path string, v any) (any, error) {
+	if path == "" {
+		return v, nil
+	}
+	pv, tok, err := parent(doc, path)
+	if err != nil {
+		return nil, err
+	}
+	switch t := pv.(type) {
+	case map[string]any:
+		t[tok] = v
+	case []any:
+		i, err := parseIndex(tok, len(t))
+		if err != nil {
+			return nil, err
+		}
+		t[i] = v
+	}
+	return doc, nil
+}

@@ -1,0 +1,521 @@
+package resolver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// run is the state of one Compile: errors and warnings found so far, the
+// stack of $ref targets being resolved (for cycle detection), and the files
+// read.
+type run struct {
+	c        *Compiler
+	root     string
+	display  map[string]string // absolute path -> name shown in messages
+	read     map[string]bool
+	errs     ErrorList
+	warnings []Diagnostic
+	stack    []string
+	cuts     int             // cycle cuts so far; results containing one are not cached
+	reported map[string]bool // errors already reported, by message
+	warned   map[string]bool
+	names    map[string]string // target key -> label, for cycle messages
+}
+
+// scope says where a $ref is written: in a file (one of its documents) or
+// inside an embedded bundle.
+type scope struct {
+	file    string    // absolute path; "" inside a bundle
+	doc     *document // the document holding the ref (file scope)
+	version string    // bundle scope: the bundle's version
+}
+
+func (s scope) inBundle() bool { return s.file == "" }
+
+// target is what a $ref points at: a bundle definition or a JSON pointer
+// into a file's document.
+type target struct {
+	version string // bundle definition: Kubernetes minor
+	name    string // bundle definition name
+	file    string // absolute path
+	doc     int
+	pointer string
+}
+
+func (t target) key() string {
+	if t.file == "" {
+		return "k8s-" + t.version + "#/definitions/" + t.name
+	}
+	return fmt.Sprintf("%s[%d]#%s", t.file, t.doc, t.pointer)
+}
+
+func (r *run) label(t target) string {
+	if t.file == "" {
+		if t.version == r.c.version {
+			return t.name
+		}
+		return t.name + " (Kubernetes " + t.version + ")"
+	}
+	name := r.display[t.file]
+	if name == "" {
+		name = t.file
+	}
+	return name + "#" + t.pointer
+}
+
+// site is the place a $ref is written, for error messages.
+type site struct {
+	sc  scope
+	ptr string
+	ref string
+}
+
+func (r *run) errAt(s site, err error) {
+	e := &Error{Pointer: s.ptr, Ref: s.ref, Err: err}
+	if s.sc.inBundle() {
+		e.Pos = Position{File: "Kubernetes " + s.sc.version + " bundle"}
+	} else {
+		e.Pos = s.sc.doc.position(s.ptr)
+	}
+	msg := e.Error()
+	if r.reported == nil {
+		r.reported = map[string]bool{}
+	}
+	if r.reported[msg] {
+		return
+	}
+	r.reported[msg] = true
+	r.errs = append(r.errs, e)
+}
+
+func (r *run) warn(sc scope, ptr, msg string) {
+	d := Diagnostic{Pointer: ptr, Message: msg}
+	if !sc.inBundle() {
+		d.Pos = sc.doc.position(ptr)
+	}
+	if r.warned == nil {
+		r.warned = map[string]bool{}
+	}
+	if s := d.String(); !r.warned[s] {
+		r.warned[s] = true
+		r.warnings = append(r.warnings, d)
+	}
+}
+
+// resolveSchema returns a copy of the schema v with every $ref replaced by
+// what it points at. Keys beside a $ref override the referenced schema's
+// (properties merge key by key).
+func (r *run) resolveSchema(v any, sc scope, ptr string) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return deepCopy(v)
+	}
+	out := map[string]any{}
+	if ref, has := m["$ref"]; has {
+		refPtr := joinPointer(ptr, "$ref")
+		s, isString := ref.(string)
+		if !isString {
+			r.errAt(site{sc: sc, ptr: refPtr}, fmt.Errorf("%w: $ref must be a string, not %s", ErrInput, describeValue(ref)))
+		} else if base, err := r.follow(s, sc, refPtr); err != nil {
+			r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
+		} else {
+			out = base
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		if k == "$ref" {
+			continue
+		}
+		val := r.resolveKey(k, m[k], sc, joinPointer(ptr, k))
+		if k == "properties" {
+			if own, ok := out[k].(map[string]any); ok {
+				if add, ok := val.(map[string]any); ok {
+					for name, p := range add {
+						own[name] = p
+					}
+					continue
+				}
+			}
+		}
+		out[k] = val
+	}
+	return out
+}
+
+func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
+	switch {
+	case k == "definitions":
+		return nil // never output; resolved only when referenced
+	case schemaValued[k]:
+		if list, ok := v.([]any); ok {
+			out := make([]any, len(list))
+			for i, item := range list {
+				out[i] = r.resolveSchema(item, sc, joinPointer(ptr, itoa(i)))
+			}
+			return out
+		}
+		return r.resolveSchema(v, sc, ptr)
+	case schemaLists[k]:
+		list, ok := v.([]any)
+		if !ok {
+			return deepCopy(v)
+		}
+		out := make([]any, len(list))
+		for i, item := range list {
+			out[i] = r.resolveSchema(item, sc, joinPointer(ptr, itoa(i)))
+		}
+		return out
+	case schemaMaps[k]:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return deepCopy(v)
+		}
+		out := make(map[string]any, len(m))
+		for _, name := range sortedKeys(m) {
+			out[name] = r.resolveSchema(m[name], sc, joinPointer(ptr, name))
+		}
+		return out
+	}
+	return deepCopy(v)
+}
+
+// follow resolves one $ref written at ptr in scope sc and returns a fresh
+// copy of the resolved schema.
+func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
+	t, err := r.parseRef(ref, sc)
+	if err != nil {
+		return nil, err
+	}
+	key := t.key()
+	if cached, ok := r.c.defs[key]; ok {
+		return deepCopy(cached).(map[string]any), nil
+	}
+	if i := slices.Index(r.stack, key); i >= 0 {
+		chain := make([]string, 0, len(r.stack)-i+1)
+		for _, k := range r.stack[i:] {
+			chain = append(chain, r.labelKey(k))
+		}
+		chain = append(chain, r.label(t))
+		if r.c.opts.Recursion == RecursionPreserve {
+			r.cuts++
+			r.warn(sc, ptr, "recursive $ref cut with x-kubernetes-preserve-unknown-fields: "+strings.Join(chain, " -> "))
+			return map[string]any{"x-kubernetes-preserve-unknown-fields": true}, nil
+		}
+		return nil, fmt.Errorf("%w: %s; a CRD schema cannot be recursive: pass --recursion=preserve to cut the cycle with x-kubernetes-preserve-unknown-fields", ErrCycle, strings.Join(chain, " -> "))
+	}
+	r.stack = append(r.stack, key)
+	if r.names == nil {
+		r.names = map[string]string{}
+	}
+	r.names[key] = r.label(t)
+	cutsBefore := r.cuts
+	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
+
+	var resolved map[string]any
+	if t.file == "" {
+		imported, err := r.importDefinition(t.version, t.name)
+		if err != nil {
+			return nil, err
+		}
+		resolved, _ = r.resolveSchema(imported, scope{version: t.version}, "#/definitions/"+t.name).(map[string]any)
+	} else {
+		docs, err := r.loadFile(t.file)
+		if err != nil {
+			return nil, err
+		}
+		if t.doc >= len(docs) {
+			return nil, fmt.Errorf("%w: %s has no document %d", ErrUnresolved, r.display[t.file], t.doc)
+		}
+		d := docs[t.doc]
+		node, err := lookupPointer(d.value, t.pointer)
+		if err != nil {
+			return nil, fmt.Errorf("%w: in %s: %w", ErrUnresolved, r.display[t.file], err)
+		}
+		if _, ok := node.(map[string]any); !ok {
+			return nil, fmt.Errorf("%w: %s points at %s, not a schema", ErrUnresolved, r.label(t), describeValue(node))
+		}
+		resolved, _ = r.resolveSchema(node, scope{file: t.file, doc: d}, t.pointer).(map[string]any)
+	}
+	if r.cuts == cutsBefore {
+		r.c.defs[key] = resolved
+		return deepCopy(resolved).(map[string]any), nil
+	}
+	return resolved, nil
+}
+
+func (r *run) labelKey(k string) string {
+	if l, ok := r.names[k]; ok {
+		return l
+	}
+	return k
+}
+
+var (
+	pythonSchemataRE = regexp.MustCompile(`^k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(\.\d+)?\.json$`)
+	githubSwaggerRE  = regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
+	schemeRE         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+)
+
+// parseRef maps a $ref string, written in scope sc, to its target. The
+// forms are listed in the package documentation.
+func (r *run) parseRef(ref string, sc scope) (target, error) {
+	if ref == "" {
+		return target{}, fmt.Errorf("%w: empty $ref", ErrUnresolved)
+	}
+	path, frag, hasFrag := strings.Cut(ref, "#")
+	switch {
+	case strings.HasPrefix(ref, "python://"):
+		pkgPath := strings.TrimPrefix(path, "python://")
+		if m := pythonSchemataRE.FindStringSubmatch(pkgPath); m != nil {
+			return r.bundleTarget(m[1], frag, ref)
+		}
+		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
+		return r.fileTarget(abs, frag)
+	case schemeRE.MatchString(ref) || strings.HasPrefix(ref, "//"):
+		if m := githubSwaggerRE.FindStringSubmatch(path); m != nil {
+			v := m[1] + m[2]
+			return r.bundleTarget(v, frag, ref)
+		}
+		return target{}, fmt.Errorf("%w; refer to Kubernetes definitions by name (io.k8s.api.core.v1.PodSpec) or to a local file by relative path", ErrNetwork)
+	case path == "" && hasFrag:
+		return r.localTarget(frag, sc)
+	case isFileRef(path):
+		if sc.inBundle() {
+			return target{}, fmt.Errorf("%w: a bundle definition cannot refer to a file", ErrUnresolved)
+		}
+		abs := filepath.Join(filepath.Dir(sc.file), filepath.FromSlash(path))
+		return r.fileTarget(abs, frag)
+	}
+	return r.nameTarget(ref, sc)
+}
+
+func isFileRef(path string) bool {
+	if strings.ContainsAny(path, `/\`) {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func (r *run) bundleTarget(version, frag, ref string) (target, error) {
+	toks, err := splitPointer(frag)
+	if err != nil || len(toks) != 2 || toks[0] != "definitions" {
+		return target{}, fmt.Errorf("%w: a Kubernetes bundle ref must end in #/definitions/NAME", ErrUnresolved)
+	}
+	b, canonical, err := r.c.bundleFor(version)
+	if err != nil {
+		return target{}, err
+	}
+	if r.c.opts.KubeVersion != "" && canonical != r.c.version && !r.warned["pin:"+ref] {
+		if r.warned == nil {
+			r.warned = map[string]bool{}
+		}
+		r.warned["pin:"+ref] = true
+		r.warnings = append(r.warnings, Diagnostic{Message: fmt.Sprintf("$ref %q pins Kubernetes %s while --k8s-version is %s; the pinned version wins (use a bare definition name to follow --k8s-version)", ref, canonical, r.c.version)})
+	}
+	if !b.Has(toks[1]) {
+		return target{}, unknownDefinition(toks[1], canonical, b, nil)
+	}
+	return target{version: canonical, name: toks[1]}, nil
+}
+
+// localTarget resolves "#/pointer" written in scope sc. In a file,
+// #/definitions/NAME looks in the document's own definitions first, then
+// in the bundle of --k8s-version.
+func (r *run) localTarget(frag string, sc scope) (target, error) {
+	toks, err := splitPointer(frag)
+	if err != nil {
+		return target{}, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	if sc.inBundle() {
+		if len(toks) != 2 || toks[0] != "definitions" {
+			return target{}, fmt.Errorf("%w: bundle refs must be #/definitions/NAME", ErrUnresolved)
+		}
+		return target{version: sc.version, name: toks[1]}, nil
+	}
+	if len(toks) == 2 && toks[0] == "definitions" {
+		name := toks[1]
+		if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+			return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
+		}
+		if r.c.bundle.Has(name) {
+			return target{version: r.c.version, name: name}, nil
+		}
+		return target{}, unknownDefinition(name, r.c.version, r.c.bundle, localNames(sc.doc))
+	}
+	return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
+}
+
+// nameTarget resolves a bare definition name: the document's own
+// definitions first, then the bundle.
+func (r *run) nameTarget(name string, sc scope) (target, error) {
+	if sc.inBundle() {
+		return target{version: sc.version, name: name}, nil
+	}
+	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+		return target{file: sc.file, doc: sc.doc.index, pointer: "/definitions/" + escapePointerToken(name)}, nil
+	}
+	if r.c.bundle.Has(name) {
+		return target{version: r.c.version, name: name}, nil
+	}
+	return target{}, unknownDefinition(name, r.c.version, r.c.bundle, localNames(sc.doc))
+}
+
+func localNames(d *document) []string {
+	defs, _ := dig(d.value, "definitions").(map[string]any)
+	return sortedKeys(defs)
+}
+
+func (r *run) fileTarget(abs, frag string) (target, error) {
+	abs = filepath.Clean(abs)
+	if !r.c.opts.AllowOutsideRoot {
+		if !within(r.root, abs) || !within(realPath(r.root), realPath(abs)) {
+			return target{}, fmt.Errorf("%w: %s is outside %s; move the file into the project or pass --allow-outside-root", ErrOutsideRoot, abs, r.root)
+		}
+	}
+	if frag != "" {
+		if _, err := splitPointer(frag); err != nil {
+			return target{}, fmt.Errorf("%w: %w", ErrUnresolved, err)
+		}
+	}
+	return target{file: abs, pointer: frag}, nil
+}
+
+// realPath resolves symlinks as far as the path exists.
+func realPath(p string) string {
+	if rp, err := filepath.EvalSymlinks(p); err == nil {
+		return rp
+	}
+	dir, base := filepath.Split(p)
+	if dir == "" || filepath.Clean(dir) == p {
+		return p
+	}
+	return filepath.Join(realPath(filepath.Clean(dir)), base)
+}
+
+// loadFile reads and parses a referenced file once per Compiler.
+func (r *run) loadFile(abs string) ([]*document, error) {
+	r.read[abs] = true
+	if _, ok := r.display[abs]; !ok {
+		if rel, err := filepath.Rel(r.c.opts.WorkDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			r.display[abs] = filepath.ToSlash(rel)
+		} else {
+			r.display[abs] = abs
+		}
+	}
+	if docs, ok := r.c.files[abs]; ok {
+		return docs, nil
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no file %s%s", ErrUnresolved, r.display[abs], suggestFile(abs))
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory", ErrUnresolved, r.display[abs])
+	}
+	if fi.Size() > MaxInputBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d MiB limit", ErrInput, r.display[abs], fi.Size(), MaxInputBytes>>20)
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	docs, err := parseDocuments(r.display[abs], src)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			r.errs = append(r.errs, e)
+			r.c.files[abs] = []*document{}
+			return nil, fmt.Errorf("%w: %s cannot be read (see above)", ErrUnresolved, r.display[abs])
+		}
+		return nil, err
+	}
+	r.c.files[abs] = docs
+	return docs, nil
+}
+
+// lookupPointer follows a JSON pointer (RFC 6901) through v.
+func lookupPointer(v any, ptr string) (any, error) {
+	toks, err := splitPointer(ptr)
+	if err != nil {
+		return nil, err
+	}
+	at := ""
+	for _, tok := range toks {
+		switch t := v.(type) {
+		case map[string]any:
+			next, ok := t[tok]
+			if !ok {
+				return nil, fmt.Errorf("JSON pointer #%s: no key %q under %q%s", ptr, tok, orRoot(at), didYouMean(tok, sortedKeys(t)))
+			}
+			v = next
+		case []any:
+			i, err := parseIndex(tok, len(t))
+			if err != nil {
+				return nil, fmt.Errorf("JSON pointer #%s: under %q: %w", ptr, orRoot(at), err)
+			}
+			v = t[i]
+		default:
+			return nil, fmt.Errorf("JSON pointer #%s: %q is %s, it has no %q", ptr, orRoot(at), describeValue(v), tok)
+		}
+		at = joinPointer(at, tok)
+	}
+	return v, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func parseIndex(tok string, n int) (int, error) {
+	i := 0
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return 0, fmt.Errorf("%q is not a list index", tok)
+	}
+	for _, ch := range tok {
+		if ch < '0' || ch > '9' {
+			return 0, fmt.Errorf("%q is not a list index", tok)
+		}
+		i = i*10 + int(ch-'0')
+		if i > n {
+			break
+		}
+	}
+	if i >= n {
+		return 0, fmt.Errorf("index %s is out of range (the list has %d items)", tok, n)
+	}
+	return i, nil
+}
+
+func describeValue(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,410 @@
+package resolver
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// schemaKeys are the keys of apiextensions.k8s.io/v1 JSONSchemaProps.
+var schemaKeys = map[string]bool{
+	"id": true, "$schema": true, "$ref": true, "description": true, "type": true, "format": true,
+	"title": true, "default": true, "maximum": true, "exclusiveMaximum": true, "minimum": true,
+	"exclusiveMinimum": true, "maxLength": true, "minLength": true, "pattern": true, "maxItems": true,
+	"minItems": true, "uniqueItems": true, "multipleOf": true, "enum": true, "maxProperties": true,
+	"minProperties": true, "required": true, "items": true, "allOf": true, "oneOf": true, "anyOf": true,
+	"not": true, "properties": true, "additionalProperties": true, "patternProperties": true,
+	"dependencies": true, "additionalItems": true, "definitions": true, "externalDocs": true,
+	"example": true, "nullable": true,
+}
+
+// forbiddenKeys are JSONSchemaProps keys a CRD schema may not use.
+var forbiddenKeys = map[string]string{
+	"id":                "CRD schemas may not set id",
+	"$schema":           "CRD schemas may not set $schema",
+	"definitions":       "CRD schemas may not hold definitions",
+	"patternProperties": "CRD schemas do not support patternProperties; use additionalProperties",
+	"dependencies":      "CRD schemas do not support dependencies",
+	"additionalItems":   "CRD schemas do not support additionalItems",
+}
+
+var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
+
+// k8sNameFormats are formats the apiserver knows from 1.34 on.
+var k8sNameFormats = map[string]bool{"k8s-short-name": true, "k8s-long-name": true}
+
+// stringFormats are the string formats every supported apiserver
+// recognises (dashes removed, as the apiserver compares them).
+var stringFormats = map[string]bool{
+	"bsonobjectid": true, "uri": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true,
+	"cidr": true, "mac": true, "uuid": true, "uuid3": true, "uuid4": true, "uuid5": true, "isbn": true,
+	"isbn10": true, "isbn13": true, "creditcard": true, "ssn": true, "hexcolor": true, "rgbcolor": true,
+	"byte": true, "password": true, "date": true, "duration": true, "datetime": true,
+}
+
+// structural rewrites the resolved schema at ptr, in place, into a
+// structural schema the apiserver accepts. Changes that drop something the
+// author wrote become warnings; what cannot be fixed becomes an error.
+func (r *run) structural(root map[string]any, sc scope, ptr string) {
+	if t, ok := root["type"]; ok && t != "object" {
+		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: the root schema must have type object, not %v", ErrNotStructural, t))
+	}
+	root["type"] = "object"
+	if props, ok := root["properties"].(map[string]any); ok {
+		if md, ok := props["metadata"].(map[string]any); ok && !rootMetadataOK(md) {
+			r.warn(sc, joinPointer(joinPointer(ptr, "properties"), "metadata"), "the apiserver allows only type: object (and name/generateName constraints) for the root metadata; the rest was dropped")
+			props["metadata"] = map[string]any{"type": "object"}
+		}
+	}
+	Walk(VisitorFunc(func(s map[string]any, p string) { r.structuralNode(s, sc, p) }), root, ptr)
+}
+
+func rootMetadataOK(md map[string]any) bool {
+	for k, v := range md {
+		switch k {
+		case "type":
+			if v != "object" {
+				return false
+			}
+		case "properties":
+			props, _ := v.(map[string]any)
+			for name := range props {
+				if name != "name" && name != "generateName" {
+					return false
+				}
+			}
+		case "description":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
+	r.flattenAllOf(s, sc, ptr)
+	delete(s, "$ref")
+	// Unknown and forbidden keys.
+	for _, k := range sortedKeys(s) {
+		switch {
+		case k == bundleDefault:
+		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
+		case strings.HasPrefix(k, "x-"):
+			delete(s, k)
+			r.warn(sc, joinPointer(ptr, k), "dropped "+k+": CRD schemas allow only the x-kubernetes extensions the apiserver knows")
+		case !schemaKeys[k]:
+			delete(s, k)
+			r.warn(sc, joinPointer(ptr, k), "dropped "+k+": not a CRD schema keyword")
+		case forbiddenKeys[k] != "":
+			if k != "definitions" {
+				r.warn(sc, joinPointer(ptr, k), "dropped "+k+": "+forbiddenKeys[k])
+			}
+			delete(s, k)
+		}
+	}
+	for _, k := range []string{"x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string", "x-kubernetes-embedded-resource", "nullable"} {
+		if s[k] == false {
+			delete(s, k)
+		}
+	}
+	// type: [string, "null"] (OpenAPI 3.1) and other type lists.
+	if list, ok := s["type"].([]any); ok {
+		var types []string
+		for _, t := range list {
+			if t == "null" {
+				s["nullable"] = true
+			} else if ts, ok := t.(string); ok {
+				types = append(types, ts)
+			}
+		}
+		switch {
+		case len(types) == 1:
+			s["type"] = types[0]
+		case len(types) == 2 && slices.Contains(types, "integer") && slices.Contains(types, "string"):
+			delete(s, "type")
+			for k, v := range intOrString() {
+				s[k] = v
+			}
+		default:
+			r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
+			delete(s, "type")
+		}
+	}
+	// IntOrString written the swagger way.
+	if s["format"] == "int-or-string" {
+		delete(s, "format")
+		delete(s, "type")
+		s["x-kubernetes-int-or-string"] = true
+	}
+	if s["x-kubernetes-int-or-string"] == true {
+		delete(s, "type")
+		if _, ok := s["anyOf"]; !ok {
+			s["anyOf"] = intOrString()["anyOf"]
+		}
+	}
+	r.junctors(s, sc, ptr)
+	// Type inference.
+	_, hasProps := s["properties"]
+	_, hasAddl := s["additionalProperties"]
+	_, hasItems := s["items"]
+	if _, ok := s["type"]; !ok && s["x-kubernetes-int-or-string"] != true {
+		switch {
+		case hasProps || hasAddl:
+			s["type"] = "object"
+		case hasItems:
+			s["type"] = "array"
+		case s["x-kubernetes-preserve-unknown-fields"] == true:
+		default:
+			s["x-kubernetes-preserve-unknown-fields"] = true
+			r.warn(sc, ptr, "no type: any value is kept (x-kubernetes-preserve-unknown-fields: true); give it a type to have it validated")
+		}
+	}
+	switch t := s["type"].(type) {
+	case nil:
+	case string:
+		if !scalarTypes[t] && t != "object" && t != "array" {
+			r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: unknown type %q; want object, array, string, integer, number or boolean", ErrNotStructural, t))
+		}
+	default:
+		r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: type must be a string", ErrNotStructural))
+	}
+	// additionalProperties.
+	switch a := s["additionalProperties"].(type) {
+	case bool:
+		delete(s, "additionalProperties")
+		if a && s["x-kubernetes-preserve-unknown-fields"] != true {
+			s["x-kubernetes-preserve-unknown-fields"] = true
+		} else if !a {
+			r.warn(sc, joinPointer(ptr, "additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
+		}
+	case map[string]any:
+		if hasProps {
+			delete(s, "additionalProperties")
+			r.warn(sc, joinPointer(ptr, "additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
+		}
+	}
+	if items, ok := s["items"].([]any); ok {
+		r.errAt(site{sc: sc, ptr: joinPointer(ptr, "items")}, fmt.Errorf("%w: items must be one schema; CRDs do not support tuples (a list of %d schemas)", ErrNotStructural, len(items)))
+		delete(s, "items")
+	}
+	if s["type"] == "array" {
+		if _, ok := s["items"]; !ok {
+			s["items"] = map[string]any{"x-kubernetes-preserve-unknown-fields": true}
+			r.warn(sc, ptr, "array without items: items may hold any value")
+		}
+	}
+	if u, ok := s["uniqueItems"]; ok {
+		delete(s, "uniqueItems")
+		if u == true {
+			if it, _ := s["items"].(map[string]any); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
+				s["x-kubernetes-list-type"] = "set"
+				r.warn(sc, joinPointer(ptr, "uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
+			} else {
+				r.warn(sc, joinPointer(ptr, "uniqueItems"), "dropped uniqueItems: true (CRDs forbid it; use x-kubernetes-list-type: set)")
+			}
+		}
+	}
+	r.format(s, sc, ptr)
+	r.listMap(s, sc, ptr)
+	delete(s, bundleDefault)
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// format drops formats the apiserver does not recognise for the node's
+// type, as it would (with a warning) at apply time.
+func (r *run) format(s map[string]any, sc scope, ptr string) {
+	f, ok := s["format"].(string)
+	if !ok {
+		if _, has := s["format"]; has {
+			delete(s, "format")
+		}
+		return
+	}
+	known := false
+	switch asString(s["type"]) {
+	case "", "string":
+		known = stringFormats[strings.ReplaceAll(f, "-", "")] || (k8sNameFormats[f] && r.c.atLeast(1, 34))
+	case "integer":
+		known = f == "int32" || f == "int64"
+	case "number":
+		known = f == "float" || f == "double"
+	}
+	if !known {
+		delete(s, "format")
+	}
+}
+
+// junctors checks allOf/anyOf/oneOf/not: in a structural schema they hold
+// only value validations.
+func (r *run) junctors(s map[string]any, sc scope, ptr string) {
+	for _, k := range []string{"anyOf", "oneOf", "allOf", "not"} {
+		var list []any
+		switch v := s[k].(type) {
+		case []any:
+			list = v
+		case map[string]any:
+			list = []any{v}
+		default:
+			continue
+		}
+		for i, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			ip := joinPointer(joinPointer(ptr, k), itoa(i))
+			if k == "not" {
+				ip = joinPointer(ptr, k)
+			}
+			delete(m, "description")
+			if k == "anyOf" && s["x-kubernetes-int-or-string"] == true && len(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
+				continue
+			}
+			for _, bad := range []string{"type", "default", "additionalProperties", "nullable"} {
+				if _, has := m[bad]; has {
+					r.errAt(site{sc: sc, ptr: joinPointer(ip, bad)}, fmt.Errorf("%w: %s may hold only value validations (pattern, enum, minimum...), not %s; move it to the enclosing schema", ErrNotStructural, k, bad))
+				}
+			}
+		}
+	}
+}
+
+// flattenAllOf merges allOf entries that carry structure (types,
+// properties, items...) into s. Entries or parts of entries that only
+// constrain values and conflict with s stay in allOf.
+func (r *run) flattenAllOf(s map[string]any, sc scope, ptr string) {
+	list, ok := s["allOf"].([]any)
+	if !ok {
+		return
+	}
+	var keep []any
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		if rest := r.mergeSchema(s, m, sc, joinPointer(joinPointer(ptr, "allOf"), itoa(i))); len(rest) > 0 {
+			keep = append(keep, rest)
+		}
+	}
+	if len(keep) == 0 {
+		delete(s, "allOf")
+	} else {
+		s["allOf"] = keep
+	}
+}
+
+// mergeSchema merges src into dst (both hold the same value). It returns
+// the parts of src that could not be merged because dst constrains them
+// differently; they must stay a separate conjunct.
+func (r *run) mergeSchema(dst, src map[string]any, sc scope, ptr string) map[string]any {
+	rest := map[string]any{}
+	for _, k := range sortedKeys(src) {
+		v := src[k]
+		have, exists := dst[k]
+		switch {
+		case !exists:
+			dst[k] = v
+		case k == "properties":
+			dp, _ := have.(map[string]any)
+			sp, _ := v.(map[string]any)
+			if dp == nil || sp == nil {
+				continue
+			}
+			for name, ps := range sp {
+				if dps, ok := dp[name].(map[string]any); ok {
+					if pm, ok := ps.(map[string]any); ok {
+						if more := r.mergeSchema(dps, pm, sc, joinPointer(joinPointer(ptr, k), name)); len(more) > 0 {
+							dps["allOf"] = append(listOf(dps["allOf"]), more)
+						}
+					}
+				} else {
+					dp[name] = ps
+				}
+			}
+		case k == "required":
+			req, _ := have.([]any)
+			for _, x := range listOf(v) {
+				if !slices.Contains(req, x) {
+					req = append(req, x)
+				}
+			}
+			dst[k] = req
+		case reflect.DeepEqual(have, v):
+		case k == "description" || k == "title" || k == "example" || k == "externalDocs":
+			// The enclosing schema's text wins.
+		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
+			r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: allOf entry sets %s to %v, but the enclosing schema says %v", ErrNotStructural, k, v, have))
+		case k == "items" || k == "additionalProperties":
+			if dm, ok := have.(map[string]any); ok {
+				if sm, ok := v.(map[string]any); ok {
+					if more := r.mergeSchema(dm, sm, sc, joinPointer(ptr, k)); len(more) > 0 {
+						dm["allOf"] = append(listOf(dm["allOf"]), more)
+					}
+				}
+			}
+		default:
+			rest[k] = v
+		}
+	}
+	return rest
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// listMap makes x-kubernetes-list-type: map lists acceptable: every key
+// must be required or defaulted. A key Kubernetes itself defaults gets
+// that default; with no default to take, the list becomes atomic, with a
+// warning, rather than have one invented.
+func (r *run) listMap(s map[string]any, sc scope, ptr string) {
+	if s["x-kubernetes-list-type"] != "map" {
+		return
+	}
+	items, _ := s["items"].(map[string]any)
+	keys := listOf(s["x-kubernetes-list-map-keys"])
+	if items == nil || len(keys) == 0 {
+		return
+	}
+	props, _ := items["properties"].(map[string]any)
+	required := listOf(items["required"])
+	var missing []string
+	for _, k := range keys {
+		name, _ := k.(string)
+		p, _ := props[name].(map[string]any)
+		if p == nil || slices.Contains(required, k) {
+			continue
+		}
+		if _, ok := p["default"]; ok {
+			continue
+		}
+		if d, ok := p[bundleDefault]; ok {
+			p["default"] = d
+			delete(p, "nullable")
+			continue
+		}
+		missing = append(missing, name)
+	}
+	if len(missing) > 0 {
+		delete(s, "x-kubernetes-list-type")
+		delete(s, "x-kubernetes-list-map-keys")
+		r.warn(sc, ptr, fmt.Sprintf("list-map key %s is neither required nor defaulted by Kubernetes; the list is atomic in this CRD (server-side apply replaces it whole)", strings.Join(missing, ", ")))
+	}
+}
+
+// atLeast reports whether the target Kubernetes version is at least
+// major.minor.
+func (c *Compiler) atLeast(major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(c.version, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || (ma == major && mi >= minor)
+}

@@ -1,0 +1,124 @@
+package resolver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// unknownDefinition builds the error for a definition name that exists
+// neither in the document's own definitions nor in the bundle, with the
+// closest names as suggestions.
+func unknownDefinition(name, version string, b Definitions, local []string) error {
+	var cands []string
+	// Same last segment (PodSpec -> io.k8s.api.core.v1.PodSpec, v1.PodSpec).
+	short := name[strings.LastIndexByte(name, '.')+1:]
+	for _, n := range b.Names() {
+		if strings.HasSuffix(n, "."+short) || n == short || strings.EqualFold(n[strings.LastIndexByte(n, '.')+1:], short) {
+			cands = append(cands, n)
+		}
+	}
+	for _, n := range local {
+		if strings.EqualFold(n[strings.LastIndexByte(n, '.')+1:], short) {
+			cands = append(cands, "#/definitions/"+n)
+		}
+	}
+	hint := ""
+	if len(cands) > 0 {
+		slices.SortFunc(cands, func(a, b string) int { return rankByVersion(a, b) })
+		if len(cands) > 4 {
+			cands = cands[:4]
+		}
+		hint = "; did you mean " + strings.Join(cands, " or ") + "?"
+	} else {
+		all := append(slices.Clone(local), b.Names()...)
+		hint = didYouMean(name, all)
+	}
+	where := "the Kubernetes " + version + " bundle"
+	if len(local) > 0 {
+		where = "the document's definitions or " + where
+	}
+	return fmt.Errorf("%w: no definition %q in %s%s", ErrUnresolved, name, where, hint)
+}
+
+// rankByVersion puts core and stable API groups first: core/v1 before
+// apps/v1 before anything beta.
+func rankByVersion(a, b string) int {
+	ra, rb := apiRank(a), apiRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(a, b)
+}
+
+func apiRank(n string) int {
+	switch {
+	case strings.Contains(n, ".core.v1."):
+		return 0
+	case strings.Contains(n, "alpha"):
+		return 3
+	case strings.Contains(n, "beta"):
+		return 2
+	}
+	return 1
+}
+
+// didYouMean returns "; did you mean X?" for the closest candidate by edit
+// distance, or "" when nothing is close.
+func didYouMean(s string, cands []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range cands {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c), bestD); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s?", best)
+}
+
+// editDistance is the Levenshtein distance, giving up (returning limit)
+// once it cannot be below limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// suggestFile names the closest existing file for a missing one.
+func suggestFile(abs string) string {
+	entries, err := os.ReadDir(filepath.Dir(abs))
+	if err != nil {
+		return " (its directory does not exist either)"
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return didYouMean(filepath.Base(abs), names)
+}
