@@ -1,0 +1,20 @@
+GO ?= go
+
+# schemas: regenerate the embedded Kubernetes OpenAPI bundles (schemas/data/) from the releases
+# pinned in schemas/versions.txt, then validate them. ONLY=1.30 (or 1.29,1.30) rebuilds a subset.
+.PHONY: schemas schemas-add schemas-bump
+schemas:
+	cd schemas && $(GO) run ./internal/gen $(if $(ONLY),-only $(ONLY))
+	$(GO) test ./schemas/...
+
+# schemas-add: pin the newest patch of a new Kubernetes minor and build its bundle, e.g.
+# make schemas-add MINOR=1.38
+schemas-add:
+	@test -n "$(MINOR)" || { echo "usage: make schemas-add MINOR=1.38" >&2; exit 2; }
+	cd schemas && $(GO) run ./internal/gen -add $(MINOR)
+	$(GO) test ./schemas/...
+
+# schemas-bump: re-pin every minor to its newest patch and rebuild the bundles that changed.
+schemas-bump:
+	cd schemas && $(GO) run ./internal/gen -bump
+	$(GO) test ./schemas/...

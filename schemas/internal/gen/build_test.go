@@ -1,0 +1,173 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+const fixtureSwagger = `{
+  "swagger": "2.0",
+  "definitions": {
+    "io.k8s.api.core.v1.ContainerPort": {
+      "properties": {
+        "containerPort": {"type": "integer", "format": "int32"},
+        "protocol": {"type": "string", "description": "Defaults to \"TCP\" <here> & there."}
+      },
+      "required": ["containerPort"],
+      "type": "object"
+    },
+    "io.k8s.api.core.v1.Container": {
+      "properties": {
+        "ports": {"items": {"$ref": "#/definitions/io.k8s.api.core.v1.ContainerPort"}, "type": "array"},
+        "resources": {"$ref": "#/definitions/io.k8s.api.core.v1.ResourceRequirements"},
+        "stdin": {"type": "boolean", "default": true},
+        "tty": {"type": "string"},
+        "big": {"type": "integer", "maximum": 18446744073709551615}
+      },
+      "type": "object"
+    },
+    "io.k8s.api.core.v1.ResourceRequirements": {"type": "object"}
+  }
+}`
+
+const fixtureV3 = `{
+  "openapi": "3.0.0",
+  "components": {"schemas": {
+    "io.k8s.api.core.v1.ContainerPort": {
+      "properties": {
+        "containerPort": {"type": "integer", "format": "int32", "default": 0},
+        "protocol": {"type": "string", "default": "TCP"}
+      },
+      "type": "object"
+    },
+    "io.k8s.api.core.v1.Container": {
+      "properties": {
+        "ports": {"items": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerPort"}], "default": {}}, "type": "array"},
+        "resources": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"}], "default": {}},
+        "stdin": {"type": "boolean", "default": false},
+        "tty": {"type": "boolean", "default": false}
+      },
+      "type": "object"
+    }
+  }}
+}`
+
+func fixtureRelease() *release {
+	return &release{
+		Version: "v1.99.3",
+		Swagger: []byte(fixtureSwagger),
+		V3:      map[string][]byte{"api/openapi-spec/v3/api__v1_openapi.json": []byte(fixtureV3)},
+	}
+}
+
+// readBundle returns the entries of a bundle.
+func readBundle(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Name] = string(b)
+	}
+	return out
+}
+
+func TestBuildDeterministic(t *testing.T) {
+	first, st, err := build(fixtureRelease(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := build(fixtureRelease(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Fatal("building the same release twice gave different bytes")
+	}
+	if st.Definitions != 3 || st.Defaults != 4 {
+		t.Errorf("stats = %+v, want 3 definitions and 4 defaults", st)
+	}
+}
+
+func TestBuildDefaults(t *testing.T) {
+	data, _, err := build(fixtureRelease(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := readBundle(t, data)
+	for name, want := range map[string]string{
+		// Defaults copied, descriptions keep < > &, numbers kept verbatim.
+		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"default":0,"format":"int32","type":"integer"},"protocol":{"default":"TCP","description":"Defaults to \"TCP\" <here> & there.","type":"string"}},"required":["containerPort"],"type":"object"}`,
+		// items and allOf-wrapped $refs get their defaults; an existing default stays; a
+		// property whose v3 type differs gets none.
+		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","default":{}},"stdin":{"default":true,"type":"boolean"},"tty":{"type":"string"}},"type":"object"}`,
+		// Untouched definitions are only minified.
+		"definitions/io.k8s.api.core.v1.ResourceRequirements": `{"type":"object"}`,
+	} {
+		if got := entries[name]; got != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	var m struct {
+		Format            int
+		KubernetesVersion string
+		SHA256            map[string]string
+		DefaultsFrom      string
+	}
+	if err := json.Unmarshal([]byte(entries["manifest.json"]), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Format != 1 || m.KubernetesVersion != "v1.99.3" || len(m.SHA256) != 2 || m.DefaultsFrom != "" {
+		t.Errorf("manifest = %+v", m)
+	}
+}
+
+func TestBuildBorrowedDefaults(t *testing.T) {
+	schemas, _, err := v3Schemas(map[string][]byte{"x.json": []byte(fixtureV3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fixtureRelease()
+	r.V3 = nil
+	donor := &defaultsDonor{Version: "v1.23.17", Schemas: schemas, SHA256: map[string]string{"k8s.io/kubernetes@v1.23.17/x.json": "00"}}
+	data, st, err := build(r, donor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := readBundle(t, data)
+	if !strings.Contains(entries["definitions/io.k8s.api.core.v1.ContainerPort"], `"default":"TCP"`) || st.Defaults != 4 {
+		t.Errorf("borrowed defaults missing: %+v %s", st, entries["definitions/io.k8s.api.core.v1.ContainerPort"])
+	}
+	if !strings.Contains(entries["manifest.json"], `"defaultsFrom": "v1.23.17"`) || !strings.Contains(entries["manifest.json"], "k8s.io/kubernetes@v1.23.17/x.json") {
+		t.Errorf("manifest does not record the borrowed defaults:\n%s", entries["manifest.json"])
+	}
+}
+
+func TestParse(t *testing.T) {
+	if m, p, err := parseRelease("v1.30.14"); err != nil || m != 30 || p != 14 {
+		t.Errorf("parseRelease = %d %d %v", m, p, err)
+	}
+	for _, bad := range []string{"1.30.14", "v1.30", "v1.38.0-beta.0", "v2.1.0"} {
+		if _, _, err := parseRelease(bad); err == nil {
+			t.Errorf("parseRelease(%q) succeeded", bad)
+		}
+	}
+	if m, err := parseMinorArg("1.38"); err != nil || m != 38 {
+		t.Errorf("parseMinorArg = %d %v", m, err)
+	}
+}

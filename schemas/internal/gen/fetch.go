@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const module = "k8s.io/kubernetes"
+
+// maxGap is how many consecutive unserved patch versions end a probe for the newest patch.
+const maxGap = 5
+
+// workspace is an empty temporary module with a private module cache, so downloads never
+// touch the user's cache and everything is deleted afterwards.
+type workspace struct {
+	dir string
+}
+
+func newWorkspace() (*workspace, error) {
+	dir, err := os.MkdirTemp("", "schemas-gen-*")
+	if err != nil {
+		return nil, err
+	}
+	w := &workspace{dir: dir}
+	mod := filepath.Join(dir, "mod")
+	if err := os.Mkdir(mod, 0o755); err != nil {
+		w.close()
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module schemasgen\n"), 0o644); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *workspace) close() { _ = os.RemoveAll(w.dir) }
+
+// goCmd runs the go command in the workspace module and returns its stdout.
+func (w *workspace) goCmd(args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(w.dir, "mod")
+	cmd.Env = append(os.Environ(),
+		"GOMODCACHE="+filepath.Join(w.dir, "modcache"),
+		"GOFLAGS=-modcacherw",
+		"GOWORK=off",
+	)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), &goError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
+	}
+	return stdout.Bytes(), nil
+}
+
+type goError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *goError) Error() string {
+	return fmt.Sprintf("go %s: %v: %s", strings.Join(e.args, " "), e.err, e.stderr)
+}
+
+func (e *goError) Unwrap() error { return e.err }
+
+// notFound reports whether the go command failed because the proxy does not serve the
+// version (as opposed to a network or local failure, which must not end a probe silently).
+func (e *goError) notFound() bool {
+	for _, s := range []string{"not available", "not found", "unknown revision", "invalid version", "404", "410"} {
+		if strings.Contains(e.stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchRelease downloads one k8s.io/kubernetes release and reads its OpenAPI documents.
+func fetchRelease(version string, log io.Writer) (*release, error) {
+	w, err := newWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	t0 := time.Now()
+	out, err := w.goCmd("mod", "download", "-json", module+"@"+version)
+	if err != nil {
+		return nil, err
+	}
+	var info struct {
+		Dir, Sum, Zip, Error string
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		return nil, fmt.Errorf("go mod download: %w", err)
+	}
+	if info.Error != "" || info.Dir == "" {
+		return nil, fmt.Errorf("go mod download %s@%s: %s", module, version, info.Error)
+	}
+	var zipSize int64
+	if st, err := os.Stat(info.Zip); err == nil {
+		zipSize = st.Size()
+	}
+	fmt.Fprintf(log, "  downloaded %s@%s (%d MiB) in %s\n", module, version, zipSize>>20, time.Since(t0).Round(100*time.Millisecond))
+
+	r := &release{Version: version, ModuleSum: info.Sum, V3: map[string][]byte{}}
+	if r.Swagger, err = os.ReadFile(filepath.Join(info.Dir, filepath.FromSlash(swaggerPath))); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(filepath.Join(info.Dir, filepath.FromSlash(v3Dir)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		p := v3Dir + "/" + e.Name()
+		if e.IsDir() || !isV3Doc(p) {
+			continue
+		}
+		if r.V3[p], err = os.ReadFile(filepath.Join(info.Dir, filepath.FromSlash(p))); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// newestPatch finds the newest patch release of 1.minor that the module proxy serves. The
+// proxy's version list is incomplete and some patches are missing from it (v1.16.11 and
+// v1.16.14 are, v1.16.15 is not), so it starts at the newest listed patch (or .0) and probes
+// upward until maxGap consecutive patches are not served.
+// A pinned release (floor, may be empty) is a known lower bound that shortens the probe.
+func (g *generator) newestPatch(minor int, floor string) (string, error) {
+	w, err := newWorkspace()
+	if err != nil {
+		return "", err
+	}
+	defer w.close()
+	prefix := fmt.Sprintf("v1.%d.", minor)
+	patch := 0
+	if m, p, err := parseRelease(floor); err == nil && m == minor {
+		patch = p
+	}
+	out, err := w.goCmd("list", "-m", "-versions", module)
+	if err != nil {
+		return "", err
+	}
+	for _, v := range strings.Fields(string(out))[1:] {
+		// parseRelease rejects pre-releases such as v1.38.0-beta.0.
+		if _, p, err := parseRelease(v); err == nil && strings.HasPrefix(v, prefix) && p > patch {
+			patch = p
+		}
+	}
+	exists := func(patch int) (bool, error) {
+		_, err := w.goCmd("list", "-m", "-json", fmt.Sprintf("%s@%s%d", module, prefix, patch))
+		var ge *goError
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.As(err, &ge) && ge.notFound():
+			return false, nil
+		default:
+			return false, err
+		}
+	}
+	ok, err := exists(patch)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("the module proxy serves no %s%d", prefix, patch)
+	}
+	for next, misses := patch+1, 0; misses < maxGap; next++ {
+		ok, err := exists(next)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			patch, misses = next, 0
+		} else {
+			misses++
+		}
+	}
+	return fmt.Sprintf("%s%d", prefix, patch), nil
+}

@@ -1,0 +1,284 @@
+// Command gen regenerates the embedded Kubernetes OpenAPI bundles of package schemas.
+//
+// It reads the releases pinned in versions.txt (one "vMAJOR.MINOR.PATCH" a line), downloads
+// each k8s.io/kubernetes module through the Go module proxy into a private temporary module
+// cache, and writes data/<minor>.zip from api/openapi-spec/swagger.json plus the defaults of
+// api/openapi-spec/v3/*.json. Releases are processed one at a time and nothing is cached
+// between runs. Run it from the schemas directory (go generate does):
+//
+//	go run ./internal/gen               # rebuild every pinned release
+//	go run ./internal/gen -only 1.30    # rebuild one (comma-separated list allowed)
+//	go run ./internal/gen -add 1.38     # pin the newest patch of a new minor and build it
+//	go run ./internal/gen -bump         # re-pin every minor to its newest patch, rebuild changes
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// defaultsMinor is the oldest minor that publishes OpenAPI v3 documents; older minors borrow
+// its defaults.
+const defaultsMinor = 23
+
+func main() {
+	var (
+		versionsFile = flag.String("versions", "versions.txt", "file pinning one release per minor")
+		outDir       = flag.String("out", "data", "directory of the bundles")
+		only         = flag.String("only", "", "comma-separated minors to rebuild (default: all pinned)")
+		add          = flag.String("add", "", "minor to pin at its newest patch and build, e.g. 1.38")
+		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
+	)
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "gen: unexpected arguments:", flag.Args())
+		os.Exit(2)
+	}
+	if n := btoi(*only != "") + btoi(*add != "") + btoi(*bump); n > 1 {
+		fmt.Fprintln(os.Stderr, "gen: -only, -add and -bump exclude each other")
+		os.Exit(2)
+	}
+	g := &generator{versionsFile: *versionsFile, outDir: *outDir, log: os.Stderr}
+	if err := g.run(*only, *add, *bump); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+type generator struct {
+	versionsFile, outDir string
+	log                  io.Writer
+	donor                *defaultsDonor // loaded on first need
+}
+
+func (g *generator) run(only, add string, bump bool) error {
+	pins, err := readPins(g.versionsFile)
+	if err != nil {
+		return err
+	}
+	var todo []int // minors to build
+	switch {
+	case add != "":
+		minor, err := parseMinorArg(add)
+		if err != nil {
+			return err
+		}
+		v, err := g.newestPatch(minor, pins[minor])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.log, "1.%d: newest patch is %s\n", minor, v)
+		pins[minor] = v
+		todo = []int{minor}
+	case bump:
+		for _, minor := range slices.Sorted(maps.Keys(pins)) {
+			v, err := g.newestPatch(minor, pins[minor])
+			if err != nil {
+				return err
+			}
+			if v != pins[minor] {
+				fmt.Fprintf(g.log, "1.%d: %s -> %s\n", minor, pins[minor], v)
+				pins[minor] = v
+				todo = append(todo, minor)
+			} else {
+				fmt.Fprintf(g.log, "1.%d: %s is current\n", minor, v)
+			}
+		}
+		// Releases without v3 documents borrow the defaults of 1.23: rebuild them with it.
+		if slices.Contains(todo, defaultsMinor) {
+			for minor := range pins {
+				if minor < defaultsMinor && !slices.Contains(todo, minor) {
+					todo = append(todo, minor)
+				}
+			}
+			slices.Sort(todo)
+		}
+	case only != "":
+		for _, s := range strings.Split(only, ",") {
+			minor, err := parseMinorArg(strings.TrimSpace(s))
+			if err != nil {
+				return err
+			}
+			if _, ok := pins[minor]; !ok {
+				return fmt.Errorf("1.%d is not pinned in %s (use -add)", minor, g.versionsFile)
+			}
+			todo = append(todo, minor)
+		}
+	default:
+		todo = slices.Sorted(maps.Keys(pins))
+	}
+	if donorVersion, ok := pins[defaultsMinor]; ok {
+		g.donor = &defaultsDonor{Version: donorVersion}
+	}
+	start := time.Now()
+	for i, minor := range todo {
+		fmt.Fprintf(g.log, "[%d/%d] %s\n", i+1, len(todo), pins[minor])
+		if err := g.buildOne(minor, pins[minor]); err != nil {
+			return fmt.Errorf("%s: %w", pins[minor], err)
+		}
+	}
+	// Pins change only once their bundles are built, so versions.txt never names a release
+	// whose bundle is missing.
+	if add != "" || bump {
+		if err := writePins(g.versionsFile, pins); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(g.log, "done: %d bundle(s) in %s\n", len(todo), time.Since(start).Round(time.Second))
+	return nil
+}
+
+func (g *generator) buildOne(minor int, version string) error {
+	t0 := time.Now()
+	r, err := fetchRelease(version, g.log)
+	if err != nil {
+		return err
+	}
+	var donor *defaultsDonor
+	if len(r.V3) == 0 {
+		if minor >= defaultsMinor {
+			return fmt.Errorf("no OpenAPI v3 documents under %s", v3Dir)
+		}
+		if donor, err = g.defaultsDonor(); err != nil {
+			return err
+		}
+	}
+	data, st, err := build(r, donor)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(g.outDir, 0o755); err != nil {
+		return err
+	}
+	out := filepath.Join(g.outDir, fmt.Sprintf("1.%d.zip", minor))
+	if err := writeFileAtomic(out, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.log, "  wrote %s: %d definitions, %d defaults copied, %d v3 conflicts, %d KiB, %s\n",
+		out, st.Definitions, st.Defaults, st.Conflicts, len(data)>>10, time.Since(t0).Round(100*time.Millisecond))
+	return nil
+}
+
+// defaultsDonor fetches, once per run, the v3 schemas that releases before 1.23 borrow.
+func (g *generator) defaultsDonor() (*defaultsDonor, error) {
+	if g.donor == nil {
+		return nil, fmt.Errorf("1.%d is not pinned; it supplies the defaults of older releases", defaultsMinor)
+	}
+	if g.donor.Schemas != nil {
+		return g.donor, nil
+	}
+	fmt.Fprintf(g.log, "  borrowing defaults from %s\n", g.donor.Version)
+	r, err := fetchRelease(g.donor.Version, g.log)
+	if err != nil {
+		return nil, err
+	}
+	schemas, _, err := v3Schemas(r.V3)
+	if err != nil {
+		return nil, err
+	}
+	if len(schemas) == 0 {
+		return nil, fmt.Errorf("%s has no OpenAPI v3 schemas", g.donor.Version)
+	}
+	g.donor.Schemas = schemas
+	g.donor.SHA256 = map[string]string{}
+	for p, data := range r.V3 {
+		g.donor.SHA256[r.module()+"/"+p] = sha256Hex(data)
+	}
+	return g.donor, nil
+}
+
+// readPins reads versions.txt: one "v1.MINOR.PATCH" a line; '#' starts a comment.
+func readPins(file string) (map[int]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pins := map[int]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		minor, _, err := parseRelease(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
+		}
+		if prev, dup := pins[minor]; dup {
+			return nil, fmt.Errorf("%s:%d: %s pins 1.%d again (already %s)", file, n, line, minor, prev)
+		}
+		pins[minor] = line
+	}
+	return pins, sc.Err()
+}
+
+func writePins(file string, pins map[int]string) error {
+	var b strings.Builder
+	b.WriteString("# The k8s.io/kubernetes release embedded for each minor; see schemas/doc.go.\n")
+	b.WriteString("# Edited by `go run ./internal/gen -add MINOR` and `-bump`.\n")
+	for _, minor := range slices.Sorted(maps.Keys(pins)) {
+		b.WriteString(pins[minor] + "\n")
+	}
+	return writeFileAtomic(file, []byte(b.String()))
+}
+
+// parseRelease parses "v1.MINOR.PATCH".
+func parseRelease(v string) (minor, patch int, err error) {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if !strings.HasPrefix(v, "v") || len(parts) != 3 || parts[0] != "1" {
+		return 0, 0, fmt.Errorf("%q is not a release like v1.30.14", v)
+	}
+	minor, err1 := strconv.Atoi(parts[1])
+	patch, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || minor < 0 || patch < 0 {
+		return 0, 0, fmt.Errorf("%q is not a release like v1.30.14", v)
+	}
+	return minor, patch, nil
+}
+
+// parseMinorArg parses "1.38" or "v1.38".
+func parseMinorArg(s string) (int, error) {
+	major, minor, ok := strings.Cut(strings.TrimPrefix(s, "v"), ".")
+	n, err := strconv.Atoi(minor)
+	if !ok || major != "1" || err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a minor like 1.38", s)
+	}
+	return n, nil
+}
+
+func writeFileAtomic(file string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".gen-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,227 @@
+package schemas
+
+import (
+	"archive/zip"
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The bundles, one zip per Kubernetes minor, written by internal/gen from the releases pinned
+// in versions.txt.
+//
+//go:generate go run ./internal/gen
+//go:embed data/*.zip
+var embedded embed.FS
+
+// ErrUnknownVersion is wrapped by the error Canonical and Load return for a malformed version
+// or a minor that has no embedded bundle.
+var ErrUnknownVersion = errors.New("unknown Kubernetes version")
+
+// ErrNoDefinition is wrapped by the error Bundle.Definition returns for a name the bundle does
+// not hold.
+var ErrNoDefinition = errors.New("no such definition")
+
+// std is the loader of the embedded bundles. Its only state is the per-version once-cache.
+var std = &loader{fsys: embedded, dir: "data"}
+
+// Versions returns the embedded minors, oldest first, e.g. ["1.16", ..., "1.37"]. The slice
+// is a fresh copy the caller may modify.
+func Versions() []string { return slices.Clone(std.index().versions) }
+
+// Latest returns the newest embedded minor, e.g. "1.37".
+func Latest() string {
+	v := std.index().versions
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+// Canonical maps a version in any of the forms "1.21", "1.21.1", "v1.21" or "v1.21.14" to its
+// embedded minor, "1.21". A malformed version, or a minor that has no embedded bundle, is an
+// error wrapping ErrUnknownVersion that lists the available versions.
+func Canonical(version string) (string, error) { return std.canonical(version) }
+
+// Load returns the bundle of a version, in any form Canonical accepts. Each version is read
+// at most once per process; later calls, from any goroutine, return the same *Bundle, which is
+// read-only. Load only indexes the bundle: definitions are decompressed by Bundle.Definition.
+func Load(version string) (*Bundle, error) { return std.load(version) }
+
+// loader reads bundles named "<minor>.zip" from dir in fsys and caches one result per minor.
+// Tests build their own loader over a fixture file system instead of resetting std.
+type loader struct {
+	fsys fs.FS
+	dir  string
+
+	once sync.Once
+	idx  loaderIndex
+}
+
+// loaderIndex is the set of available minors, fixed on first use.
+type loaderIndex struct {
+	versions []string         // oldest first
+	slots    map[string]*slot // minor -> its cache slot
+	err      error            // listing the directory failed
+}
+
+// slot caches the result of loading one minor.
+type slot struct {
+	once   sync.Once
+	bundle *Bundle
+	err    error
+}
+
+func (l *loader) index() *loaderIndex {
+	l.once.Do(func() {
+		entries, err := fs.ReadDir(l.fsys, l.dir)
+		if err != nil {
+			l.idx.err = fmt.Errorf("schemas: listing bundles: %w", err)
+			return
+		}
+		l.idx.slots = make(map[string]*slot, len(entries))
+		for _, e := range entries {
+			minor, ok := strings.CutSuffix(e.Name(), ".zip")
+			if !ok || e.IsDir() {
+				continue
+			}
+			if _, _, ok := parseMinor(minor); !ok {
+				continue
+			}
+			l.idx.versions = append(l.idx.versions, minor)
+			l.idx.slots[minor] = &slot{}
+		}
+		slices.SortFunc(l.idx.versions, compareMinor)
+	})
+	return &l.idx
+}
+
+func (l *loader) canonical(version string) (string, error) {
+	idx := l.index()
+	if idx.err != nil {
+		return "", idx.err
+	}
+	minor, ok := minorOf(version)
+	if ok {
+		if _, found := idx.slots[minor]; found {
+			return minor, nil
+		}
+	}
+	available := "none"
+	if n := len(idx.versions); n > 0 {
+		available = strings.Join(idx.versions, ", ")
+	}
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a version like 1.30, 1.30.2 or v1.30.2 (available: %s)", ErrUnknownVersion, version, available)
+	}
+	return "", fmt.Errorf("%w: %q has no embedded bundle (available: %s)", ErrUnknownVersion, version, available)
+}
+
+func (l *loader) load(version string) (*Bundle, error) {
+	minor, err := l.canonical(version)
+	if err != nil {
+		return nil, err
+	}
+	s := l.index().slots[minor]
+	s.once.Do(func() {
+		s.bundle, s.err = l.open(minor)
+	})
+	return s.bundle, s.err
+}
+
+// open indexes the bundle of minor: it parses the zip central directory and the manifest and
+// decompresses nothing else.
+func (l *loader) open(minor string) (*Bundle, error) {
+	name := path.Join(l.dir, minor+".zip")
+	f, err := l.fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
+	}
+	// Files of an embed.FS implement io.ReaderAt over the binary's read-only data, so no copy
+	// is made; other file systems fall back to reading the file into memory. The file stays
+	// open for the life of the process, like the bundle that reads from it.
+	ra, ok := f.(io.ReaderAt)
+	if !ok {
+		data, err := io.ReadAll(f)
+		_ = f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
+		}
+		ra = bytes.NewReader(data)
+	}
+	zr, err := zip.NewReader(ra, info.Size())
+	if err != nil {
+		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
+	}
+	b, err := newBundle(minor, zr)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
+	}
+	return b, nil
+}
+
+// minorOf parses "1.21", "1.21.1", "v1.21" or "v1.21.14" and returns "1.21".
+func minorOf(version string) (string, bool) {
+	s := strings.TrimPrefix(version, "v")
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return "", false
+	}
+	for _, p := range parts {
+		if !isNumber(p) {
+			return "", false
+		}
+	}
+	minor := parts[0] + "." + parts[1]
+	if _, _, ok := parseMinor(minor); !ok {
+		return "", false
+	}
+	return minor, true
+}
+
+// parseMinor parses a canonical "MAJOR.MINOR" without leading zeros.
+func parseMinor(s string) (major, minor int, ok bool) {
+	a, b, found := strings.Cut(s, ".")
+	if !found || !isNumber(a) || !isNumber(b) || (len(a) > 1 && a[0] == '0') || (len(b) > 1 && b[0] == '0') {
+		return 0, 0, false
+	}
+	major, errA := strconv.Atoi(a)
+	minor, errB := strconv.Atoi(b)
+	return major, minor, errA == nil && errB == nil
+}
+
+// isNumber reports whether s is 1 to 9 ASCII digits.
+func isNumber(s string) bool {
+	if s == "" || len(s) > 9 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compareMinor orders canonical minors numerically ("1.9" < "1.16").
+func compareMinor(a, b string) int {
+	amaj, amin, _ := parseMinor(a)
+	bmaj, bmin, _ := parseMinor(b)
+	if amaj != bmaj {
+		return amaj - bmaj
+	}
+	return amin - bmin
+}

@@ -1,0 +1,306 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+)
+
+// TestVersions checks that the embedded bundles are exactly the releases versions.txt pins,
+// a contiguous run of minors from 1.16 that reaches at least 1.37.
+func TestVersions(t *testing.T) {
+	pins := readPins(t)
+	got := Versions()
+	if len(got) != len(pins) {
+		t.Fatalf("Versions() = %v, but versions.txt pins %v", got, pins)
+	}
+	for i, v := range got {
+		if want := fmt.Sprintf("1.%d", 16+i); v != want {
+			t.Fatalf("Versions() = %v, want contiguous minors from 1.16", got)
+		}
+		b, err := Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src := b.Source(); src.KubernetesVersion != pins[i] {
+			t.Errorf("bundle %s is built from %s, but versions.txt pins %s", v, src.KubernetesVersion, pins[i])
+		}
+	}
+	if compareMinor(Latest(), "1.37") < 0 || Latest() != got[len(got)-1] {
+		t.Errorf("Latest() = %q", Latest())
+	}
+	got[0] = "mutated"
+	if Versions()[0] != "1.16" {
+		t.Error("Versions returned shared state")
+	}
+}
+
+// readPins returns the releases of versions.txt in file order.
+func readPins(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("versions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pins []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			pins = append(pins, line)
+		}
+	}
+	return pins
+}
+
+func TestCanonical(t *testing.T) {
+	for _, in := range []string{"1.21", "1.21.1", "v1.21.14", "v1.21", "1.21.99"} {
+		got, err := Canonical(in)
+		if err != nil || got != "1.21" {
+			t.Errorf("Canonical(%q) = %q, %v; want 1.21", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "1", "v", "1.", "1.21.", "1.021", "x1.21", "1.21.1.1", "1.21-rc.1", "2.21", "1.15", "1.99", "vv1.21", " 1.21"} {
+		got, err := Canonical(in)
+		if !errors.Is(err, ErrUnknownVersion) {
+			t.Errorf("Canonical(%q) = %q, %v; want ErrUnknownVersion", in, got, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "1.16, 1.17") || !strings.Contains(err.Error(), Latest()) {
+			t.Errorf("Canonical(%q) error does not list the versions: %v", in, err)
+		}
+	}
+	if _, err := Load("1.15"); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("Load(1.15) error = %v, want ErrUnknownVersion", err)
+	}
+}
+
+// TestEmbedded checks every embedded bundle: it validates, and holds what the resolver
+// relies on, including the list-map key defaults Kubernetes applies.
+func TestEmbedded(t *testing.T) {
+	for _, v := range Versions() {
+		t.Run(v, func(t *testing.T) {
+			b, err := Load("v" + v + ".0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Version() != v {
+				t.Errorf("Version() = %q", b.Version())
+			}
+			if err := b.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			src := b.Source()
+			if !strings.HasPrefix(src.KubernetesVersion, "v"+v+".") || src.Module != "k8s.io/kubernetes@"+src.KubernetesVersion {
+				t.Errorf("Source() = %+v", src)
+			}
+			if _, ok := src.SHA256["api/openapi-spec/swagger.json"]; !ok {
+				t.Errorf("no SHA-256 of swagger.json in %v", src.SHA256)
+			}
+			wantBorrowed := compareMinor(v, "1.23") < 0
+			if (src.DefaultsFrom != "") != wantBorrowed || (wantBorrowed && !strings.HasPrefix(src.DefaultsFrom, "v1.23.")) {
+				t.Errorf("DefaultsFrom = %q", src.DefaultsFrom)
+			}
+
+			pod := definition(t, b, "io.k8s.api.core.v1.PodSpec")
+			if pod["properties"].(map[string]any)["containers"] == nil {
+				t.Error("PodSpec has no containers")
+			}
+			wantDefault(t, b, "io.k8s.api.core.v1.ContainerPort", "protocol", "TCP")
+			wantDefault(t, b, "io.k8s.api.core.v1.ServicePort", "protocol", "TCP")
+			if compareMinor(v, "1.34") >= 0 {
+				wantDefault(t, b, "io.k8s.api.core.v1.LocalObjectReference", "name", "")
+			}
+			names := b.Names()
+			if len(names) < 500 || !b.Has(names[0]) || !b.Has(names[len(names)-1]) {
+				t.Errorf("Names() has %d names", len(names))
+			}
+		})
+	}
+	// EndpointPort (core/v1 and discovery/v1) is documented as defaulting to TCP, but no
+	// release's v3 documents publish that default, and a bundle never invents one.
+}
+
+func definition(t *testing.T, b *Bundle, name string) map[string]any {
+	t.Helper()
+	data, err := b.Definition(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var def map[string]any
+	if err := json.Unmarshal(data, &def); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return def
+}
+
+func wantDefault(t *testing.T, b *Bundle, name, property string, want any) {
+	t.Helper()
+	props, _ := definition(t, b, name)["properties"].(map[string]any)
+	prop, _ := props[property].(map[string]any)
+	if got, ok := prop["default"]; !ok || got != want {
+		t.Errorf("%s: %s.%s default = %#v (present %v), want %#v", b.Version(), name, property, got, ok, want)
+	}
+}
+
+func TestNoDefinition(t *testing.T) {
+	b, err := Load(Latest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"io.k8s.api.core.v1.PodSpecX", "", "PodSpec", "../manifest.json", "io.k8s.api.core.v1.PodSpec/"} {
+		if _, err := b.Definition(name); !errors.Is(err, ErrNoDefinition) {
+			t.Errorf("Definition(%q) error = %v, want ErrNoDefinition", name, err)
+		}
+		if b.Has(name) {
+			t.Errorf("Has(%q) = true", name)
+		}
+	}
+	// Definition returns fresh bytes.
+	a, _ := b.Definition("io.k8s.api.core.v1.PodSpec")
+	a[0] = 'X'
+	if c, _ := b.Definition("io.k8s.api.core.v1.PodSpec"); c[0] != '{' {
+		t.Error("Definition returned shared bytes")
+	}
+}
+
+func TestLoadConcurrent(t *testing.T) {
+	l := &loader{fsys: embedded, dir: "data"}
+	versions := l.index().versions
+	results := make([][]*Bundle, 8)
+	var wg sync.WaitGroup
+	for g := range results {
+		wg.Go(func() {
+			for _, v := range versions[len(versions)-4:] {
+				b, err := l.load(v)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := b.Definition("io.k8s.api.core.v1.PodSpec"); err != nil {
+					t.Error(err)
+				}
+				results[g] = append(results[g], b)
+			}
+		})
+	}
+	wg.Wait()
+	for g := 1; g < len(results); g++ {
+		for i := range results[g] {
+			if results[g][i] != results[0][i] {
+				t.Fatalf("goroutine %d got a different *Bundle for %s", g, versions[len(versions)-4+i])
+			}
+		}
+	}
+}
+
+// fixture writes a small bundle with bundlefmt.Write, the generator's writer.
+func fixture(t testing.TB, defs map[string]string) []byte {
+	t.Helper()
+	raw := map[string][]byte{}
+	for k, v := range defs {
+		raw[k] = []byte(v)
+	}
+	m := bundlefmt.Manifest{
+		KubernetesVersion: "v1.99.3",
+		Module:            "k8s.io/kubernetes@v1.99.3",
+		SHA256:            map[string]string{"api/openapi-spec/swagger.json": strings.Repeat("ab", 32)},
+	}
+	var buf bytes.Buffer
+	if err := bundlefmt.Write(&buf, m, raw); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestFixtureRoundTrip(t *testing.T) {
+	defs := map[string]string{
+		"a.B":   `{"type": "object", "properties": {"c": {"$ref": "#/definitions/a.B.c"}}}`,
+		"a.B.c": `{"type":"string","description":"<b> & more"}`,
+		"a.Bc":  `{"type":"integer","default":1e400}`,
+	}
+	first := fixture(t, defs)
+	if second := fixture(t, defs); !bytes.Equal(first, second) {
+		t.Fatal("writing the same bundle twice gave different bytes")
+	}
+	l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: first}, "data/README": {}}, dir: "data"}
+	if got := l.index().versions; len(got) != 1 || got[0] != "1.99" {
+		t.Fatalf("versions = %v", got)
+	}
+	b, err := l.load("v1.99.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(b.Names(), " "); got != "a.B a.B.c a.Bc" {
+		t.Errorf("Names() = %s", got)
+	}
+	for name, want := range map[string]string{
+		"a.B":   `{"type":"object","properties":{"c":{"$ref":"#/definitions/a.B.c"}}}`,
+		"a.B.c": `{"type":"string","description":"<b> & more"}`,
+		"a.Bc":  `{"type":"integer","default":1e400}`,
+	} {
+		got, err := b.Definition(name)
+		if err != nil || string(got) != want {
+			t.Errorf("Definition(%s) = %s, %v; want %s", name, got, err, want)
+		}
+	}
+
+	dangling := fixture(t, map[string]string{"a.B": `{"items":{"$ref":"#/definitions/a.Missing"}}`, "a.C": `{"$ref":"other.json#/x"}`})
+	l = &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: dangling}}, dir: "data"}
+	if b, err = l.load("1.99"); err != nil {
+		t.Fatal(err)
+	}
+	err = b.Validate()
+	if !errors.Is(err, ErrNoDefinition) || !strings.Contains(err.Error(), "a.Missing") || !strings.Contains(err.Error(), "other.json") {
+		t.Errorf("Validate() = %v, want the dangling and the non-local $ref", err)
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	good := fixture(t, map[string]string{"a.B": `{}`})
+	for name, data := range map[string][]byte{
+		"empty":     nil,
+		"truncated": good[:len(good)/2],
+		"garbage":   []byte("not a zip at all, not a zip at all"),
+	} {
+		l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: data}}, dir: "data"}
+		if _, err := l.load("1.99"); err == nil {
+			t.Errorf("%s: Load succeeded", name)
+		}
+	}
+}
+
+// BenchmarkLoad measures the first Load of a version, in a fresh cache each time.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		l := &loader{fsys: embedded, dir: "data"}
+		if _, err := l.load("1.30"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDefinition measures reading one definition from a loaded bundle.
+func BenchmarkDefinition(b *testing.B) {
+	bundle, err := Load("1.30")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := bundle.Definition("io.k8s.api.core.v1.PodSpec"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
