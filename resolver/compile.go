@@ -66,7 +66,7 @@ type Compiler struct {
 	bundle  Definitions
 	bundles map[string]Definitions
 	files   map[string][]*document
-	defs    map[string]any // resolved bundle definitions, key version#name
+	defs    map[string]map[string]any // resolved $ref targets by key; shared, never modified
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -102,7 +102,7 @@ func New(opts Options) (*Compiler, error) {
 		bundle:  b,
 		bundles: map[string]Definitions{version: b},
 		files:   map[string][]*document{},
-		defs:    map[string]any{},
+		defs:    map[string]map[string]any{},
 	}
 	return c, nil
 }

@@ -55,7 +55,9 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			return
 		}
 		orig, _ := lookupPointer(d.value, sptr)
-		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
+		// Resolution shares subtrees between uses of a definition; one
+		// copy makes the tree safe to edit.
+		resolved, _ := deepCopy(r.resolveSchema(orig, sc, sptr)).(map[string]any)
 		r.structural(resolved, sc, sptr)
 		holder["openAPIV3Schema"] = resolved
 	}

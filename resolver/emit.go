@@ -4,122 +4,284 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
+	"unicode"
+	"unicode/utf8"
 )
 
-// EncodeYAML writes v (maps, slices, strings, bools, json.Number, numbers,
-// nil) as deterministic YAML: keys sorted bytewise, block style, two-space
-// indent, empty collections as {} and [], LF line ends. The same value gives
-// the same bytes on every machine.
+// EncodeYAML writes v (maps, slices, strings, bools, json.Number, ints,
+// floats, nil) as deterministic YAML: keys sorted bytewise, block style,
+// two-space indent, sequences indented under their key, empty collections
+// as {} and [], multi-line text as literal blocks, LF line ends. The same
+// value gives the same bytes on every machine.
+//
+// It is a small purpose-built emitter: general YAML encoders spend most of
+// a compile's time on the 5,000-line schemas a PodSpec expands to.
 func EncodeYAML(v any) ([]byte, error) {
-	n, err := toNode(v)
-	if err != nil {
+	e := &emitter{}
+	if err := e.top(v); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return e.buf.Bytes(), nil
 }
 
 // EncodeYAMLDocuments joins several documents with "---" separators.
 func EncodeYAMLDocuments(docs []any) ([]byte, error) {
-	var out bytes.Buffer
-	for i, d := range docs {
-		b, err := EncodeYAML(d)
-		if err != nil {
+	e := &emitter{}
+	for _, d := range docs {
+		if len(docs) > 1 {
+			e.buf.WriteString("---\n")
+		}
+		if err := e.top(d); err != nil {
 			return nil, err
 		}
-		if i > 0 || len(docs) > 1 {
-			out.WriteString("---\n")
-		}
-		out.Write(b)
 	}
-	return out.Bytes(), nil
+	return e.buf.Bytes(), nil
 }
 
-func toNode(v any) (*yaml.Node, error) {
+type emitter struct {
+	buf bytes.Buffer
+}
+
+func (e *emitter) top(v any) error {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) > 0 {
+			return e.mapping(t, 0, false)
+		}
+	case []any:
+		if len(t) > 0 {
+			return e.sequence(t, 0, false)
+		}
+	}
+	if err := e.scalar(v, 0); err != nil {
+		return err
+	}
+	e.buf.WriteByte('\n')
+	return nil
+}
+
+func (e *emitter) indent(n int) {
+	for range n {
+		e.buf.WriteByte(' ')
+	}
+}
+
+// mapping writes the entries of m at indent; inline means the first entry
+// continues a line already started (after "- ").
+func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 || !inline {
+			e.indent(indent)
+		}
+		e.plainOrQuoted(k)
+		e.buf.WriteByte(':')
+		if err := e.value(m[k], indent); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func (e *emitter) sequence(l []any, indent int, inline bool) error {
+	for i, item := range l {
+		if i > 0 || !inline {
+			e.indent(indent)
+		}
+		e.buf.WriteString("- ")
+		switch t := item.(type) {
+		case map[string]any:
+			if len(t) > 0 {
+				if err := e.mapping(t, indent+2, true); err != nil {
+					return err
+				}
+				continue
+			}
+		case []any:
+			if len(t) > 0 {
+				if err := e.sequence(t, indent+2, true); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := e.scalar(item, indent+2); err != nil {
+			return err
+		}
+		e.buf.WriteByte('\n')
+	}
+	return nil
+}
+
+// value writes what follows "key:" for a mapping entry at indent.
+func (e *emitter) value(v any, indent int) error {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) > 0 {
+			e.buf.WriteByte('\n')
+			return e.mapping(t, indent+2, false)
+		}
+	case []any:
+		if len(t) > 0 {
+			e.buf.WriteByte('\n')
+			return e.sequence(t, indent+2, false)
+		}
+	}
+	e.buf.WriteByte(' ')
+	if err := e.scalar(v, indent+2); err != nil {
+		return err
+	}
+	e.buf.WriteByte('\n')
+	return nil
+}
+
+// scalar writes a scalar (or an empty collection); block text is indented
+// at indent.
+func (e *emitter) scalar(v any, indent int) error {
 	switch t := v.(type) {
 	case nil:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+		e.buf.WriteString("null")
 	case map[string]any:
-		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		if len(t) == 0 {
-			n.Style = yaml.FlowStyle
-		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			vn, err := toNode(t[k])
-			if err != nil {
-				return nil, err
-			}
-			n.Content = append(n.Content, strNode(k), vn)
-		}
-		return n, nil
+		e.buf.WriteString("{}")
 	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		if len(t) == 0 {
-			n.Style = yaml.FlowStyle
+		e.buf.WriteString("[]")
+	case string:
+		if !e.literal(t, indent) {
+			e.plainOrQuoted(t)
 		}
-		for _, item := range t {
-			in, err := toNode(item)
-			if err != nil {
-				return nil, err
-			}
-			n.Content = append(n.Content, in)
-		}
-		return n, nil
+	case bool:
+		e.buf.WriteString(strconv.FormatBool(t))
+	case json.Number:
+		e.buf.WriteString(string(t))
+	case int:
+		e.buf.WriteString(strconv.Itoa(t))
+	case int64:
+		e.buf.WriteString(strconv.FormatInt(t, 10))
+	case float64:
+		e.buf.WriteString(strconv.FormatFloat(t, 'g', -1, 64))
 	case []string:
 		items := make([]any, len(t))
 		for i, s := range t {
 			items[i] = s
 		}
-		return toNode(items)
-	case string:
-		return strNode(t), nil
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(t)}, nil
-	case json.Number:
-		s := string(t)
-		tag := "!!int"
-		if strings.ContainsAny(s, ".eE") {
-			tag = "!!float"
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}, nil
-	case int:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(t)}, nil
-	case int64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(t, 10)}, nil
-	case float64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(t, 'g', -1, 64)}, nil
+		return e.scalar(items, indent)
+	default:
+		return fmt.Errorf("cannot encode %T as YAML", v)
 	}
-	return nil, fmt.Errorf("cannot encode %T as YAML", v)
+	return nil
 }
 
-func strNode(s string) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	if strings.Contains(s, "\n") {
-		// Literal style keeps multi-line text readable; trailing spaces on
-		// a line cannot survive it, so those strings stay quoted.
-		if !strings.Contains(s, " \n") && !strings.HasSuffix(s, " ") && !strings.Contains(s, "\t") {
-			n.Style = yaml.LiteralStyle
-		} else {
-			n.Style = yaml.DoubleQuotedStyle
+// literal writes multi-line text as a |- or | block, when the text can be
+// written that way exactly.
+func (e *emitter) literal(s string, indent int) bool {
+	if !strings.Contains(s, "\n") {
+		return false
+	}
+	body := strings.TrimSuffix(s, "\n")
+	chomp := "|"
+	if body == s {
+		chomp = "|-"
+	}
+	if strings.HasSuffix(body, "\n") || strings.HasPrefix(body, " ") || strings.HasPrefix(body, "\n") {
+		return false // needs keep-chomping or an indentation indicator
+	}
+	for _, r := range body {
+		if r == '\r' || (r != '\n' && r != '\t' && !unicode.IsPrint(r)) || r == '\ufeff' {
+			return false
 		}
 	}
-	return n
+	e.buf.WriteString(chomp)
+	e.buf.WriteByte('\n')
+	for i, line := range strings.Split(body, "\n") {
+		if i > 0 {
+			e.buf.WriteByte('\n')
+		}
+		if line != "" {
+			e.indent(indent)
+			e.buf.WriteString(line)
+		}
+	}
+	return true
+}
+
+// plainOrQuoted writes s as a plain scalar when YAML reads that back as
+// the same string, else double-quoted.
+func (e *emitter) plainOrQuoted(s string) {
+	if isPlainSafe(s) {
+		e.buf.WriteString(s)
+		return
+	}
+	e.buf.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			e.buf.WriteString(`\"`)
+		case '\\':
+			e.buf.WriteString(`\\`)
+		case '\n':
+			e.buf.WriteString(`\n`)
+		case '\t':
+			e.buf.WriteString(`\t`)
+		case '\r':
+			e.buf.WriteString(`\r`)
+		default:
+			switch {
+			case r == utf8.RuneError:
+				e.buf.WriteString(`\uFFFD`)
+			case r < 0x20 || r == 0x7f || !unicode.IsPrint(r) && r != ' ':
+				if r <= 0xffff {
+					fmt.Fprintf(&e.buf, `\u%04X`, r)
+				} else {
+					fmt.Fprintf(&e.buf, `\U%08X`, r)
+				}
+			default:
+				e.buf.WriteRune(r)
+			}
+		}
+	}
+	e.buf.WriteByte('"')
+}
+
+// Plain scalars YAML 1.1 or 1.2 readers would take for something else.
+var (
+	specialPlain = map[string]bool{
+		"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "y": true, "n": true,
+		"null": true, "~": true, "<<": true, "=": true,
+	}
+	numberLike = regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.(inf|nan)$)|^[0-9][0-9_:]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+)
+
+func isPlainSafe(s string) bool {
+	if s == "" || (len(s) <= 5 && specialPlain[strings.ToLower(s)]) {
+		return false
+	}
+	if c := s[0]; (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' {
+		if numberLike.MatchString(strings.ToLower(s)) {
+			return false
+		}
+	}
+	if strings.ContainsRune("-?:,[]{}#&*!|>'\"%@` \t", rune(s[0])) {
+		return false
+	}
+	last := s[len(s)-1]
+	if last == ' ' || last == ':' || last == '\t' {
+		return false
+	}
+	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.Contains(s, ":\t") || strings.Contains(s, "\t#") {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '\ufeff' || r == utf8.RuneError || (!unicode.IsPrint(r) && r != ' ') {
+			return false
+		}
+	}
+	return true
 }

@@ -125,7 +125,17 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		} else if base, err := r.follow(s, sc, refPtr); err != nil {
 			r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
 		} else {
-			out = base
+			// base is shared with the cache: copy what gets written.
+			for k, v := range base {
+				out[k] = v
+			}
+			if p, ok := out["properties"].(map[string]any); ok && m["properties"] != nil {
+				cp := make(map[string]any, len(p))
+				for k, v := range p {
+					cp[k] = v
+				}
+				out["properties"] = cp
+			}
 		}
 	}
 	for _, k := range sortedKeys(m) {
@@ -185,8 +195,9 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	return deepCopy(v)
 }
 
-// follow resolves one $ref written at ptr in scope sc and returns a fresh
-// copy of the resolved schema.
+// follow resolves one $ref written at ptr in scope sc. The result may be
+// shared with the cache and with other uses of the same target: it must not
+// be modified (compileDocument copies the finished tree once).
 func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	t, err := r.parseRef(ref, sc)
 	if err != nil {
@@ -194,7 +205,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	if cached, ok := r.c.defs[key]; ok {
-		return deepCopy(cached).(map[string]any), nil
+		return cached, nil
 	}
 	if i := slices.Index(r.stack, key); i >= 0 {
 		chain := make([]string, 0, len(r.stack)-i+1)
@@ -244,7 +255,6 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	if r.cuts == cutsBefore {
 		r.c.defs[key] = resolved
-		return deepCopy(resolved).(map[string]any), nil
 	}
 	return resolved, nil
 }

@@ -1,0 +1,211 @@
+// Package oracle runs the apiserver's own code (k8s.io/apiextensions-apiserver,
+// used as a library) on CRDs and custom resources: CRD validation, structural
+// schema construction, pruning, defaulting and schema validation, in the
+// order the apiserver applies them.
+//
+// # Cost
+//
+// Linking k8s.io/apiextensions-apiserver costs a process ~12 ms and ~27 MiB
+// of package initialisation before main runs. This package is therefore kept
+// out of the compile path: tests use it, and commands that need it pay for it.
+package oracle
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// CRD is a CustomResourceDefinition converted to the apiserver's internal
+// type, ready for validation.
+type CRD struct {
+	Internal *apiextensions.CustomResourceDefinition
+}
+
+// Decode converts a CRD given as JSON-like values (what the resolver
+// produces, or a decoded YAML file) to the internal type. Unknown fields
+// are an error, as with kubectl's strict field validation.
+func Decode(obj map[string]any) (*CRD, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	internal := &apiextensions.CustomResourceDefinition{}
+	switch obj["apiVersion"] {
+	case "apiextensions.k8s.io/v1":
+		var v1 apiextensionsv1.CustomResourceDefinition
+		if err := strictUnmarshal(raw, &v1); err != nil {
+			return nil, err
+		}
+		apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, internal, nil); err != nil {
+			return nil, err
+		}
+	case "apiextensions.k8s.io/v1beta1":
+		var v1beta1 apiextensionsv1beta1.CustomResourceDefinition
+		if err := strictUnmarshal(raw, &v1beta1); err != nil {
+			return nil, err
+		}
+		apiextensionsv1beta1.SetObjectDefaults_CustomResourceDefinition(&v1beta1)
+		if err := apiextensionsv1beta1.Convert_v1beta1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1beta1, internal, nil); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("apiVersion %v is not apiextensions.k8s.io/v1 or v1beta1", obj["apiVersion"])
+	}
+	return &CRD{Internal: internal}, nil
+}
+
+func strictUnmarshal(raw []byte, into any) error {
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(into)
+}
+
+// Validate runs ValidateCustomResourceDefinition, exactly as the apiserver
+// does on create, and returns every problem.
+func (c *CRD) Validate(ctx context.Context) field.ErrorList {
+	return apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, c.Internal)
+}
+
+// UnrecognizedFormats lists the formats the apiserver would warn about, as
+// "path: format", for the given Kubernetes version.
+func (c *CRD) UnrecognizedFormats(k8sVersion string) ([]string, error) {
+	v, err := version.ParseGeneric(k8sVersion)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range c.schemas() {
+		var walk func(p *apiextensions.JSONSchemaProps, path string)
+		walk = func(p *apiextensions.JSONSchemaProps, path string) {
+			if p == nil {
+				return
+			}
+			sp := &spec.Schema{}
+			sp.Format = p.Format
+			if p.Type != "" {
+				sp.Type = spec.StringOrArray{p.Type}
+			}
+			for _, f := range apiservervalidation.GetUnrecognizedFormats(sp, v) {
+				out = append(out, path+": "+f)
+			}
+			for k, child := range p.Properties {
+				walk(&child, path+".properties."+k)
+			}
+			if p.Items != nil {
+				walk(p.Items.Schema, path+".items")
+			}
+			if p.AdditionalProperties != nil {
+				walk(p.AdditionalProperties.Schema, path+".additionalProperties")
+			}
+			for i := range p.AllOf {
+				walk(&p.AllOf[i], fmt.Sprintf("%s.allOf[%d]", path, i))
+			}
+			for i := range p.AnyOf {
+				walk(&p.AnyOf[i], fmt.Sprintf("%s.anyOf[%d]", path, i))
+			}
+			for i := range p.OneOf {
+				walk(&p.OneOf[i], fmt.Sprintf("%s.oneOf[%d]", path, i))
+			}
+		}
+		walk(s.schema, s.path)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+type namedSchema struct {
+	path   string
+	schema *apiextensions.JSONSchemaProps
+}
+
+func (c *CRD) schemas() []namedSchema {
+	var out []namedSchema
+	if c.Internal.Spec.Validation != nil && c.Internal.Spec.Validation.OpenAPIV3Schema != nil {
+		out = append(out, namedSchema{"spec.validation.openAPIV3Schema", c.Internal.Spec.Validation.OpenAPIV3Schema})
+	}
+	for i, v := range c.Internal.Spec.Versions {
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			out = append(out, namedSchema{fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), v.Schema.OpenAPIV3Schema})
+		}
+	}
+	return out
+}
+
+// schemaFor returns the schema that applies to a version of the CRD.
+func (c *CRD) schemaFor(name string) (*apiextensions.JSONSchemaProps, error) {
+	for _, v := range c.Internal.Spec.Versions {
+		if v.Name == name && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			return v.Schema.OpenAPIV3Schema, nil
+		}
+	}
+	if c.Internal.Spec.Validation != nil && c.Internal.Spec.Validation.OpenAPIV3Schema != nil {
+		return c.Internal.Spec.Validation.OpenAPIV3Schema, nil
+	}
+	return nil, fmt.Errorf("CRD %s has no schema for version %q", c.Internal.Name, name)
+}
+
+// Admission is what the apiserver does to one custom resource on create.
+type Admission struct {
+	// Pruned lists the fields structural pruning removed (JSON paths).
+	Pruned []string
+	// Errors are the schema validation errors.
+	Errors field.ErrorList
+	// Object is the resource as it would be stored: pruned, defaulted.
+	Object map[string]any
+}
+
+// Admit runs a custom resource (JSON-like values, as decoded from JSON)
+// through the apiserver's steps for the given CRD version: pruning, null
+// pruning and defaulting, then schema validation.
+func (c *CRD) Admit(ctx context.Context, versionName string, obj map[string]any) (*Admission, error) {
+	schema, err := c.schemaFor(versionName)
+	if err != nil {
+		return nil, err
+	}
+	s, err := structuralschema.NewStructural(schema)
+	if err != nil {
+		return nil, fmt.Errorf("not structural: %w", err)
+	}
+	obj = deepCopyJSON(obj)
+	pruned := structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	structuraldefaulting.Default(obj, s)
+	validator, _, err := apiservervalidation.NewSchemaValidator(schema)
+	if err != nil {
+		return nil, err
+	}
+	errs := apiservervalidation.ValidateCustomResource(nil, obj, validator)
+	slices.Sort(pruned)
+	return &Admission{Pruned: pruned, Errors: errs, Object: obj}, nil
+}
+
+// Structural reports whether every schema of the CRD is structural, as
+// NewStructural plus the structural invariants check see it.
+func (c *CRD) Structural() error {
+	for _, ns := range c.schemas() {
+		s, err := structuralschema.NewStructural(ns.schema)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ns.path, err)
+		}
+		if errs := structuralschema.ValidateStructural(field.NewPath(ns.path), s); len(errs) > 0 {
+			return fmt.Errorf("%s: %w", ns.path, errs.ToAggregate())
+		}
+	}
+	return nil
+}
+

@@ -1,0 +1,227 @@
+package resolver_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// fidelityTemplate embeds every type the fidelity check covers.
+const fidelityTemplate = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: fidelities.example.com
+spec:
+  group: example.com
+  names: {kind: Fidelity, plural: fidelities}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              pod: {$ref: io.k8s.api.core.v1.PodSpec}
+              podTemplate: {$ref: io.k8s.api.core.v1.PodTemplateSpec}
+              service: {$ref: io.k8s.api.core.v1.ServiceSpec}
+              job: {$ref: io.k8s.api.batch.v1.JobSpec}
+              deployment: {$ref: io.k8s.api.apps.v1.DeploymentSpec}
+`
+
+// fixtureFields maps a spec field to the round-trip fixture file of
+// k8s.io/api (testdata/HEAD) and the part of it to embed.
+var fixtureFields = []struct{ field, file, part string }{
+	{"pod", "core.v1.Pod.json", "spec"},
+	{"podTemplate", "core.v1.PodTemplate.json", "template"},
+	{"service", "core.v1.Service.json", "spec"},
+	{"job", "batch.v1.Job.json", "spec"},
+	{"deployment", "apps.v1.Deployment.json", "spec"},
+}
+
+// apiFixtures finds the k8s.io/api module to take fixtures from and the
+// Kubernetes minor they belong to. FIDELITY_API_DIR and
+// FIDELITY_K8S_VERSION (set by `make fidelity`) choose another release;
+// by default it is the k8s.io/api this module builds with.
+func apiFixtures(t *testing.T) (dir, minor string) {
+	t.Helper()
+	if dir, v := os.Getenv("FIDELITY_API_DIR"), os.Getenv("FIDELITY_K8S_VERSION"); dir != "" && v != "" {
+		return dir, v
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}}", "k8s.io/api").Output()
+	require.NoError(t, err, "locating the k8s.io/api module (go mod download)")
+	fields := strings.Fields(string(out))
+	require.Len(t, fields, 2, "go list output %q", out)
+	var major, min int
+	_, err = fmt.Sscanf(fields[1], "v0.%d.%d", &major, &min)
+	require.NoError(t, err)
+	return fields[0], fmt.Sprintf("1.%d", major)
+}
+
+func compileFidelityCRD(t *testing.T, minor string) *oracle.CRD {
+	t.Helper()
+	c, err := resolver.New(resolver.Options{KubeVersion: minor, WorkDir: t.TempDir()})
+	require.NoError(t, err)
+	res, err := c.Compile("fidelity.yaml", []byte(fidelityTemplate))
+	require.NoError(t, err)
+	out, err := res.YAML()
+	require.NoError(t, err)
+	var obj map[string]any
+	require.NoError(t, yaml.Unmarshal(out, &obj))
+	crd, err := oracle.Decode(obj)
+	require.NoError(t, err)
+	require.Empty(t, crd.Validate(t.Context()))
+	return crd
+}
+
+// TestFidelity: the fully populated round-trip fixtures of k8s.io/api,
+// embedded in a custom resource of a compiled CRD, pass the apiserver's
+// pruning and validation with nothing pruned, nothing rejected and nothing
+// changed.
+func TestFidelity(t *testing.T) {
+	apiDir, minor := apiFixtures(t)
+	t.Logf("fixtures from %s, Kubernetes %s", apiDir, minor)
+	crd := compileFidelityCRD(t, minor)
+	spec := map[string]any{}
+	for _, f := range fixtureFields {
+		raw, err := os.ReadFile(filepath.Join(apiDir, "testdata", "HEAD", f.file))
+		require.NoError(t, err)
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(raw, &obj))
+		require.Contains(t, obj, f.part, f.file)
+		spec[f.field] = obj[f.part]
+	}
+	cr := map[string]any{
+		"apiVersion": "example.com/v1",
+		"kind":       "Fidelity",
+		"metadata":   map[string]any{"name": "all-fields", "namespace": "default"},
+		"spec":       spec,
+	}
+	adm, err := crd.Admit(t.Context(), "v1", cr)
+	require.NoError(t, err)
+	require.Empty(t, adm.Pruned, "fields pruned by the apiserver")
+	require.Empty(t, adm.Errors, "validation errors")
+	// Nothing lost on the way: every value of the input is stored as is.
+	var in map[string]any
+	raw, _ := json.Marshal(cr)
+	require.NoError(t, json.Unmarshal(raw, &in))
+	storedRaw, _ := json.Marshal(adm.Object)
+	var stored map[string]any
+	require.NoError(t, json.Unmarshal(storedRaw, &stored))
+	if missing := subsetDiff(in, stored, ""); len(missing) > 0 {
+		t.Fatalf("stored object lost or changed %d values, e.g.\n%s", len(missing), strings.Join(missing[:min(len(missing), 20)], "\n"))
+	}
+}
+
+// subsetDiff lists the paths where want has a value that got lacks or
+// holds differently.
+func subsetDiff(want, got any, path string) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{path + ": not an object"}
+		}
+		var out []string
+		for k, v := range w {
+			gv, ok := g[k]
+			if !ok {
+				out = append(out, path+"."+k+": missing")
+				continue
+			}
+			out = append(out, subsetDiff(v, gv, path+"."+k)...)
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []string{path + ": list changed"}
+		}
+		var out []string
+		for i := range w {
+			out = append(out, subsetDiff(w[i], g[i], fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return out
+	}
+	if !reflect.DeepEqual(want, got) {
+		return []string{fmt.Sprintf("%s: %v became %v", path, want, got)}
+	}
+	return nil
+}
+
+// TestBareIntegers: the values the Python tool's output rejects are
+// accepted: integer ports and int-or-string fields, integer quantities.
+func TestBareIntegers(t *testing.T) {
+	crd := compileFidelityCRD(t, "1.30")
+	var spec map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(`
+pod:
+  containers:
+  - name: c
+    image: busybox
+    ports: [{containerPort: 8786}]
+    resources:
+      limits: {cpu: 1, memory: 1073741824}
+      requests: {cpu: "500m", memory: 1Gi}
+    livenessProbe:
+      httpGet: {port: 8787, path: /health}
+    readinessProbe:
+      tcpSocket: {port: http}
+service:
+  ports:
+  - {port: 8786, targetPort: 8786}
+  - {port: 8787, targetPort: http-dashboard}
+deployment:
+  selector: {matchLabels: {app: x}}
+  template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c}]}}
+  strategy:
+    rollingUpdate: {maxUnavailable: 1, maxSurge: 25%}
+`), &spec))
+	cr := map[string]any{"apiVersion": "example.com/v1", "kind": "Fidelity", "metadata": map[string]any{"name": "ints"}, "spec": spec}
+	adm, err := crd.Admit(t.Context(), "v1", cr)
+	require.NoError(t, err)
+	require.Empty(t, adm.Pruned)
+	require.Empty(t, adm.Errors)
+	// protocol is defaulted as Kubernetes itself defaults it.
+	ports := adm.Object["spec"].(map[string]any)["service"].(map[string]any)["ports"].([]any)
+	require.Equal(t, "TCP", ports[0].(map[string]any)["protocol"])
+}
+
+// TestDecimalQuantity pins down, so the README stays true, what happens to
+// a quantity written as a YAML decimal number (cpu: 0.5): a structural
+// schema can only type a field as integer-or-string
+// (x-kubernetes-int-or-string), so the apiserver rejects the JSON number
+// 0.5, while "0.5" and "500m" pass.
+func TestDecimalQuantity(t *testing.T) {
+	crd := compileFidelityCRD(t, "1.30")
+	admit := func(cpu any) *oracle.Admission {
+		cr := map[string]any{"apiVersion": "example.com/v1", "kind": "Fidelity", "metadata": map[string]any{"name": "q"},
+			"spec": map[string]any{"pod": map[string]any{"containers": []any{map[string]any{"name": "c",
+				"resources": map[string]any{"requests": map[string]any{"cpu": cpu}}}}}}}
+		adm, err := crd.Admit(t.Context(), "v1", cr)
+		require.NoError(t, err)
+		return adm
+	}
+	require.Empty(t, admit("0.5").Errors)
+	require.Empty(t, admit("500m").Errors)
+	require.Empty(t, admit(json.Number("2")).Errors)
+	errs := admit(0.5).Errors
+	require.NotEmpty(t, errs)
+	require.Contains(t, errs[0].Error(), "resources.requests.cpu")
+	require.Contains(t, errs.ToAggregate().Error(), "must be of type integer")
+}

@@ -1,0 +1,155 @@
+package resolver_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// caseOptions is testdata/compile/<case>/case.yaml: the options a case
+// compiles with. Without it a case compiles for Kubernetes 1.30 (pinned,
+// so adding a newer bundle does not rewrite every golden file).
+type caseOptions struct {
+	K8sVersion           string `json:"k8sVersion"`
+	RemoveDescriptions   bool   `json:"removeDescriptions"`
+	MaxDescriptionLength int    `json:"maxDescriptionLength"`
+	Recursion            string `json:"recursion"`
+	Patch                string `json:"patch"`
+	Root                 string `json:"root"`
+	AllowOutsideRoot     bool   `json:"allowOutsideRoot"`
+	Template             string `json:"template"`
+}
+
+func loadCase(t *testing.T, dir string) (caseOptions, resolver.Options) {
+	t.Helper()
+	co := caseOptions{K8sVersion: "1.30", Template: "template.yaml"}
+	if raw, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
+		require.NoError(t, yaml.UnmarshalStrict(raw, &co))
+	}
+	abs, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	opts := resolver.Options{
+		KubeVersion:          co.K8sVersion,
+		RemoveDescriptions:   co.RemoveDescriptions,
+		MaxDescriptionLength: co.MaxDescriptionLength,
+		Recursion:            co.Recursion,
+		AllowOutsideRoot:     co.AllowOutsideRoot,
+		WorkDir:              abs,
+		Root:                 abs,
+	}
+	if co.Root != "" {
+		opts.Root = filepath.Join(abs, co.Root)
+	}
+	if co.Patch != "" {
+		src, err := os.ReadFile(filepath.Join(dir, co.Patch))
+		require.NoError(t, err)
+		p, err := resolver.ParsePatch(co.Patch, src)
+		if err != nil {
+			golden.Check(t, filepath.Join(dir, "want.err"), []byte(err.Error()+"\n"))
+			return co, resolver.Options{}
+		}
+		opts.Patch = p
+	}
+	return co, opts
+}
+
+// TestCompileGolden compiles every testdata/compile/<case>/ and compares
+// with want.yaml (and want.warnings), or want.err for a failing case.
+// Every want.yaml must also pass the apiserver's own CRD validation.
+func TestCompileGolden(t *testing.T) {
+	dirs, err := filepath.Glob("../testdata/compile/*")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			co, opts := loadCase(t, dir)
+			if opts.WorkDir == "" {
+				return // the patch itself failed, checked above
+			}
+			c, err := resolver.New(opts)
+			require.NoError(t, err)
+			src, err := os.ReadFile(filepath.Join(dir, co.Template))
+			require.NoError(t, err)
+			res, err := c.Compile(co.Template, src)
+			if err != nil {
+				var list resolver.ErrorList
+				require.True(t, errors.As(err, &list), "errors come back as an ErrorList: %T", err)
+				for _, e := range list {
+					require.NotEmpty(t, e.Pos.File, "every error names its file: %v", e)
+				}
+				golden.Check(t, filepath.Join(dir, "want.err"), []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join(dir, "want.yaml"), nil)
+				return
+			}
+			got, err := res.YAML()
+			require.NoError(t, err)
+			golden.Check(t, filepath.Join(dir, "want.err"), nil)
+			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
+			var warnings []byte
+			for _, w := range res.Warnings {
+				warnings = fmt.Appendf(warnings, "%s\n", w)
+			}
+			golden.Check(t, filepath.Join(dir, "want.warnings"), warnings)
+			if len(warnings) == 0 && !golden.Updating() {
+				golden.Check(t, filepath.Join(dir, "want.warnings"), nil)
+			}
+
+			// Deterministic: a second compile, with a fresh compiler, gives
+			// the same bytes.
+			c2, err := resolver.New(opts)
+			require.NoError(t, err)
+			res2, err := c2.Compile(co.Template, src)
+			require.NoError(t, err)
+			again, err := res2.YAML()
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(got, again), "output is not deterministic")
+			require.NotContains(t, string(got), "$ref")
+
+			checkWithOracle(t, got, res.Documents, co.K8sVersion)
+		})
+	}
+}
+
+// checkWithOracle runs the apiserver's validation on compiled CRDs.
+func checkWithOracle(t *testing.T, raw []byte, docs []resolver.Document, k8sVersion string) {
+	t.Helper()
+	require.NotEmpty(t, docs)
+	for _, d := range docs {
+		// Round-trip through the YAML we print, not the in-memory value.
+		var obj map[string]any
+		one, err := resolver.EncodeYAML(d.Object)
+		require.NoError(t, err)
+		require.NoError(t, yaml.Unmarshal(one, &obj))
+		crd, err := oracle.Decode(obj)
+		require.NoError(t, err, "strict decode of %s", d.Name)
+		if errs := crd.Validate(t.Context()); len(errs) > 0 {
+			var lines []string
+			for _, e := range errs {
+				lines = append(lines, e.Error())
+			}
+			t.Fatalf("the apiserver rejects %s:\n%s", d.Name, strings.Join(lines, "\n"))
+		}
+		require.NoError(t, crd.Structural())
+		v := k8sVersion
+		if v == "" {
+			v = "1.30"
+		}
+		formats, err := crd.UnrecognizedFormats(v)
+		require.NoError(t, err)
+		require.Empty(t, formats, "unrecognized formats")
+	}
+	_ = raw
+	_ = slices.Sort[[]string]
+}
