@@ -18,3 +18,9 @@ schemas-add:
 schemas-bump:
 	cd schemas && $(GO) run ./internal/gen -bump
 	$(GO) test ./schemas/...
+
+# fidelity: the lossless check against k8s.io/api's round-trip fixtures for every embedded minor
+# (VERSIONS="1.29 1.30" for a subset; .ci/run checks the three newest).
+.PHONY: fidelity
+fidelity:
+	hack/fidelity.sh $(or $(VERSIONS),all)
