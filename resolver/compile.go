@@ -1,10 +1,12 @@
 package resolver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -157,7 +159,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, root: root, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
+	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{}
@@ -169,6 +171,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		}
 	}
 	if len(r.errs) > 0 {
+		slices.SortStableFunc(r.errs, func(a, b *Error) int {
+			return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col)
+		})
 		return nil, r.errs
 	}
 	for f := range r.read {
@@ -177,6 +182,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		}
 	}
 	sortStrings(res.Files)
+	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col)
+	})
 	res.Warnings = r.warnings
 	return res, nil
 }

@@ -25,7 +25,11 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 		if _, defsOnly := obj["definitions"]; defsOnly && kind == "" {
 			msg = "this document only holds definitions: it is a shared definitions file for templates to $ref, not a template"
 		}
-		r.errAt(site{sc: sc, ptr: "/kind"}, fmt.Errorf("%w: %s", ErrInput, msg))
+		ptr := "/kind"
+		if _, ok := obj["kind"]; !ok {
+			ptr = ""
+		}
+		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, msg))
 		return nil, false
 	}
 	if apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22) {

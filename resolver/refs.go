@@ -16,6 +16,7 @@ import (
 // read.
 type run struct {
 	c        *Compiler
+	template string // absolute path of the template being compiled
 	root     string
 	display  map[string]string // absolute path -> name shown in messages
 	read     map[string]bool
@@ -96,11 +97,10 @@ func (r *run) errAt(s site, err error) {
 
 func (r *run) warn(sc scope, ptr, msg string) {
 	d := Diagnostic{Pointer: ptr, Message: msg}
-	if !sc.inBundle() {
+	if sc.inBundle() {
+		d.Pos = Position{File: "Kubernetes " + sc.version + " bundle"}
+	} else {
 		d.Pos = sc.doc.position(ptr)
-	}
-	if r.warned == nil {
-		r.warned = map[string]bool{}
 	}
 	if s := d.String(); !r.warned[s] {
 		r.warned[s] = true
@@ -203,6 +203,9 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.file == "" && t.version != r.c.version && !sc.inBundle() && r.c.opts.KubeVersion != "" {
+		r.warn(sc, ptr, fmt.Sprintf("$ref %q pins Kubernetes %s while --k8s-version is %s; the pinned version wins (write the bare name %s to follow --k8s-version)", ref, t.version, r.c.version, t.name))
+	}
 	key := t.key()
 	if cached, ok := r.c.defs[key]; ok {
 		return cached, nil
@@ -215,7 +218,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		chain = append(chain, r.label(t))
 		if r.c.opts.Recursion == RecursionPreserve {
 			r.cuts++
-			r.warn(sc, ptr, "recursive $ref cut with x-kubernetes-preserve-unknown-fields: "+strings.Join(chain, " -> "))
+			if msg := "recursive $ref cut with x-kubernetes-preserve-unknown-fields: " + strings.Join(chain, " -> "); !r.warned[msg] {
+				r.warned[msg] = true // once per cycle, not once per place it closes
+				r.warn(sc, ptr, msg)
+			}
 			return map[string]any{"x-kubernetes-preserve-unknown-fields": true}, nil
 		}
 		return nil, fmt.Errorf("%w: %s; a CRD schema cannot be recursive: pass --recursion=preserve to cut the cycle with x-kubernetes-preserve-unknown-fields", ErrCycle, strings.Join(chain, " -> "))
@@ -253,7 +259,9 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 		resolved, _ = r.resolveSchema(node, scope{file: t.file, doc: d}, t.pointer).(map[string]any)
 	}
-	if r.cuts == cutsBefore {
+	// The template itself may change between Compile calls; everything
+	// else is read once per Compiler.
+	if r.cuts == cutsBefore && t.file != r.template {
 		r.c.defs[key] = resolved
 	}
 	return resolved, nil
@@ -325,13 +333,6 @@ func (r *run) bundleTarget(version, frag, ref string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	if r.c.opts.KubeVersion != "" && canonical != r.c.version && !r.warned["pin:"+ref] {
-		if r.warned == nil {
-			r.warned = map[string]bool{}
-		}
-		r.warned["pin:"+ref] = true
-		r.warnings = append(r.warnings, Diagnostic{Message: fmt.Sprintf("$ref %q pins Kubernetes %s while --k8s-version is %s; the pinned version wins (use a bare definition name to follow --k8s-version)", ref, canonical, r.c.version)})
-	}
 	if !b.Has(toks[1]) {
 		return target{}, unknownDefinition(toks[1], canonical, b, nil)
 	}
@@ -389,7 +390,7 @@ func (r *run) fileTarget(abs, frag string) (target, error) {
 	abs = filepath.Clean(abs)
 	if !r.c.opts.AllowOutsideRoot {
 		if !within(r.root, abs) || !within(realPath(r.root), realPath(abs)) {
-			return target{}, fmt.Errorf("%w: %s is outside %s; move the file into the project or pass --allow-outside-root", ErrOutsideRoot, abs, r.root)
+			return target{}, fmt.Errorf("%w: %s is outside the project root %s; move the file into the project or pass --allow-outside-root", ErrOutsideRoot, r.relative(abs), r.relative(r.root))
 		}
 	}
 	if frag != "" {
@@ -528,4 +529,14 @@ func describeValue(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// relative names a path for messages: relative to the working directory
+// when it is below it.
+func (r *run) relative(abs string) string {
+	rel, err := filepath.Rel(r.c.opts.WorkDir, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
 }
