@@ -208,4 +208,3 @@ func (c *CRD) Structural() error {
 	}
 	return nil
 }
-
