@@ -24,7 +24,7 @@ nothing is written and the exit code is 2.`,
 		Example: `  k8s-crd-resolver resolve templates/daskcluster.yaml --k8s-version 1.30 > crd.yaml
   k8s-crd-resolver resolve templates/daskcluster.yaml -r -o dist/daskcluster.yaml
   cat template.yaml | k8s-crd-resolver resolve - -j fix.patch.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(1, "resolve takes one template file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if output == "" {
 				output = "-"

@@ -58,7 +58,7 @@ SRC and DST are files, "-" is standard input or output.`,
 
   # What Kubernetes versions are embedded
   k8s-crd-resolver versions`,
-		Args:          cobra.ExactArgs(2),
+		Args:          usageArgs(2, "give a command (see --help), or SRC and DST as the Python tool took them"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -100,4 +100,15 @@ func report(w io.Writer, err error) int {
 	}
 	fmt.Fprintf(w, "error: %v\n", err)
 	return code
+}
+
+// usageArgs checks the number of positional arguments with a message that
+// says what is expected, not only how many.
+func usageArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fmt.Errorf("%s (got %d argument(s)); see '%s --help'", what, len(args), c.CommandPath())
+		}
+		return nil
+	}
 }

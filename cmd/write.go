@@ -1,37 +1,7 @@
 package cmd
 
-import (
-	"os"
-	"path/filepath"
-)
+import "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/atomicfile"
 
-// writeFileAtomic writes data to name through a temporary file in the same
-// directory and a rename, so readers never see a half-written file and a
-// failure leaves the old file as it was. An existing file keeps its mode.
-func writeFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
-}
+// writeFileAtomic writes data to name through a temporary file and a
+// rename (see atomicfile.Write), so a failure leaves the old file as it was.
+func writeFileAtomic(name string, data []byte) error { return atomicfile.Write(name, data) }

@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+)
+
+// cmdTestCase runs the root command in-process, in dir, and compares what
+// it printed with a golden file under testdata/cmd/.
+type cmdTestCase struct {
+	name     string
+	args     []string
+	stdin    string
+	golden   string // testdata/cmd/<golden>: stdout, then stderr after a marker
+	wantCode int
+}
+
+func runCmd(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errOut bytes.Buffer
+	root := NewRootCmd(&out, &errOut)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	code = report(&errOut, root.Execute())
+	return out.String(), errOut.String(), code
+}
+
+const template = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}
+`
+
+func TestCLI(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte(strings.Replace(template, "LocalObjectReference", "LocalObjectRef", 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fix.patch.yaml"), []byte("- {op: add, path: /metadata/labels, value: {app: widget}}\n"), 0o644))
+	abs, _ := filepath.Abs("../testdata/cmd")
+	cases := []cmdTestCase{
+		{name: "resolve to stdout", args: []string{"resolve", "widget.yaml", "--k8s-version", "1.30", "-r"}, golden: "resolve.txt"},
+		{name: "legacy form with patch", args: []string{"-r", "-j", "fix.patch.yaml", "widget.yaml", "-", "--k8s-version", "v1.30.14"}, golden: "legacy.txt"},
+		{name: "stdin", args: []string{"resolve", "-", "--k8s-version", "1.30", "-r"}, stdin: template, golden: "resolve.txt"},
+		{name: "unknown definition exits 2", args: []string{"resolve", "broken.yaml", "--k8s-version", "1.30"}, golden: "unknown-definition.txt", wantCode: 2},
+		{name: "unknown version exits 2", args: []string{"resolve", "widget.yaml", "--k8s-version", "2.0"}, golden: "unknown-version.txt", wantCode: 2},
+		{name: "usage error exits 2", args: []string{"resolve"}, golden: "usage.txt", wantCode: 2},
+		{name: "versions", args: []string{"versions"}, golden: "versions.txt"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, dir, tc.stdin, tc.args...)
+			require.Equal(t, tc.wantCode, code, "stderr: %s", stderr)
+			golden.Check(t, filepath.Join(abs, tc.golden), []byte(stdout+"--- stderr\n"+stderr))
+		})
+	}
+}
+
+// TestFailureLeavesOutputAlone: a failing compile neither creates nor
+// truncates the output file.
+func TestFailureLeavesOutputAlone(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("kind: [\n"), 0o644))
+	_, _, code := runCmd(t, dir, "", "resolve", "broken.yaml", "-o", "new.yaml")
+	require.Equal(t, 2, code)
+	require.NoFileExists(t, filepath.Join(dir, "new.yaml"))
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "old.yaml"), []byte("previous output\n"), 0o600))
+	_, _, code = runCmd(t, dir, "", "broken.yaml", "old.yaml")
+	require.Equal(t, 2, code)
+	got, err := os.ReadFile(filepath.Join(dir, "old.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, "previous output\n", string(got))
+	entries, _ := os.ReadDir(dir)
+	require.Len(t, entries, 2, "no temporary files left behind")
+
+	// Success replaces the file atomically and keeps its mode.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte(template), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "ok.yaml", "old.yaml", "--k8s-version", "1.30")
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Stat(filepath.Join(dir, "old.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+}
