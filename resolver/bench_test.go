@@ -2,25 +2,117 @@ package resolver
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
-func BenchmarkCompilePodTemplate(b *testing.B) {
-	src, err := os.ReadFile("/tmp/t1/tpl.yaml")
-	if err != nil {
-		b.Skip(err)
+// benchTemplate is a DaskCluster-like template: a scheduler with a PodSpec
+// and a ServiceSpec, a worker group with a PodSpec.
+const benchTemplate = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: daskclusters.kubernetes.dask.org
+spec:
+  group: kubernetes.dask.org
+  names: {kind: DaskCluster, plural: daskclusters}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [scheduler, worker]
+            properties:
+              idleTimeout: {type: integer}
+              scheduler:
+                type: object
+                properties:
+                  metadata: {$ref: '#/definitions/Metadata'}
+                  spec: {$ref: io.k8s.api.core.v1.PodSpec}
+                  service: {$ref: io.k8s.api.core.v1.ServiceSpec}
+              worker:
+                type: object
+                properties:
+                  replicas: {type: integer, minimum: 0}
+                  metadata: {$ref: '#/definitions/Metadata'}
+                  spec: {$ref: io.k8s.api.core.v1.PodSpec}
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+definitions:
+  Metadata:
+    type: object
+    properties:
+      labels: {type: object, additionalProperties: {type: string}}
+      annotations: {type: object, additionalProperties: {type: string}}
+`
+
+// BenchmarkCompileDaskCluster compiles a DaskCluster-like template with a
+// fresh Compiler each time, as one CLI invocation does, and encodes it.
+func BenchmarkCompileDaskCluster(b *testing.B) {
+	for _, remove := range []bool{false, true} {
+		name := "descriptions"
+		if remove {
+			name = "remove-descriptions"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			var size int
+			for b.Loop() {
+				c, err := New(Options{KubeVersion: "1.30", WorkDir: dir, RemoveDescriptions: remove})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := c.Compile(filepath.Join(dir, "daskcluster.yaml"), []byte(benchTemplate))
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := res.YAML()
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(out)
+			}
+			b.ReportMetric(float64(size), "output-bytes")
+		})
 	}
+}
+
+// BenchmarkCompileTemplatesDir compiles the repo's own templates/ with one
+// Compiler, as `build` does.
+func BenchmarkCompileTemplatesDir(b *testing.B) {
+	files, _ := filepath.Glob("../templates/dask*.yaml")
+	if len(files) == 0 {
+		b.Skip("no templates")
+	}
+	srcs := map[string][]byte{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs[f] = src
+	}
+	wd, _ := os.Getwd()
 	for b.Loop() {
-		c, err := New(Options{KubeVersion: "1.30", WorkDir: "/tmp/t1"})
+		c, err := New(Options{KubeVersion: "1.30", WorkDir: wd, RemoveDescriptions: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := c.Compile("tpl.yaml", src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := res.YAML(); err != nil {
-			b.Fatal(err)
+		for _, f := range files {
+			res, err := c.Compile(f, srcs[f])
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := res.YAML(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

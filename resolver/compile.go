@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Definitions is a source of named schema definitions, such as an embedded
@@ -68,7 +69,10 @@ type Compiler struct {
 	bundle  Definitions
 	bundles map[string]Definitions
 	files   map[string][]*document
-	defs    map[string]map[string]any // resolved $ref targets by key; shared, never modified
+	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
+	// normalized holds the schema nodes the structural pass has finished
+	// (by identity); shared subtrees are normalised once, not once per use.
+	normalized map[unsafe.Pointer]struct{}
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -104,7 +108,8 @@ func New(opts Options) (*Compiler, error) {
 		bundle:  b,
 		bundles: map[string]Definitions{version: b},
 		files:   map[string][]*document{},
-		defs:    map[string]map[string]any{},
+		defs:    map[string]*cachedTarget{},
+		normalized: map[unsafe.Pointer]struct{}{},
 	}
 	return c, nil
 }
@@ -116,9 +121,35 @@ func (c *Compiler) KubeVersion() string { return c.version }
 type Document struct {
 	// Name is metadata.name of the CRD.
 	Name string
-	// Object is the CRD as plain JSON-like values (map[string]any, []any,
-	// string, bool, json.Number, nil). It holds no $ref.
-	Object map[string]any
+	// obj shares subtrees with the Compiler's cache and carries private
+	// bookkeeping keys; Object returns a clean copy.
+	obj map[string]any
+}
+
+// Object returns the CRD as plain JSON-like values (map[string]any, []any,
+// string, bool, json.Number, nil), a fresh copy the caller may modify. It
+// holds no $ref.
+func (d Document) Object() map[string]any { return cleanCopy(d.obj).(map[string]any) }
+
+// cleanCopy deep-copies v, leaving out the compiler's private keys.
+func cleanCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if k != bundleDefault {
+				out[k] = cleanCopy(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = cleanCopy(x)
+		}
+		return out
+	}
+	return v
 }
 
 // Result is the output of one Compile.
@@ -137,7 +168,7 @@ type Result struct {
 func (r *Result) YAML() ([]byte, error) {
 	docs := make([]any, len(r.Documents))
 	for i, d := range r.Documents {
-		docs[i] = d.Object
+		docs[i] = d.obj
 	}
 	return EncodeYAMLDocuments(docs)
 }
@@ -167,12 +198,13 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		obj, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, Object: obj})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj})
 		}
 	}
 	if len(r.errs) > 0 {
 		slices.SortStableFunc(r.errs, func(a, b *Error) int {
-			return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col)
+			return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col,
+				strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Error(), b.Error()))
 		})
 		return nil, r.errs
 	}
@@ -183,7 +215,8 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	}
 	sortStrings(res.Files)
 	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
-		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col)
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col,
+			strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
 	})
 	res.Warnings = r.warnings
 	return res, nil

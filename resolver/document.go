@@ -59,9 +59,9 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			return
 		}
 		orig, _ := lookupPointer(d.value, sptr)
-		// Resolution shares subtrees between uses of a definition; one
-		// copy makes the tree safe to edit.
-		resolved, _ := deepCopy(r.resolveSchema(orig, sc, sptr)).(map[string]any)
+		// The tree shares normalised subtrees with the cache: the passes
+		// below copy what they change.
+		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
 		r.structural(resolved, sc, sptr)
 		holder["openAPIV3Schema"] = resolved
 	}

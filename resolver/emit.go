@@ -49,7 +49,7 @@ type emitter struct {
 func (e *emitter) top(v any) error {
 	switch t := v.(type) {
 	case map[string]any:
-		if len(t) > 0 {
+		if visibleLen(t) > 0 {
 			return e.mapping(t, 0, false)
 		}
 	case []any:
@@ -64,10 +64,14 @@ func (e *emitter) top(v any) error {
 	return nil
 }
 
+const spaces = "                                                                "
+
 func (e *emitter) indent(n int) {
-	for range n {
-		e.buf.WriteByte(' ')
+	for n > len(spaces) {
+		e.buf.WriteString(spaces)
+		n -= len(spaces)
 	}
+	e.buf.WriteString(spaces[:n])
 }
 
 // mapping writes the entries of m at indent; inline means the first entry
@@ -75,7 +79,9 @@ func (e *emitter) indent(n int) {
 func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		if k != bundleDefault {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	for i, k := range keys {
@@ -99,7 +105,7 @@ func (e *emitter) sequence(l []any, indent int, inline bool) error {
 		e.buf.WriteString("- ")
 		switch t := item.(type) {
 		case map[string]any:
-			if len(t) > 0 {
+			if visibleLen(t) > 0 {
 				if err := e.mapping(t, indent+2, true); err != nil {
 					return err
 				}
@@ -125,7 +131,7 @@ func (e *emitter) sequence(l []any, indent int, inline bool) error {
 func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
 	case map[string]any:
-		if len(t) > 0 {
+		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')
 			return e.mapping(t, indent+2, false)
 		}
@@ -278,10 +284,29 @@ func isPlainSafe(s string) bool {
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.Contains(s, ":\t") || strings.Contains(s, "\t#") {
 		return false
 	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		} else if c >= 0x80 {
+			return nonASCIIPlainSafe(s[i:])
+		}
+	}
+	return true
+}
+
+func nonASCIIPlainSafe(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == '\ufeff' || r == utf8.RuneError || (!unicode.IsPrint(r) && r != ' ') {
 			return false
 		}
 	}
 	return true
+}
+
+// visibleLen counts the keys the emitter writes.
+func visibleLen(m map[string]any) int {
+	if _, ok := m[bundleDefault]; ok {
+		return len(m) - 1
+	}
+	return len(m)
 }

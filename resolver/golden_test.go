@@ -119,7 +119,7 @@ func TestCompileGolden(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, bytes.Equal(got, again), "output is not deterministic")
 			for _, d := range res.Documents {
-				require.Empty(t, refsLeft(d.Object, ""), "$ref left in the output")
+				require.Empty(t, refsLeft(d.Object(), ""), "$ref left in the output")
 			}
 
 			checkWithOracle(t, got, res.Documents, co.K8sVersion)
@@ -154,7 +154,7 @@ func checkWithOracle(t *testing.T, raw []byte, docs []resolver.Document, k8sVers
 	for _, d := range docs {
 		// Round-trip through the YAML we print, not the in-memory value.
 		var obj map[string]any
-		one, err := resolver.EncodeYAML(d.Object)
+		one, err := resolver.EncodeYAML(d.Object())
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(one, &obj))
 		crd, err := oracle.Decode(obj)
@@ -177,4 +177,46 @@ func checkWithOracle(t *testing.T, raw []byte, docs []resolver.Document, k8sVers
 	}
 	_ = raw
 	_ = slices.Sort[[]string]
+}
+
+// TestCompilerReuse: one Compiler compiling many templates (as build does)
+// gives each the same bytes and warnings as a fresh Compiler, whatever
+// was compiled before: the shared cache never leaks one template's changes
+// into another's output.
+func TestCompilerReuse(t *testing.T) {
+	dirs, err := filepath.Glob("../testdata/compile/*")
+	require.NoError(t, err)
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "want.yaml")); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			co, opts := loadCase(t, dir)
+			src, err := os.ReadFile(filepath.Join(dir, co.Template))
+			require.NoError(t, err)
+			want, err := os.ReadFile(filepath.Join(dir, "want.yaml"))
+			require.NoError(t, err)
+			c, err := resolver.New(opts)
+			require.NoError(t, err)
+			// Warm the cache with other users of the same definitions (the
+			// patch of a case would not apply to them).
+			if co.Patch == "" {
+				_, err = c.Compile("fidelity.yaml", []byte(fidelityTemplate))
+				require.NoError(t, err)
+			}
+			for range 2 {
+				res, err := c.Compile(co.Template, src)
+				require.NoError(t, err)
+				got, err := res.YAML()
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got))
+				var warnings []byte
+				for _, w := range res.Warnings {
+					warnings = fmt.Appendf(warnings, "%s\n", w)
+				}
+				wantWarnings, _ := os.ReadFile(filepath.Join(dir, "want.warnings"))
+				require.Equal(t, string(wantWarnings), string(warnings))
+			}
+		})
+	}
 }

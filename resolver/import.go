@@ -100,7 +100,7 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 		}
 		def = known
 	}
-	Walk(VisitorFunc(func(s map[string]any, _ string) {
+	Walk(VisitorFunc(func(s map[string]any, _ *Path) {
 		for k := range s {
 			if strings.HasPrefix(k, "x-") && !crdExtensions[k] {
 				delete(s, k)
@@ -134,7 +134,7 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 				s["description"] = truncateDescription(d, r.c.opts.MaxDescriptionLength)
 			}
 		}
-	}), def, "")
+	}), def, RootPath(""))
 	return def, nil
 }
 

@@ -88,7 +88,7 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 // Apply applies the patch to a copy of doc and returns the copy. An
 // operation that does not apply is an error naming it; doc is unchanged.
 func (p *Patch) Apply(doc any) (any, error) {
-	doc = deepCopy(doc)
+	doc = cleanCopy(doc)
 	for i, op := range p.ops {
 		var err error
 		doc, err = op.apply(doc)

@@ -22,6 +22,7 @@ type run struct {
 	read     map[string]bool
 	errs     ErrorList
 	warnings []Diagnostic
+	raised   []Diagnostic // every warning raised, duplicates included
 	stack    []string
 	cuts     int             // cycle cuts so far; results containing one are not cached
 	reported map[string]bool // errors already reported, by message
@@ -102,6 +103,13 @@ func (r *run) warn(sc scope, ptr, msg string) {
 	} else {
 		d.Pos = sc.doc.position(ptr)
 	}
+	r.addWarning(d)
+}
+
+// addWarning records d once per compile. raised keeps every call, so a
+// cached target can replay exactly what it raised.
+func (r *run) addWarning(d Diagnostic) {
+	r.raised = append(r.raised, d)
 	if s := d.String(); !r.warned[s] {
 		r.warned[s] = true
 		r.warnings = append(r.warnings, d)
@@ -195,9 +203,17 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	return deepCopy(v)
 }
 
-// follow resolves one $ref written at ptr in scope sc. The result may be
-// shared with the cache and with other uses of the same target: it must not
-// be modified (compileDocument copies the finished tree once).
+// cachedTarget is a resolved, normalised $ref target. schema is shared by
+// every use: it is never modified (passes copy what they change).
+type cachedTarget struct {
+	schema   map[string]any
+	warnings []Diagnostic
+}
+
+// follow resolves one $ref written at ptr in scope sc and returns the
+// target resolved and normalised (structural). The result is shared with
+// the cache and with other uses of the same target: it must not be
+// modified.
 func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	t, err := r.parseRef(ref, sc)
 	if err != nil {
@@ -208,7 +224,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	if cached, ok := r.c.defs[key]; ok {
-		return cached, nil
+		for _, w := range cached.warnings {
+			r.addWarning(w)
+		}
+		return cached.schema, nil
 	}
 	if i := slices.Index(r.stack, key); i >= 0 {
 		chain := make([]string, 0, len(r.stack)-i+1)
@@ -231,7 +250,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.names = map[string]string{}
 	}
 	r.names[key] = r.label(t)
-	cutsBefore := r.cuts
+	cutsBefore, errsBefore, raisedBefore := r.cuts, len(r.errs), len(r.raised)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 
 	var resolved map[string]any
@@ -240,7 +259,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		resolved, _ = r.resolveSchema(imported, scope{version: t.version}, "#/definitions/"+t.name).(map[string]any)
+		sc := scope{version: t.version}
+		ptr := "#/definitions/" + t.name
+		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
+		r.normalize(resolved, sc, ptr)
 	} else {
 		docs, err := r.loadFile(t.file)
 		if err != nil {
@@ -257,12 +279,17 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if _, ok := node.(map[string]any); !ok {
 			return nil, fmt.Errorf("%w: %s points at %s, not a schema", ErrUnresolved, r.label(t), describeValue(node))
 		}
-		resolved, _ = r.resolveSchema(node, scope{file: t.file, doc: d}, t.pointer).(map[string]any)
+		sc := scope{file: t.file, doc: d}
+		resolved, _ = r.resolveSchema(node, sc, t.pointer).(map[string]any)
+		r.normalize(resolved, sc, t.pointer)
 	}
-	// The template itself may change between Compile calls; everything
-	// else is read once per Compiler.
-	if r.cuts == cutsBefore && t.file != r.template {
-		r.c.defs[key] = resolved
+	// Resolved and normalised targets are cached, with the warnings they
+	// raised (replayed on every use), for the life of the Compiler. Not
+	// cached: targets that failed (so every template using them fails),
+	// targets whose shape depends on where a cycle was cut, and the
+	// template itself, which may change between Compile calls.
+	if r.cuts == cutsBefore && len(r.errs) == errsBefore && t.file != r.template {
+		r.c.defs[key] = &cachedTarget{schema: resolved, warnings: slices.Clone(r.raised[raisedBefore:])}
 	}
 	return resolved, nil
 }

@@ -2,9 +2,11 @@ package resolver
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // schemaKeys are the keys of apiextensions.k8s.io/v1 JSONSchemaProps.
@@ -54,11 +56,38 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 	if props, ok := root["properties"].(map[string]any); ok {
 		if md, ok := props["metadata"].(map[string]any); ok && !rootMetadataOK(md) {
 			r.warn(sc, joinPointer(joinPointer(ptr, "properties"), "metadata"), "the apiserver allows only type: object (and name/generateName constraints) for the root metadata; the rest was dropped")
+			props = maps.Clone(props)
 			props["metadata"] = map[string]any{"type": "object"}
+			root["properties"] = props
 		}
 	}
-	Walk(VisitorFunc(func(s map[string]any, p string) { r.structuralNode(s, sc, p) }), root, ptr)
+	r.normalize(root, sc, ptr)
 }
+
+// normalize runs the structural pass over s, skipping subtrees that are
+// already done. s itself must be a map this compile owns; the pass copies
+// any shared node before changing it.
+func (r *run) normalize(s map[string]any, sc scope, ptr string) {
+	Walk(normalizer{r, sc}, s, RootPath(ptr))
+}
+
+type normalizer struct {
+	r  *run
+	sc scope
+}
+
+func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
+	id := mapID(s)
+	if _, done := n.r.c.normalized[id]; done {
+		return nil
+	}
+	n.r.structuralNode(s, n.sc, p)
+	n.r.c.normalized[id] = struct{}{}
+	return n
+}
+
+// mapID is the identity of a map, for the normalized set.
+func mapID(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
 
 func rootMetadataOK(md map[string]any) bool {
 	for k, v := range md {
@@ -82,23 +111,23 @@ func rootMetadataOK(md map[string]any) bool {
 	return true
 }
 
-func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
-	r.flattenAllOf(s, sc, ptr)
+func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
+	r.flattenAllOf(s, sc, p)
 	delete(s, "$ref")
 	// Unknown and forbidden keys.
-	for _, k := range sortedKeys(s) {
+	for k := range s {
 		switch {
 		case k == bundleDefault:
 		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
 		case strings.HasPrefix(k, "x-"):
 			delete(s, k)
-			r.warn(sc, joinPointer(ptr, k), "dropped "+k+": CRD schemas allow only the x-kubernetes extensions the apiserver knows")
+			r.warn(sc, p.join(k), "dropped "+k+": CRD schemas allow only the x-kubernetes extensions the apiserver knows")
 		case !schemaKeys[k]:
 			delete(s, k)
-			r.warn(sc, joinPointer(ptr, k), "dropped "+k+": not a CRD schema keyword")
+			r.warn(sc, p.join(k), "dropped "+k+": not a CRD schema keyword")
 		case forbiddenKeys[k] != "":
 			if k != "definitions" {
-				r.warn(sc, joinPointer(ptr, k), "dropped "+k+": "+forbiddenKeys[k])
+				r.warn(sc, p.join(k), "dropped "+k+": "+forbiddenKeys[k])
 			}
 			delete(s, k)
 		}
@@ -127,7 +156,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
 				s[k] = v
 			}
 		default:
-			r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
+			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
 			delete(s, "type")
 		}
 	}
@@ -143,7 +172,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
 			s["anyOf"] = intOrString()["anyOf"]
 		}
 	}
-	r.junctors(s, sc, ptr)
+	r.junctors(s, sc, p)
 	// Type inference.
 	_, hasProps := s["properties"]
 	_, hasAddl := s["additionalProperties"]
@@ -157,17 +186,17 @@ func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
 		case s["x-kubernetes-preserve-unknown-fields"] == true:
 		default:
 			s["x-kubernetes-preserve-unknown-fields"] = true
-			r.warn(sc, ptr, "no type: any value is kept (x-kubernetes-preserve-unknown-fields: true); give it a type to have it validated")
+			r.warn(sc, p.String(), "no type: any value is kept (x-kubernetes-preserve-unknown-fields: true); give it a type to have it validated")
 		}
 	}
 	switch t := s["type"].(type) {
 	case nil:
 	case string:
 		if !scalarTypes[t] && t != "object" && t != "array" {
-			r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: unknown type %q; want object, array, string, integer, number or boolean", ErrNotStructural, t))
+			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: unknown type %q; want object, array, string, integer, number or boolean", ErrNotStructural, t))
 		}
 	default:
-		r.errAt(site{sc: sc, ptr: joinPointer(ptr, "type")}, fmt.Errorf("%w: type must be a string", ErrNotStructural))
+		r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: type must be a string", ErrNotStructural))
 	}
 	// additionalProperties.
 	switch a := s["additionalProperties"].(type) {
@@ -176,22 +205,22 @@ func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
 		if a && s["x-kubernetes-preserve-unknown-fields"] != true {
 			s["x-kubernetes-preserve-unknown-fields"] = true
 		} else if !a {
-			r.warn(sc, joinPointer(ptr, "additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
+			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
 		}
 	case map[string]any:
 		if hasProps {
 			delete(s, "additionalProperties")
-			r.warn(sc, joinPointer(ptr, "additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
+			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
 		}
 	}
 	if items, ok := s["items"].([]any); ok {
-		r.errAt(site{sc: sc, ptr: joinPointer(ptr, "items")}, fmt.Errorf("%w: items must be one schema; CRDs do not support tuples (a list of %d schemas)", ErrNotStructural, len(items)))
+		r.errAt(site{sc: sc, ptr: p.join("items")}, fmt.Errorf("%w: items must be one schema; CRDs do not support tuples (a list of %d schemas)", ErrNotStructural, len(items)))
 		delete(s, "items")
 	}
 	if s["type"] == "array" {
 		if _, ok := s["items"]; !ok {
 			s["items"] = map[string]any{"x-kubernetes-preserve-unknown-fields": true}
-			r.warn(sc, ptr, "array without items: items may hold any value")
+			r.warn(sc, p.String(), "array without items: items may hold any value")
 		}
 	}
 	if u, ok := s["uniqueItems"]; ok {
@@ -199,15 +228,16 @@ func (r *run) structuralNode(s map[string]any, sc scope, ptr string) {
 		if u == true {
 			if it, _ := s["items"].(map[string]any); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
 				s["x-kubernetes-list-type"] = "set"
-				r.warn(sc, joinPointer(ptr, "uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
+				r.warn(sc, p.join("uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
 			} else {
-				r.warn(sc, joinPointer(ptr, "uniqueItems"), "dropped uniqueItems: true (CRDs forbid it; use x-kubernetes-list-type: set)")
+				r.warn(sc, p.join("uniqueItems"), "dropped uniqueItems: true (CRDs forbid it; use x-kubernetes-list-type: set)")
 			}
 		}
 	}
-	r.format(s, sc, ptr)
-	r.listMap(s, sc, ptr)
-	delete(s, bundleDefault)
+	r.format(s, sc, p)
+	r.listMap(s, sc, p)
+	// bundleDefault stays: a list-map node elsewhere may still need it. The
+	// emitter and Document.Object leave it out.
 }
 
 func asString(v any) string {
@@ -217,7 +247,7 @@ func asString(v any) string {
 
 // format drops formats the apiserver does not recognise for the node's
 // type, as it would (with a warning) at apply time.
-func (r *run) format(s map[string]any, sc scope, ptr string) {
+func (r *run) format(s map[string]any, sc scope, p *Path) {
 	f, ok := s["format"].(string)
 	if !ok {
 		if _, has := s["format"]; has {
@@ -241,7 +271,7 @@ func (r *run) format(s map[string]any, sc scope, ptr string) {
 
 // junctors checks allOf/anyOf/oneOf/not: in a structural schema they hold
 // only value validations.
-func (r *run) junctors(s map[string]any, sc scope, ptr string) {
+func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 	for _, k := range []string{"anyOf", "oneOf", "allOf", "not"} {
 		var list []any
 		switch v := s[k].(type) {
@@ -257,11 +287,19 @@ func (r *run) junctors(s map[string]any, sc scope, ptr string) {
 			if !ok {
 				continue
 			}
-			ip := joinPointer(joinPointer(ptr, k), itoa(i))
+			ip := p.join(k, itoa(i))
 			if k == "not" {
-				ip = joinPointer(ptr, k)
+				ip = p.join(k)
 			}
-			delete(m, "description")
+			if _, has := m["description"]; has {
+				m = maps.Clone(m)
+				delete(m, "description")
+				if k == "not" {
+					s[k] = m
+				} else {
+					list[i] = m
+				}
+			}
 			if k == "anyOf" && s["x-kubernetes-int-or-string"] == true && len(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
 				continue
 			}
@@ -277,7 +315,7 @@ func (r *run) junctors(s map[string]any, sc scope, ptr string) {
 // flattenAllOf merges allOf entries that carry structure (types,
 // properties, items...) into s. Entries or parts of entries that only
 // constrain values and conflict with s stay in allOf.
-func (r *run) flattenAllOf(s map[string]any, sc scope, ptr string) {
+func (r *run) flattenAllOf(s map[string]any, sc scope, p *Path) {
 	list, ok := s["allOf"].([]any)
 	if !ok {
 		return
@@ -288,7 +326,7 @@ func (r *run) flattenAllOf(s map[string]any, sc scope, ptr string) {
 		if !ok {
 			continue
 		}
-		if rest := r.mergeSchema(s, m, sc, joinPointer(joinPointer(ptr, "allOf"), itoa(i))); len(rest) > 0 {
+		if rest := r.mergeSchema(s, m, sc, p.Child("allOf").Child(itoa(i))); len(rest) > 0 {
 			keep = append(keep, rest)
 		}
 	}
@@ -302,7 +340,7 @@ func (r *run) flattenAllOf(s map[string]any, sc scope, ptr string) {
 // mergeSchema merges src into dst (both hold the same value). It returns
 // the parts of src that could not be merged because dst constrains them
 // differently; they must stay a separate conjunct.
-func (r *run) mergeSchema(dst, src map[string]any, sc scope, ptr string) map[string]any {
+func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string]any {
 	rest := map[string]any{}
 	for _, k := range sortedKeys(src) {
 		v := src[k]
@@ -316,10 +354,15 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, ptr string) map[str
 			if dp == nil || sp == nil {
 				continue
 			}
+			dp = maps.Clone(dp) // may be shared
+			dst[k] = dp
 			for name, ps := range sp {
 				if dps, ok := dp[name].(map[string]any); ok {
 					if pm, ok := ps.(map[string]any); ok {
-						if more := r.mergeSchema(dps, pm, sc, joinPointer(joinPointer(ptr, k), name)); len(more) > 0 {
+						dps = maps.Clone(dps)
+						dp[name] = dps
+						delete(r.c.normalized, mapID(dps))
+						if more := r.mergeSchema(dps, pm, sc, p.Child(k).Child(name)); len(more) > 0 {
 							dps["allOf"] = append(listOf(dps["allOf"]), more)
 						}
 					}
@@ -339,11 +382,13 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, ptr string) map[str
 		case k == "description" || k == "title" || k == "example" || k == "externalDocs":
 			// The enclosing schema's text wins.
 		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
-			r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: allOf entry sets %s to %v, but the enclosing schema says %v", ErrNotStructural, k, v, have))
+			r.errAt(site{sc: sc, ptr: p.join(k)}, fmt.Errorf("%w: allOf entry sets %s to %v, but the enclosing schema says %v", ErrNotStructural, k, v, have))
 		case k == "items" || k == "additionalProperties":
 			if dm, ok := have.(map[string]any); ok {
 				if sm, ok := v.(map[string]any); ok {
-					if more := r.mergeSchema(dm, sm, sc, joinPointer(ptr, k)); len(more) > 0 {
+					dm = maps.Clone(dm)
+					dst[k] = dm
+					if more := r.mergeSchema(dm, sm, sc, p.Child(k)); len(more) > 0 {
 						dm["allOf"] = append(listOf(dm["allOf"]), more)
 					}
 				}
@@ -364,7 +409,7 @@ func listOf(v any) []any {
 // must be required or defaulted. A key Kubernetes itself defaults gets
 // that default; with no default to take, the list becomes atomic, with a
 // warning, rather than have one invented.
-func (r *run) listMap(s map[string]any, sc scope, ptr string) {
+func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	if s["x-kubernetes-list-type"] != "map" {
 		return
 	}
@@ -378,16 +423,25 @@ func (r *run) listMap(s map[string]any, sc scope, ptr string) {
 	var missing []string
 	for _, k := range keys {
 		name, _ := k.(string)
-		p, _ := props[name].(map[string]any)
-		if p == nil || slices.Contains(required, k) {
+		prop, _ := props[name].(map[string]any)
+		if prop == nil || slices.Contains(required, k) {
 			continue
 		}
-		if _, ok := p["default"]; ok {
+		if _, ok := prop["default"]; ok {
 			continue
 		}
-		if d, ok := p[bundleDefault]; ok {
-			p["default"] = d
-			delete(p, "nullable")
+		if d, ok := prop[bundleDefault]; ok {
+			// items may be shared with other uses of its definition, where
+			// the key is no list-map key: change a copy.
+			prop = maps.Clone(prop)
+			prop["default"] = d
+			delete(prop, "nullable")
+			delete(prop, bundleDefault)
+			props = maps.Clone(props)
+			props[name] = prop
+			items = maps.Clone(items)
+			items["properties"] = props
+			s["items"] = items
 			continue
 		}
 		missing = append(missing, name)
@@ -395,7 +449,7 @@ func (r *run) listMap(s map[string]any, sc scope, ptr string) {
 	if len(missing) > 0 {
 		delete(s, "x-kubernetes-list-type")
 		delete(s, "x-kubernetes-list-map-keys")
-		r.warn(sc, ptr, fmt.Sprintf("list-map key %s is neither required nor defaulted by Kubernetes; the list is atomic in this CRD (server-side apply replaces it whole)", strings.Join(missing, ", ")))
+		r.warn(sc, p.String(), fmt.Sprintf("list-map key %s is neither required nor defaulted by Kubernetes; the list is atomic in this CRD (server-side apply replaces it whole)", strings.Join(missing, ", ")))
 	}
 }
 

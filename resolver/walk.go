@@ -17,57 +17,91 @@ var (
 	schemaMaps = map[string]bool{"properties": true, "patternProperties": true, "definitions": true, "dependencies": true}
 )
 
+// Path is the JSON pointer of a schema node, built as a chain so that a
+// walk over thousands of nodes pays for the string only where a message
+// needs it.
+type Path struct {
+	parent *Path
+	base   string // root only: the pointer the walk started at
+	tok    string
+}
+
+// RootPath starts a Path at the JSON pointer ptr.
+func RootPath(ptr string) *Path { return &Path{base: ptr} }
+
+// Child returns the path of a child node.
+func (p *Path) Child(tok string) *Path { return &Path{parent: p, tok: tok} }
+
+// String renders the JSON pointer.
+func (p *Path) String() string {
+	if p.parent == nil {
+		return p.base
+	}
+	return joinPointer(p.parent.String(), p.tok)
+}
+
+// join renders the pointer of a descendant given by tokens.
+func (p *Path) join(toks ...string) string {
+	s := p.String()
+	for _, t := range toks {
+		s = joinPointer(s, t)
+	}
+	return s
+}
+
 // Visitor is called for every schema node of a tree by Walk. Visit returns
 // the visitor for the node's children, or nil to skip them. Nodes are
-// visited parent first; ptr is the node's JSON pointer.
+// visited parent first.
 type Visitor interface {
-	Visit(schema map[string]any, ptr string) Visitor
+	Visit(schema map[string]any, path *Path) Visitor
 }
 
 // VisitorFunc adapts a function to Visitor; it walks every node.
-type VisitorFunc func(schema map[string]any, ptr string)
+type VisitorFunc func(schema map[string]any, path *Path)
 
 // Visit calls f and keeps walking.
-func (f VisitorFunc) Visit(s map[string]any, ptr string) Visitor {
-	f(s, ptr)
+func (f VisitorFunc) Visit(s map[string]any, p *Path) Visitor {
+	f(s, p)
 	return f
 }
 
-// Walk visits schema and every schema below it, in sorted key order, so
-// every pass is deterministic. Visitors may edit the node they are given
-// (children are read after Visit returns).
-func Walk(v Visitor, schema map[string]any, ptr string) {
-	if v = v.Visit(schema, ptr); v == nil {
+// Walk visits schema and every schema below it. Visitors may edit the node
+// they are given: its children are read after Visit returns. The order of
+// siblings is unspecified; passes must not depend on it (diagnostics are
+// sorted by position at the end of a compile).
+func Walk(v Visitor, schema map[string]any, p *Path) {
+	if v = v.Visit(schema, p); v == nil {
 		return
 	}
-	for _, k := range sortedKeys(schema) {
-		child := schema[k]
-		cptr := joinPointer(ptr, k)
+	for k, child := range schema {
 		switch {
 		case schemaValued[k]:
 			switch c := child.(type) {
 			case map[string]any:
-				Walk(v, c, cptr)
+				Walk(v, c, p.Child(k))
 			case []any:
+				cp := p.Child(k)
 				for i, item := range c {
 					if m, ok := item.(map[string]any); ok {
-						Walk(v, m, joinPointer(cptr, itoa(i)))
+						Walk(v, m, cp.Child(itoa(i)))
 					}
 				}
 			}
 		case schemaLists[k]:
 			if list, ok := child.([]any); ok {
+				cp := p.Child(k)
 				for i, item := range list {
 					if m, ok := item.(map[string]any); ok {
-						Walk(v, m, joinPointer(cptr, itoa(i)))
+						Walk(v, m, cp.Child(itoa(i)))
 					}
 				}
 			}
 		case schemaMaps[k]:
 			if m, ok := child.(map[string]any); ok {
-				for _, name := range sortedKeys(m) {
-					if s, ok := m[name].(map[string]any); ok {
-						Walk(v, s, joinPointer(cptr, name))
+				cp := p.Child(k)
+				for name, s := range m {
+					if sm, ok := s.(map[string]any); ok {
+						Walk(v, sm, cp.Child(name))
 					}
 				}
 			}
