@@ -103,12 +103,12 @@ func New(opts Options) (*Compiler, error) {
 		return nil, err
 	}
 	c := &Compiler{
-		opts:    opts,
-		version: version,
-		bundle:  b,
-		bundles: map[string]Definitions{version: b},
-		files:   map[string][]*document{},
-		defs:    map[string]*cachedTarget{},
+		opts:       opts,
+		version:    version,
+		bundle:     b,
+		bundles:    map[string]Definitions{version: b},
+		files:      map[string][]*document{},
+		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
 	}
 	return c, nil
