@@ -71,6 +71,9 @@ SRC and DST are files, "-" is standard input or output.`,
 	root.AddCommand(
 		newResolveCmd(),
 		newVersionsCmd(),
+		newBuildCmd(),
+		newCheckCmd(),
+		newValidateCmd(),
 	)
 	return root
 }
@@ -85,6 +88,10 @@ func Execute() int {
 func report(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var q quietExit
+	if errors.As(err, &q) { // already reported
+		return int(q)
 	}
 	code := exitBadInput
 	var ee *exitError

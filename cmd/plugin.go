@@ -1,0 +1,95 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"github.com/spf13/cobra"
+)
+
+// Companion binaries. Commands that need heavy dependencies (the apiserver's
+// validation, controller-runtime) live in separate binaries named
+// k8s-crd-resolver-<name>, git- and kubectl-plugin style, so the main binary
+// starts fast for the per-file calls of pre-commit and scripts.
+
+// modulePath is where `go install` finds the companions.
+const modulePath = "github.com/k8s-crd-resolver/k8s-crd-resolver"
+
+// errPluginMissing: a companion binary is not installed.
+var errPluginMissing = errors.New("companion binary not found")
+
+// quietExit ends the process with this code and prints nothing more: the
+// command (or the companion it ran) has already said what went wrong.
+type quietExit int
+
+func (q quietExit) Error() string { return fmt.Sprintf("exit status %d", int(q)) }
+
+// pluginName is the file name of the companion for command name.
+func pluginName(name string) string {
+	n := "k8s-crd-resolver-" + name
+	if runtime.GOOS == "windows" {
+		n += ".exe"
+	}
+	return n
+}
+
+// findPlugin returns the path of the companion for command name: the one
+// next to the running executable (or next to what it links to) first, so
+// a bin/ directory stays consistent, then the first on PATH.
+func findPlugin(name string) (string, error) {
+	file := pluginName(name)
+	if exe, err := os.Executable(); err == nil {
+		dirs := []string{filepath.Dir(exe)}
+		if real, err := filepath.EvalSymlinks(exe); err == nil && filepath.Dir(real) != dirs[0] {
+			dirs = append(dirs, filepath.Dir(real))
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, file)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(file); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; install it with\n  go install %s/cmd/k8s-crd-resolver-%s@latest\n(or `make install` in a checkout)", errPluginMissing, file, modulePath, name)
+}
+
+// newPluginCmd returns a command that runs the companion binary
+// k8s-crd-resolver-<name> with the same arguments and standard streams and
+// exits with its exit code. The companion parses every flag itself, --help
+// included. When it is missing the command fails with exit code 2 and an
+// install hint.
+func newPluginCmd(name, short, long string) *cobra.Command {
+	return &cobra.Command{
+		Use:                name + " [ARGS]...",
+		Short:              short,
+		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. Install it with\n  go install " + modulePath + "/cmd/k8s-crd-resolver-" + name + "@latest",
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			path, err := findPlugin(name)
+			if err != nil {
+				return err
+			}
+			p := exec.CommandContext(c.Context(), path, args...)
+			p.Stdin, p.Stdout, p.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
+			err = p.Run()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				if code := ee.ExitCode(); code > 0 {
+					return quietExit(code)
+				}
+				return fmt.Errorf("%s: %w", path, err) // killed by a signal
+			}
+			if err != nil {
+				return fmt.Errorf("running %s: %w", path, err)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,100 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+)
+
+// projectFlags are the flags build and check share. They bind to
+// project.Options and nothing else.
+type projectFlags struct {
+	opts       project.Options
+	noValidate bool
+}
+
+func (f *projectFlags) register(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringVar(&f.opts.ConfigFile, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
+	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
+	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %s", project.FormatSize(project.MaxSize)))
+	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
+}
+
+// compiled is a project compiled and validated: what build and check
+// compare with the disk.
+type compiled struct {
+	proj *project.Project
+	outs []*project.Output
+	// all is false when file arguments selected a subset of the templates.
+	all bool
+}
+
+// compileProject opens the project of the working directory, compiles
+// every template, keeps those that the named files affect (all without
+// names), and validates them with the companion. Compile errors exit 2,
+// validation problems exit 1; both are printed to errOut.
+func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compiled, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	proj, err := project.Open(wd, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	var validator project.Validator
+	if !f.noValidate {
+		path, err := findPlugin("validate")
+		if err != nil {
+			return nil, fmt.Errorf("%w\nor skip the apiserver validation with --no-validate", err)
+		}
+		validator = pluginValidator{path: path}
+	}
+	outs, err := proj.Compile(nil)
+	if err != nil {
+		printErrors(c.ErrOrStderr(), err)
+		return nil, quietExit(exitBadInput)
+	}
+	res := &compiled{proj: proj, outs: outs, all: len(files) == 0}
+	if len(files) > 0 {
+		res.outs = proj.Affected(outs, wd, files)
+	}
+	if validator != nil {
+		results, err := project.Validate(c.Context(), validator, res.outs)
+		if err != nil {
+			return nil, err
+		}
+		bad := false
+		for _, r := range results {
+			for _, p := range r.Problems {
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
+				bad = true
+			}
+			for i, o := range res.outs {
+				if o.Template.Name == r.Name {
+					for _, w := range r.Warnings {
+						res.outs[i].Warnings = append(res.outs[i].Warnings, w.String())
+					}
+				}
+			}
+		}
+		if bad {
+			return nil, quietExit(exitProblems)
+		}
+	}
+	return res, nil
+}
+
+// printErrors prints one "error: " line per line of err (a joined list of
+// resolver error lists).
+func printErrors(w io.Writer, err error) {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "error: %s\n", line)
+	}
+}

@@ -1,0 +1,184 @@
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// ConfigFileName is the project configuration file Open looks for.
+const ConfigFileName = ".crd-resolver.yaml"
+
+// Default template glob and output directory of a project without a
+// configuration file (or a configuration without sets).
+const (
+	DefaultTemplates = "templates/*.yaml"
+	DefaultOutput    = "dist"
+)
+
+// ErrConfig marks a configuration file that cannot be used.
+var ErrConfig = errors.New("bad configuration")
+
+// Policy is how templates compile. Unset fields inherit: a set's Policy
+// falls back to the file's, which falls back to the resolver's defaults.
+type Policy struct {
+	// KubernetesVersion is the Kubernetes release bare $refs resolve
+	// against ("1.30"). Default: the newest embedded.
+	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" json:"kubernetesVersion,omitempty"`
+	// RemoveDescriptions drops the descriptions Kubernetes definitions
+	// bring in.
+	RemoveDescriptions *bool `yaml:"removeDescriptions,omitempty" json:"removeDescriptions,omitempty"`
+	// MaxDescriptionLength truncates Kubernetes descriptions (0: no limit).
+	MaxDescriptionLength *int `yaml:"maxDescriptionLength,omitempty" json:"maxDescriptionLength,omitempty"`
+	// Recursion is "error" or "preserve" (resolver.RecursionError,
+	// resolver.RecursionPreserve).
+	Recursion string `yaml:"recursion,omitempty" json:"recursion,omitempty"`
+	// AllowOutsideRoot lets file $refs leave the project directory.
+	AllowOutsideRoot *bool `yaml:"allowOutsideRoot,omitempty" json:"allowOutsideRoot,omitempty"`
+}
+
+// over returns p with the fields set in o replacing its own.
+func (p Policy) over(o Policy) Policy {
+	if o.KubernetesVersion != "" {
+		p.KubernetesVersion = o.KubernetesVersion
+	}
+	if o.RemoveDescriptions != nil {
+		p.RemoveDescriptions = o.RemoveDescriptions
+	}
+	if o.MaxDescriptionLength != nil {
+		p.MaxDescriptionLength = o.MaxDescriptionLength
+	}
+	if o.Recursion != "" {
+		p.Recursion = o.Recursion
+	}
+	if o.AllowOutsideRoot != nil {
+		p.AllowOutsideRoot = o.AllowOutsideRoot
+	}
+	return p
+}
+
+// options turns the policy into resolver options; python://pkg refs
+// resolve under dir.
+func (p Policy) options(dir string) resolver.Options {
+	o := resolver.Options{
+		KubeVersion: p.KubernetesVersion,
+		Recursion:   p.Recursion,
+		WorkDir:     dir,
+	}
+	if p.RemoveDescriptions != nil {
+		o.RemoveDescriptions = *p.RemoveDescriptions
+	}
+	if p.MaxDescriptionLength != nil {
+		o.MaxDescriptionLength = *p.MaxDescriptionLength
+	}
+	if p.AllowOutsideRoot != nil {
+		o.AllowOutsideRoot = *p.AllowOutsideRoot
+	}
+	return o
+}
+
+// Set is a group of templates compiled the same way into the same output
+// directories.
+type Set struct {
+	Policy `yaml:",inline"`
+	// Templates are globs of template files ("templates/*.yaml",
+	// "crds/**/*.yaml"). Matched files holding no CRD are skipped.
+	Templates []string `yaml:"templates"`
+	// Exclude are globs of files never treated as templates.
+	Exclude []string `yaml:"exclude,omitempty"`
+	// Outputs are the directories every compiled template is written to,
+	// under the template's base name. Several directories receive
+	// identical bytes (e.g. dist/ and a Helm chart's crds/).
+	Outputs []string `yaml:"outputs"`
+	// Patches maps a template path to its RFC 6902 patch file, overriding
+	// the NAME.patch.yaml beside the template.
+	Patches map[string]string `yaml:"patches,omitempty"`
+}
+
+// Config is the content of a .crd-resolver.yaml file.
+type Config struct {
+	// Policy applies to every set that does not override it.
+	Policy `yaml:",inline"`
+	// Sets are the template sets. Empty means one set: DefaultTemplates
+	// into DefaultOutput.
+	Sets []Set `yaml:"sets,omitempty"`
+}
+
+// DefaultConfig is the configuration of a project without a file.
+func DefaultConfig() *Config {
+	return &Config{Sets: []Set{{Templates: []string{DefaultTemplates}, Outputs: []string{DefaultOutput}}}}
+}
+
+// ParseConfig reads a configuration strictly: unknown keys, a second
+// document and empty template or output lists are errors. name is used in
+// messages only.
+func ParseConfig(name string, src []byte) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: holds more than one YAML document", ErrConfig, name)
+	}
+	if len(c.Sets) == 0 {
+		c.Sets = DefaultConfig().Sets
+	}
+	for i, s := range c.Sets {
+		if len(s.Templates) == 0 {
+			return nil, fmt.Errorf("%w: %s: sets[%d] has no templates", ErrConfig, name, i)
+		}
+		if len(s.Outputs) == 0 {
+			return nil, fmt.Errorf("%w: %s: sets[%d] has no outputs", ErrConfig, name, i)
+		}
+	}
+	return &c, nil
+}
+
+// FindConfig returns the first ConfigFileName in dir or an ancestor, or ""
+// when there is none.
+func FindConfig(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, ConfigFileName)
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && !fi.IsDir():
+			return p, nil
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return "", err
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// gitTop returns the nearest ancestor of dir (itself included) holding
+// .git, or "".
+func gitTop(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,332 @@
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Options adjust how a project is opened. The zero value is the default.
+type Options struct {
+	// ConfigFile is the configuration to use instead of searching for
+	// ConfigFileName. Its directory is the project directory.
+	ConfigFile string
+	// Policy overrides every set's policy (command-line flags).
+	Policy Policy
+	// AllowLarge lifts the size limit (MaxSize) on compiled CRDs.
+	AllowLarge bool
+}
+
+// Project is a directory of templates and where they compile to.
+type Project struct {
+	// Dir is the project directory: paths in the configuration, and the
+	// names Project reports, are relative to it.
+	Dir string
+	// ConfigFile is the configuration used, "" for the default.
+	ConfigFile string
+	// Config is the configuration in effect.
+	Config *Config
+	// Templates are the discovered templates, in set order, each set
+	// sorted by path.
+	Templates []*Template
+	// Sources are matched files that hold no CRD (shared definitions):
+	// never compiled on their own, never outputs.
+	Sources []string
+
+	opts Options
+}
+
+// Template is one CRD template and where it compiles to.
+type Template struct {
+	// Path is the template's absolute path.
+	Path string
+	// Name is Path relative to the project directory, slash-separated.
+	Name string
+	// Patch is the absolute path of the RFC 6902 patch applied after
+	// compiling, or "".
+	Patch string
+	// Outputs are the absolute paths the compiled CRD is written to.
+	Outputs []string
+	// Policy is how the template compiles.
+	Policy Policy
+}
+
+// Open finds the configuration (walking up from workDir unless
+// opts.ConfigFile names one), and discovers the templates.
+func Open(workDir string, opts Options) (*Project, error) {
+	workDir, err := filepath.Abs(workDir)
+	if err != nil {
+		return nil, err
+	}
+	file := opts.ConfigFile
+	if file == "" {
+		if file, err = FindConfig(workDir); err != nil {
+			return nil, err
+		}
+	} else if file, err = filepath.Abs(file); err != nil {
+		return nil, err
+	}
+	p := &Project{opts: opts, ConfigFile: file}
+	if file == "" {
+		p.Config = DefaultConfig()
+		if p.Dir = gitTop(workDir); p.Dir == "" {
+			p.Dir = workDir
+		}
+	} else {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		if p.Config, err = ParseConfig(file, src); err != nil {
+			return nil, err
+		}
+		p.Dir = filepath.Dir(file)
+	}
+	if err := p.discover(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Rel returns path relative to the project directory, slash-separated, or
+// path itself when it lies outside.
+func (p *Project) Rel(abs string) string {
+	rel, err := filepath.Rel(p.Dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (p *Project) abs(name string) string {
+	name = filepath.FromSlash(name)
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name)
+	}
+	return filepath.Join(p.Dir, name)
+}
+
+func (p *Project) discover() error {
+	outputs := map[string]string{} // output path -> template name
+	sources := map[string]bool{}
+	for i, set := range p.Config.Sets {
+		policy := p.Config.Policy.over(set.Policy).over(p.opts.Policy)
+		excluded := map[string]bool{}
+		for _, g := range set.Exclude {
+			m, err := glob(p.Dir, g)
+			if err != nil {
+				return fmt.Errorf("%w: sets[%d].exclude %q: %w", ErrConfig, i, g, err)
+			}
+			for _, f := range m {
+				excluded[f] = true
+			}
+		}
+		var files []string
+		for _, g := range set.Templates {
+			m, err := glob(p.Dir, g)
+			if err != nil {
+				return fmt.Errorf("%w: sets[%d].templates %q: %w", ErrConfig, i, g, err)
+			}
+			files = append(files, m...)
+		}
+		slices.Sort(files)
+		files = slices.Compact(files)
+		patches := map[string]string{}
+		for t, patch := range set.Patches {
+			patches[p.abs(t)] = p.abs(patch)
+		}
+		for _, f := range files {
+			if excluded[f] || IsPatchFile(f) || filepath.Base(f) == ConfigFileName {
+				continue
+			}
+			if !holdsCRD(f) {
+				sources[f] = true
+				continue
+			}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f]}
+			delete(patches, f)
+			if t.Patch == "" {
+				patch, err := siblingPatch(f)
+				if err != nil {
+					return err
+				}
+				t.Patch = patch
+			}
+			for _, dir := range set.Outputs {
+				out := filepath.Join(p.abs(dir), outputName(f))
+				if other, dup := outputs[out]; dup {
+					return fmt.Errorf("%w: %s and %s both compile to %s", ErrConfig, other, t.Name, p.Rel(out))
+				}
+				if out == f {
+					return fmt.Errorf("%w: template %s would overwrite itself: output directory %q is its own directory", ErrConfig, t.Name, dir)
+				}
+				outputs[out] = t.Name
+				t.Outputs = append(t.Outputs, out)
+			}
+			p.Templates = append(p.Templates, t)
+		}
+		for t := range patches {
+			return fmt.Errorf("%w: sets[%d].patches names %s, which is not a template of the set", ErrConfig, i, p.Rel(t))
+		}
+	}
+	for f := range sources {
+		p.Sources = append(p.Sources, f)
+	}
+	slices.Sort(p.Sources)
+	return nil
+}
+
+// outputName is the file name a template compiles to: its own base name,
+// with a YAML extension (a .json template still compiles to YAML).
+func outputName(template string) string {
+	base := filepath.Base(template)
+	ext := filepath.Ext(base)
+	if ext == ".yml" {
+		return base
+	}
+	return strings.TrimSuffix(base, ext) + ".yaml"
+}
+
+// patchSuffixes are the names of patch files: NAME.patch.yaml etc.
+var patchSuffixes = []string{".patch.yaml", ".patch.yml", ".patch.json"}
+
+// IsPatchFile reports whether name is a patch file (NAME.patch.yaml, .yml
+// or .json), which is never a template.
+func IsPatchFile(name string) bool {
+	for _, s := range patchSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblingPatch returns the NAME.patch.* file beside template, or "".
+func siblingPatch(template string) (string, error) {
+	stem := strings.TrimSuffix(template, filepath.Ext(template))
+	var found []string
+	for _, s := range patchSuffixes {
+		if fi, err := os.Stat(stem + s); err == nil && !fi.IsDir() {
+			found = append(found, stem+s)
+		}
+	}
+	if len(found) > 1 {
+		return "", fmt.Errorf("%w: %s has several patches: %s", ErrConfig, template, strings.Join(found, ", "))
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", nil
+}
+
+// holdsCRD reports whether one of the documents in file has kind
+// CustomResourceDefinition. A file that cannot be read or parsed counts as
+// a template, so compiling it reports the problem with its position.
+func holdsCRD(file string) bool {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var head struct {
+			Kind string `yaml:"kind"`
+		}
+		err := dec.Decode(&head)
+		if errors.Is(err, io.EOF) {
+			return false
+		}
+		if err != nil {
+			var te *yaml.TypeError
+			if errors.As(err, &te) {
+				continue // a document that is not a mapping (or kind not a string)
+			}
+			return true
+		}
+		if head.Kind == "CustomResourceDefinition" {
+			return true
+		}
+	}
+}
+
+// glob expands a slash-separated pattern relative to dir. "**" as a whole
+// path element matches zero or more directories. Results are absolute,
+// files only, sorted. Hidden directories are not entered by "**".
+func glob(dir, pattern string) ([]string, error) {
+	if pattern == "" {
+		return nil, errors.New("empty pattern")
+	}
+	pattern = filepath.ToSlash(pattern)
+	if path.IsAbs(pattern) {
+		return nil, errors.New("patterns are relative to the project directory")
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(pattern, "**") {
+		m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+		if err != nil {
+			return nil, err
+		}
+		return regularFiles(m), nil
+	}
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if matchDoubleStar(strings.Split(pattern, "/"), strings.Split(filepath.ToSlash(rel), "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return regularFiles(out), err
+}
+
+func matchDoubleStar(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchDoubleStar(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+func regularFiles(paths []string) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

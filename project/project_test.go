@@ -1,0 +1,237 @@
+package project
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %s.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: K, plural: %s, singular: k, listKind: KList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              $ref: %s
+`
+
+func template(plural, ref string) string {
+	return strings.NewReplacer("%s.example", plural+".example", "plural: %s", "plural: "+plural, "$ref: %s", "$ref: "+ref).Replace(crd)
+}
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig("c", []byte("kubernetesVersion: \"1.30\"\nremoveDescriptions: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.KubernetesVersion != "1.30" || !*c.RemoveDescriptions || len(c.Sets) != 1 || c.Sets[0].Outputs[0] != DefaultOutput {
+		t.Errorf("got %+v", c)
+	}
+	for _, bad := range []string{
+		"kubernetesVersoin: 1.30\n",                               // typo
+		"sets:\n- templates: [a.yaml]\n",                          // no outputs
+		"sets:\n- outputs: [dist]\n",                              // no templates
+		"a: 1\n---\nb: 2\n",                                       // two documents
+		"sets:\n- templates: [a]\n  outputs: [b]\n  patches: 3\n", // wrong type
+	} {
+		if _, err := ParseConfig("c", []byte(bad)); !errors.Is(err, ErrConfig) {
+			t.Errorf("%q: got %v, want ErrConfig", bad, err)
+		}
+	}
+}
+
+func TestGlob(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.yaml", "x/b.yaml", "x/y/c.yaml", "x/y/c.json", ".hidden/d.yaml"} {
+		write(t, dir, f, "")
+	}
+	for pattern, want := range map[string][]string{
+		"*.yaml":      {"a.yaml"},
+		"**/*.yaml":   {"a.yaml", "x/b.yaml", "x/y/c.yaml"},
+		"x/**/c.*":    {"x/y/c.json", "x/y/c.yaml"},
+		"x/**":        {"x/b.yaml", "x/y/c.json", "x/y/c.yaml"},
+		"nothing/*.y": nil,
+	} {
+		got, err := glob(dir, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rel []string
+		for _, g := range got {
+			r, _ := filepath.Rel(dir, g)
+			rel = append(rel, filepath.ToSlash(r))
+		}
+		if !slices.Equal(rel, want) {
+			t.Errorf("%s: got %v, want %v", pattern, rel, want)
+		}
+	}
+	if _, err := glob(dir, "/abs/*.yaml"); err == nil {
+		t.Error("absolute pattern accepted")
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	write(t, dir, "templates/a.yaml", template("as", "defs.yaml#/definitions/Spec"))
+	write(t, dir, "templates/a.patch.yaml", "[]\n")
+	write(t, dir, "templates/b.json", `{"kind": "CustomResourceDefinition"}`)
+	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object}\n")
+	write(t, dir, "templates/notes.yaml", "- just a list\n")
+	p, err := Open(filepath.Join(dir, "templates"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Dir != dir {
+		t.Errorf("Dir %s, want the git top %s", p.Dir, dir)
+	}
+	var names []string
+	for _, tp := range p.Templates {
+		names = append(names, tp.Name)
+	}
+	if !slices.Equal(names, []string{"templates/a.yaml"}) { // b.json is not matched by *.yaml
+		t.Errorf("templates %v", names)
+	}
+	a := p.Templates[0]
+	if a.Patch != filepath.Join(dir, "templates/a.patch.yaml") || !slices.Equal(a.Outputs, []string{filepath.Join(dir, "dist/a.yaml")}) {
+		t.Errorf("a: %+v", a)
+	}
+	if len(p.Sources) != 2 {
+		t.Errorf("sources %v, want defs.yaml and notes.yaml", p.Sources)
+	}
+
+	write(t, dir, ConfigFileName, "sets:\n- templates: ['templates/*.json', 'templates/*.yaml']\n  outputs: [dist, chart/crds]\n")
+	p, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Templates) != 2 || p.Templates[0].Outputs[1] != filepath.Join(dir, "chart/crds/a.yaml") || p.Templates[1].Outputs[0] != filepath.Join(dir, "dist/b.yaml") {
+		t.Errorf("with config: %+v %+v", p.Templates[0], p.Templates[len(p.Templates)-1])
+	}
+
+	write(t, dir, "templates/b.yaml", `{"kind": "CustomResourceDefinition"}`)
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "both compile to dist/b.yaml") {
+		t.Errorf("two templates to one output: %v", err)
+	}
+}
+
+func TestAffectedAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, properties: {a: {type: string}}}\n")
+	write(t, dir, "templates/other.yaml", "definitions:\n  Spec: {type: object}\n")
+	write(t, dir, "templates/a.yaml", template("as", "defs.yaml#/definitions/Spec"))
+	write(t, dir, "templates/b.yaml", template("bs", "other.yaml#/definitions/Spec"))
+	write(t, dir, "templates/c.yaml", template("cs", "defs.yaml#/definitions/Spec"))
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(outs []*Output) (n []string) {
+		for _, o := range outs {
+			n = append(n, o.Template.Name)
+		}
+		return n
+	}
+	for changed, want := range map[string][]string{
+		"templates/defs.yaml":  {"templates/a.yaml", "templates/c.yaml"},
+		"templates/other.yaml": {"templates/b.yaml"},
+		"dist/c.yaml":          {"templates/c.yaml"},
+		"README.md":            nil,
+	} {
+		if got := names(p.Affected(outs, dir, []string{changed})); !slices.Equal(got, want) {
+			t.Errorf("%s affects %v, want %v", changed, got, want)
+		}
+	}
+
+	write(t, dir, "dist/b.yaml", "old\n")
+	write(t, dir, "dist/gone.yaml", GeneratedHeader("templates/gone.yaml", "1.30")+"x: 1\n")
+	write(t, dir, "dist/mine.yaml", "hand-written: true\n")
+	plan, err := p.Plan(outs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fs := range plan {
+		got = append(got, fs.Name+"="+fs.State.String())
+	}
+	want := []string{"dist/a.yaml=missing", "dist/b.yaml=stale", "dist/c.yaml=missing", "dist/gone.yaml=orphan"}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan %v, want %v", got, want)
+	}
+	if d := Diff(plan[1]); !strings.Contains(d, "--- a/dist/b.yaml\n+++ b/dist/b.yaml\n") || !strings.Contains(d, "\n-old\n") || !strings.Contains(d, "\n+# Code generated") {
+		t.Errorf("diff:\n%s", d)
+	}
+	if _, err := Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist/gone.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("orphan not removed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist/mine.yaml")); err != nil {
+		t.Error("a file build did not create was removed")
+	}
+	plan, _ = p.Plan(outs, true)
+	for _, fs := range plan {
+		if fs.State != Unchanged {
+			t.Errorf("after Apply: %s is %s", fs.Name, fs.State)
+		}
+	}
+}
+
+func TestSizeGuard(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	big := strings.Repeat("x", 300<<10)
+	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+big+"}\n")
+	write(t, dir, "templates/a.yaml", template("as", "defs.yaml#/definitions/Spec"))
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(outs[0].Warnings, "\n"); !strings.Contains(w, "--server-side") {
+		t.Errorf("no size warning: %q", w)
+	}
+	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+big+big+big+big+"}\n")
+	if _, err := p.Compile(nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("1.2 MiB: got %v, want ErrTooLarge", err)
+	}
+	p.opts.AllowLarge = true
+	if _, err := p.Compile(nil); err != nil {
+		t.Errorf("with AllowLarge: %v", err)
+	}
+}
