@@ -11,8 +11,11 @@ import (
 	"strconv"
 	"testing"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // assetsEnv names the variable envtest reads the binaries' directory from.
@@ -26,6 +29,8 @@ var cfg *rest.Config
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// Errors only: the operator's and client-go's logs stay out of test output.
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	if testing.Short() {
 		os.Exit(m.Run())
 	}
@@ -50,6 +55,7 @@ func runWithControlPlane(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	op.shutdown()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: stopping control plane: %v\n", err)
 		if code == 0 {

@@ -1,0 +1,158 @@
+package reconciler
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// indexAutoscalerCluster indexes DaskAutoscalers by spec.cluster.
+const indexAutoscalerCluster = "spec.cluster"
+
+// ClusterReconciler turns a DaskCluster into a scheduler Deployment, a
+// scheduler Service and a default DaskWorkerGroup, all controlled by the
+// cluster, and reports status.phase Pending -> Created -> Running. It is the
+// only writer of the default worker group's replicas: the cluster's
+// spec.worker.replicas, clamped to the bounds of a DaskAutoscaler naming the
+// cluster.
+type ClusterReconciler struct {
+	Deps
+}
+
+// SetupWithManager registers the controller and its watches with mgr.
+func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("daskcluster").
+		For(&DaskCluster{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Owns(&DaskWorkerGroup{}).
+		Watches(&DaskAutoscaler{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			a := o.(*DaskAutoscaler)
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Cluster}}}
+		})).
+		WithOptions(opts.controller()).
+		Complete(r)
+}
+
+// Reconcile brings one DaskCluster's children to their desired state.
+func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var dc DaskCluster
+	if err := r.Client.Get(ctx, req.NamespacedName, &dc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !dc.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	orig := dc.DeepCopy()
+	if dc.Status.Phase == "" {
+		dc.Status.Phase = PhasePending
+		if err := patchStatus(ctx, &r.Deps, &dc, orig, false); err != nil {
+			return ctrl.Result{}, err
+		}
+		orig = dc.DeepCopy()
+	}
+
+	sched, _, err := ensure(ctx, &r.Deps, &dc, schedulerDeployment(&dc), copyDeployment)
+	if err != nil {
+		r.event(&dc, corev1.EventTypeWarning, "FailedCreateScheduler", "Reconcile", "scheduler deployment: %v", err)
+		return ctrl.Result{}, err
+	}
+	if _, _, err := ensure(ctx, &r.Deps, &dc, schedulerService(&dc), copyService); err != nil {
+		r.event(&dc, corev1.EventTypeWarning, "FailedCreateService", "Reconcile", "scheduler service: %v", err)
+		return ctrl.Result{}, err
+	}
+	replicas, err := r.workerReplicas(ctx, &dc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	wg, _, err := ensure(ctx, &r.Deps, &dc, defaultWorkerGroup(&dc, replicas), copyWorkerGroup)
+	if err != nil {
+		r.event(&dc, corev1.EventTypeWarning, "FailedCreateWorkerGroup", "Reconcile", "default worker group: %v", err)
+		return ctrl.Result{}, err
+	}
+
+	dc.Status.Phase = PhaseCreated
+	if sched.Status.AvailableReplicas > 0 {
+		dc.Status.Phase = PhaseRunning
+	}
+	dc.Status.Workers = wg.Status.Replicas
+	dc.Status.ReadyWorkers = wg.Status.ReadyReplicas
+	dc.Status.SchedulerAddress = SchedulerAddress(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service)
+	dc.Status.ObservedGeneration = dc.Generation
+	if orig.Status.Phase != dc.Status.Phase {
+		r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
+	}
+	return ctrl.Result{}, patchStatus(ctx, &r.Deps, &dc, orig, equality.Semantic.DeepEqual(orig.Status, dc.Status))
+}
+
+// workerReplicas is the default worker group's size: the cluster's request,
+// clamped by the first (by name) DaskAutoscaler that names the cluster.
+func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster) (int32, error) {
+	var list DaskAutoscalerList
+	if err := r.Client.List(ctx, &list, client.InNamespace(dc.Namespace), client.MatchingFields{indexAutoscalerCluster: dc.Name}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return dc.Spec.Worker.Replicas, nil
+		}
+		return 0, err
+	}
+	if len(list.Items) == 0 {
+		return dc.Spec.Worker.Replicas, nil
+	}
+	slices.SortFunc(list.Items, func(a, b DaskAutoscaler) int { return strings.Compare(a.Name, b.Name) })
+	a := list.Items[0]
+	if len(list.Items) > 1 {
+		r.event(dc, corev1.EventTypeWarning, "MultipleAutoscalers", "Scale", "%d autoscalers name this cluster; using %s", len(list.Items), a.Name)
+	}
+	return clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum), nil
+}
+
+// copyDeployment moves the operator-owned parts of desired into existing;
+// the selector is immutable and stays as created.
+func copyDeployment(existing, desired *appsv1.Deployment) {
+	existing.Spec.Replicas = desired.Spec.Replicas
+	existing.Spec.Template = desired.Spec.Template
+}
+
+// copyService moves desired's spec into existing, keeping what the
+// apiserver allocated (cluster IPs, IP families, node ports) unless the user
+// asked for specific values.
+func copyService(existing, desired *corev1.Service) {
+	spec := desired.Spec.DeepCopy()
+	if spec.ClusterIP == "" {
+		spec.ClusterIP = existing.Spec.ClusterIP
+		spec.ClusterIPs = existing.Spec.ClusterIPs
+	}
+	if len(spec.IPFamilies) == 0 {
+		spec.IPFamilies = existing.Spec.IPFamilies
+	}
+	if spec.IPFamilyPolicy == nil {
+		spec.IPFamilyPolicy = existing.Spec.IPFamilyPolicy
+	}
+	for i := range spec.Ports {
+		if spec.Ports[i].NodePort != 0 {
+			continue
+		}
+		for _, old := range existing.Spec.Ports {
+			if old.Port == spec.Ports[i].Port && cmp.Or(old.Protocol, corev1.ProtocolTCP) == cmp.Or(spec.Ports[i].Protocol, corev1.ProtocolTCP) {
+				spec.Ports[i].NodePort = old.NodePort
+			}
+		}
+	}
+	existing.Spec = *spec
+}
+
+// copyWorkerGroup moves desired's spec into existing.
+func copyWorkerGroup(existing, desired *DaskWorkerGroup) {
+	existing.Spec = desired.Spec
+}

@@ -1,0 +1,174 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"reflect"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// AnnotationSpecHash records, on every child, a hash of the content the
+// operator last wrote. A child whose hash matches is left alone, so a
+// reconcile that changes nothing makes no writes.
+const AnnotationSpecHash = "kubernetes.dask.org/spec-hash"
+
+// FieldOwner is the field manager name of every write the operator makes.
+const FieldOwner = "dask-operator"
+
+// Deps are what every reconciler needs. Client reads through the informer
+// cache; APIReader reads the apiserver directly and is used to re-read an
+// object after a write conflict (the cache may lag behind).
+type Deps struct {
+	Client    client.Client
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+}
+
+// reader returns the direct reader, falling back to the cached client.
+func (d *Deps) reader() client.Reader {
+	if d.APIReader != nil {
+		return d.APIReader
+	}
+	return d.Client
+}
+
+// event records an event when a recorder is configured.
+func (d *Deps) event(obj runtime.Object, eventType, reason, action, note string, args ...any) {
+	if d.Recorder != nil {
+		d.Recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+	}
+}
+
+// specHash hashes obj's desired content (everything the operator sets).
+func specHash(obj client.Object) (string, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", obj.GetName(), err)
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return strconv.FormatUint(h.Sum64(), 36), nil
+}
+
+// newLike returns a new zero object of obj's concrete type.
+func newLike[T client.Object](obj T) T {
+	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
+}
+
+// ensure makes the child desired exist, controlled by owner. A missing child
+// is created; an existing one whose hash differs from desired's is updated
+// by copy (which moves desired's content into the existing object, keeping
+// fields the apiserver allocated), retrying on conflicts. It reports whether
+// it wrote, and returns the object as last seen.
+func ensure[T client.Object](ctx context.Context, d *Deps, owner client.Object, desired T, copy func(existing, desired T)) (T, bool, error) {
+	hash, err := specHash(desired)
+	if err != nil {
+		return desired, false, err
+	}
+	ann := desired.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[AnnotationSpecHash] = hash
+	desired.SetAnnotations(ann)
+	if err := controllerutil.SetControllerReference(owner, desired, d.Scheme); err != nil {
+		return desired, false, err
+	}
+
+	existing := newLike(desired)
+	err = d.Client.Get(ctx, client.ObjectKeyFromObject(desired), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := d.Client.Create(ctx, desired, client.FieldOwner(FieldOwner)); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				// The cache lags our own earlier create; the watch event brings us back.
+				return desired, false, nil
+			}
+			return desired, false, fmt.Errorf("creating %T %s: %w", desired, desired.GetName(), err)
+		}
+		return desired, true, nil
+	case err != nil:
+		return desired, false, err
+	}
+	if existing.GetAnnotations()[AnnotationSpecHash] == hash && metav1.IsControlledBy(existing, owner) {
+		return existing, false, nil
+	}
+	if other := metav1.GetControllerOfNoCopy(existing); other != nil && other.UID != owner.GetUID() && !d.formerSelf(other, owner) {
+		return existing, false, fmt.Errorf("%T %s is controlled by %s %s, not by %s", existing, existing.GetName(), other.Kind, other.Name, owner.GetName())
+	}
+
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d.dropFormerSelf(existing, owner)
+		copy(existing, desired)
+		existing.SetLabels(merged(existing.GetLabels(), desired.GetLabels()))
+		existing.SetAnnotations(merged(existing.GetAnnotations(), desired.GetAnnotations()))
+		if err := controllerutil.SetControllerReference(owner, existing, d.Scheme); err != nil {
+			return err
+		}
+		err := d.Client.Update(ctx, existing, client.FieldOwner(FieldOwner))
+		if apierrors.IsConflict(err) {
+			if gerr := d.reader().Get(ctx, client.ObjectKeyFromObject(desired), existing); gerr != nil {
+				return gerr
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return existing, false, fmt.Errorf("updating %T %s: %w", desired, desired.GetName(), err)
+	}
+	return existing, true, nil
+}
+
+// patchStatus writes obj's status when it differs from orig's, with a merge
+// patch on the status subresource (no resourceVersion, so no conflicts).
+func patchStatus(ctx context.Context, d *Deps, obj, orig client.Object, same bool) error {
+	if same {
+		return nil
+	}
+	if err := d.Client.Status().Patch(ctx, obj, client.MergeFrom(orig), client.FieldOwner(FieldOwner)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patching status of %s: %w", obj.GetName(), err)
+	}
+	return nil
+}
+
+// formerSelf reports whether ref names an earlier incarnation of owner: the
+// same kind and name with another UID. Names are unique, so that object is
+// gone; its children await garbage collection, and the new owner adopts
+// them instead of failing (or racing the collector) forever.
+func (d *Deps) formerSelf(ref *metav1.OwnerReference, owner client.Object) bool {
+	gvk, err := apiutil.GVKForObject(owner, d.Scheme)
+	if err != nil {
+		return false
+	}
+	return ref.Kind == gvk.Kind && ref.Name == owner.GetName() && ref.UID != owner.GetUID() &&
+		ref.APIVersion == gvk.GroupVersion().String()
+}
+
+// dropFormerSelf removes owner references to earlier incarnations of owner.
+func (d *Deps) dropFormerSelf(obj, owner client.Object) {
+	refs := obj.GetOwnerReferences()
+	kept := refs[:0:0]
+	for _, r := range refs {
+		if !d.formerSelf(&r, owner) {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) != len(refs) {
+		obj.SetOwnerReferences(kept)
+	}
+}

@@ -1,0 +1,198 @@
+package reconciler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of the Dask custom resources.
+var GroupVersion = schema.GroupVersion{Group: "kubernetes.dask.org", Version: "v1"}
+
+// AddToScheme registers the Dask kinds (and their lists) in a scheme.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&DaskCluster{}, &DaskClusterList{},
+		&DaskWorkerGroup{}, &DaskWorkerGroupList{},
+		&DaskJob{}, &DaskJobList{},
+		&DaskAutoscaler{}, &DaskAutoscalerList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}
+
+// Phases of a DaskCluster, in the order a healthy cluster passes them.
+const (
+	PhasePending = "Pending" // accepted; children not all created yet
+	PhaseCreated = "Created" // scheduler, service and worker group exist
+	PhaseRunning = "Running" // the scheduler Deployment is available
+)
+
+// Job states of a DaskJob (status.jobStatus).
+const (
+	JobCreated     = "JobCreated"
+	ClusterCreated = "ClusterCreated"
+	JobRunning     = "Running"
+	JobSuccessful  = "Successful"
+	JobFailed      = "Failed"
+)
+
+// Metadata is the labels/annotations-only metadata a template may carry onto
+// the objects made from it (templates/definitions.yaml#/definitions/Metadata).
+type Metadata struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// WorkerSpec describes the workers of a worker group. Replicas has no
+// omitempty: 0 is a real request and must not fall back to the CRD default.
+type WorkerSpec struct {
+	Replicas int32          `json:"replicas"`
+	Metadata Metadata       `json:"metadata,omitzero"`
+	Spec     corev1.PodSpec `json:"spec"`
+}
+
+// SchedulerSpec describes the scheduler Deployment and its Service.
+type SchedulerSpec struct {
+	Metadata Metadata           `json:"metadata,omitzero"`
+	Spec     corev1.PodSpec     `json:"spec"`
+	Service  corev1.ServiceSpec `json:"service"`
+}
+
+// DaskClusterSpec is the spec of a DaskCluster.
+type DaskClusterSpec struct {
+	IdleTimeout int64         `json:"idleTimeout,omitempty"`
+	Scheduler   SchedulerSpec `json:"scheduler"`
+	Worker      WorkerSpec    `json:"worker"`
+}
+
+// DaskClusterStatus is the observed state of a DaskCluster.
+type DaskClusterStatus struct {
+	Phase              string `json:"phase,omitempty"`
+	Workers            int32  `json:"workers,omitempty"`
+	ReadyWorkers       int32  `json:"readyWorkers,omitempty"`
+	SchedulerAddress   string `json:"schedulerAddress,omitempty"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+}
+
+// DaskCluster is a Dask scheduler plus its default worker group.
+type DaskCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DaskClusterSpec   `json:"spec"`
+	Status DaskClusterStatus `json:"status,omitzero"`
+}
+
+// DaskClusterList is a list of DaskClusters.
+type DaskClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DaskCluster `json:"items"`
+}
+
+// DaskWorkerGroupSpec is the spec of a DaskWorkerGroup.
+type DaskWorkerGroupSpec struct {
+	Cluster string     `json:"cluster"`
+	Worker  WorkerSpec `json:"worker"`
+}
+
+// DaskWorkerGroupStatus is the observed state of a DaskWorkerGroup.
+type DaskWorkerGroupStatus struct {
+	Replicas           int32  `json:"replicas,omitempty"`
+	ReadyReplicas      int32  `json:"readyReplicas,omitempty"`
+	Selector           string `json:"selector,omitempty"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+}
+
+// DaskWorkerGroup is a set of workers joined to a DaskCluster's scheduler.
+type DaskWorkerGroup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DaskWorkerGroupSpec   `json:"spec"`
+	Status DaskWorkerGroupStatus `json:"status,omitzero"`
+}
+
+// DaskWorkerGroupList is a list of DaskWorkerGroups.
+type DaskWorkerGroupList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DaskWorkerGroup `json:"items"`
+}
+
+// JobTemplate describes the runner Pod of a DaskJob.
+type JobTemplate struct {
+	Metadata Metadata       `json:"metadata,omitzero"`
+	Spec     corev1.PodSpec `json:"spec"`
+}
+
+// ClusterTemplate describes the DaskCluster a DaskJob creates.
+type ClusterTemplate struct {
+	Metadata Metadata        `json:"metadata,omitzero"`
+	Spec     DaskClusterSpec `json:"spec"`
+}
+
+// DaskJobSpec is the spec of a DaskJob.
+type DaskJobSpec struct {
+	Job     JobTemplate     `json:"job"`
+	Cluster ClusterTemplate `json:"cluster"`
+}
+
+// DaskJobStatus is the observed state of a DaskJob.
+type DaskJobStatus struct {
+	JobStatus          string       `json:"jobStatus,omitempty"`
+	ClusterName        string       `json:"clusterName,omitempty"`
+	JobRunnerPodName   string       `json:"jobRunnerPodName,omitempty"`
+	StartTime          *metav1.Time `json:"startTime,omitempty"`
+	EndTime            *metav1.Time `json:"endTime,omitempty"`
+	ObservedGeneration int64        `json:"observedGeneration,omitempty"`
+}
+
+// DaskJob is a runner Pod plus the DaskCluster it submits work to.
+type DaskJob struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DaskJobSpec   `json:"spec"`
+	Status DaskJobStatus `json:"status,omitzero"`
+}
+
+// DaskJobList is a list of DaskJobs.
+type DaskJobList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DaskJob `json:"items"`
+}
+
+// DaskAutoscalerSpec bounds the default worker group of Cluster.
+type DaskAutoscalerSpec struct {
+	Cluster string `json:"cluster"`
+	Minimum int32  `json:"minimum"`
+	Maximum int32  `json:"maximum"`
+}
+
+// DaskAutoscalerStatus is the observed state of a DaskAutoscaler.
+type DaskAutoscalerStatus struct {
+	DesiredWorkers     int32        `json:"desiredWorkers,omitempty"`
+	LastScaleTime      *metav1.Time `json:"lastScaleTime,omitempty"`
+	ObservedGeneration int64        `json:"observedGeneration,omitempty"`
+}
+
+// DaskAutoscaler keeps a DaskCluster's default worker group within
+// [Minimum, Maximum] workers.
+type DaskAutoscaler struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DaskAutoscalerSpec   `json:"spec"`
+	Status DaskAutoscalerStatus `json:"status,omitzero"`
+}
+
+// DaskAutoscalerList is a list of DaskAutoscalers.
+type DaskAutoscalerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DaskAutoscaler `json:"items"`
+}
