@@ -24,3 +24,20 @@ schemas-bump:
 .PHONY: fidelity
 fidelity:
 	hack/fidelity.sh $(or $(VERSIONS),all)
+
+# build: the main binary and every companion (k8s-crd-resolver-validate, ...) into bin/.
+# install: the same into $GOBIN (or $GOPATH/bin), as pre-commit's `go install ./...` does.
+.PHONY: build install dist check-dist
+build:
+	$(GO) build -o bin/ . ./cmd/...
+
+install:
+	$(GO) install . ./cmd/...
+
+# dist: compile templates/ into dist/ (see .crd-resolver.yaml); check-dist: fail with a diff
+# when dist/ is stale (what .ci/run does).
+dist: build
+	bin/k8s-crd-resolver build
+
+check-dist: build
+	bin/k8s-crd-resolver check

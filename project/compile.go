@@ -133,7 +133,11 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	case n > MaxSize && !p.opts.AllowLarge:
 		return nil, fmt.Errorf("%s: %w: %s is more than the %s limit; shorten it (remove-descriptions, maxDescriptionLength) or pass --allow-large", t.Name, ErrTooLarge, FormatSize(n), FormatSize(MaxSize))
 	case n > WarnSize:
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: the compiled CRD is %s, above %s: client-side `kubectl apply` will fail (the last-applied annotation is limited to 256 KiB); apply with `kubectl apply --server-side`, or shrink it with removeDescriptions (-r)", t.Name, FormatSize(n), FormatSize(WarnSize)))
+		shrink := "shrink it with removeDescriptions (-r)"
+		if opts.RemoveDescriptions {
+			shrink = "shrink it with maxDescriptionLength or shorter descriptions of your own"
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: the compiled CRD is %s, above %s: client-side `kubectl apply` will fail (the last-applied annotation is limited to 256 KiB); apply with `kubectl apply --server-side`, or %s", t.Name, FormatSize(n), FormatSize(WarnSize), shrink))
 	}
 	return out, nil
 }
