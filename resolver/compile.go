@@ -190,7 +190,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
+	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{}
@@ -214,6 +214,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		}
 	}
 	sortStrings(res.Files)
+	for _, d := range r.cycleCuts {
+		r.warnings = append(r.warnings, d)
+	}
 	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
 		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col,
 			strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,19 +16,20 @@ import (
 // stack of $ref targets being resolved (for cycle detection), and the files
 // read.
 type run struct {
-	c        *Compiler
-	template string // absolute path of the template being compiled
-	root     string
-	display  map[string]string // absolute path -> name shown in messages
-	read     map[string]bool
-	errs     ErrorList
-	warnings []Diagnostic
-	raised   []Diagnostic // every warning raised, duplicates included
-	stack    []string
-	cuts     int             // cycle cuts so far; results containing one are not cached
-	reported map[string]bool // errors already reported, by message
-	warned   map[string]bool
-	names    map[string]string // target key -> label, for cycle messages
+	c         *Compiler
+	template  string // absolute path of the template being compiled
+	root      string
+	display   map[string]string // absolute path -> name shown in messages
+	read      map[string]bool
+	errs      ErrorList
+	warnings  []Diagnostic
+	raised    []Diagnostic // every warning raised, duplicates included
+	cycleCuts map[string]Diagnostic
+	stack     []string
+	cuts      int             // cycle cuts so far; results containing one are not cached
+	reported  map[string]bool // errors already reported, by message
+	warned    map[string]bool
+	names     map[string]string // target key -> label, for cycle messages
 }
 
 // scope says where a $ref is written: in a file (one of its documents) or
@@ -116,16 +118,33 @@ func (r *run) addWarning(d Diagnostic) {
 	}
 }
 
-// resolveSchema returns a copy of the schema v with every $ref replaced by
-// what it points at. Keys beside a $ref override the referenced schema's
-// (properties merge key by key).
+// resolveSchema returns the schema v with every $ref replaced by what it
+// points at. Keys beside a $ref override the referenced schema's
+// (properties merge key by key). Schemas from files are copied (the file
+// cache keeps the originals); a bundle definition is a fresh decode that
+// nothing else holds, so it is resolved in place.
 func (r *run) resolveSchema(v any, sc scope, ptr string) any {
+	inPlace := sc.inBundle()
 	m, ok := v.(map[string]any)
 	if !ok {
+		if inPlace {
+			return v
+		}
 		return deepCopy(v)
 	}
+	ref, hasRef := m["$ref"]
+	if !hasRef && inPlace {
+		for k, x := range m {
+			if k == "definitions" {
+				delete(m, k)
+				continue
+			}
+			m[k] = r.resolveKey(k, x, sc, ptr)
+		}
+		return m
+	}
 	out := map[string]any{}
-	if ref, has := m["$ref"]; has {
+	if hasRef {
 		refPtr := joinPointer(ptr, "$ref")
 		s, isString := ref.(string)
 		if !isString {
@@ -134,29 +153,21 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 			r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
 		} else {
 			// base is shared with the cache: copy what gets written.
-			for k, v := range base {
-				out[k] = v
-			}
+			maps.Copy(out, base)
 			if p, ok := out["properties"].(map[string]any); ok && m["properties"] != nil {
-				cp := make(map[string]any, len(p))
-				for k, v := range p {
-					cp[k] = v
-				}
-				out["properties"] = cp
+				out["properties"] = maps.Clone(p)
 			}
 		}
 	}
 	for _, k := range sortedKeys(m) {
-		if k == "$ref" {
+		if k == "$ref" || k == "definitions" {
 			continue
 		}
-		val := r.resolveKey(k, m[k], sc, joinPointer(ptr, k))
+		val := r.resolveKey(k, m[k], sc, ptr)
 		if k == "properties" {
 			if own, ok := out[k].(map[string]any); ok {
 				if add, ok := val.(map[string]any); ok {
-					for name, p := range add {
-						own[name] = p
-					}
+					maps.Copy(own, add)
 					continue
 				}
 			}
@@ -166,39 +177,44 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 	return out
 }
 
+// resolveKey resolves the value of key k of a schema at ptr.
 func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
+	inPlace := sc.inBundle()
 	switch {
-	case k == "definitions":
-		return nil // never output; resolved only when referenced
-	case schemaValued[k]:
-		if list, ok := v.([]any); ok {
-			out := make([]any, len(list))
-			for i, item := range list {
-				out[i] = r.resolveSchema(item, sc, joinPointer(ptr, itoa(i)))
+	case schemaValued[k] || schemaLists[k]:
+		list, isList := v.([]any)
+		if !isList {
+			if schemaLists[k] {
+				break
 			}
-			return out
+			return r.resolveSchema(v, sc, joinPointer(ptr, k))
 		}
-		return r.resolveSchema(v, sc, ptr)
-	case schemaLists[k]:
-		list, ok := v.([]any)
-		if !ok {
-			return deepCopy(v)
+		out := list
+		if !inPlace {
+			out = make([]any, len(list))
 		}
-		out := make([]any, len(list))
+		kptr := joinPointer(ptr, k)
 		for i, item := range list {
-			out[i] = r.resolveSchema(item, sc, joinPointer(ptr, itoa(i)))
+			out[i] = r.resolveSchema(item, sc, joinPointer(kptr, itoa(i)))
 		}
 		return out
 	case schemaMaps[k]:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return deepCopy(v)
+			break
 		}
-		out := make(map[string]any, len(m))
-		for _, name := range sortedKeys(m) {
-			out[name] = r.resolveSchema(m[name], sc, joinPointer(ptr, name))
+		out := m
+		if !inPlace {
+			out = make(map[string]any, len(m))
+		}
+		kptr := joinPointer(ptr, k)
+		for name, s := range m {
+			out[name] = r.resolveSchema(s, sc, joinPointer(kptr, name))
 		}
 		return out
+	}
+	if inPlace {
+		return v
 	}
 	return deepCopy(v)
 }
@@ -237,9 +253,15 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		chain = append(chain, r.label(t))
 		if r.c.opts.Recursion == RecursionPreserve {
 			r.cuts++
-			if msg := "recursive $ref cut with x-kubernetes-preserve-unknown-fields: " + strings.Join(chain, " -> "); !r.warned[msg] {
-				r.warned[msg] = true // once per cycle, not once per place it closes
-				r.warn(sc, ptr, msg)
+			// One warning per cycle, at the first place it closes (by
+			// pointer, so the choice does not depend on walk order).
+			msg := "recursive $ref cut with x-kubernetes-preserve-unknown-fields: " + strings.Join(chain, " -> ")
+			d := Diagnostic{Pointer: ptr, Message: msg, Pos: Position{File: "Kubernetes " + sc.version + " bundle"}}
+			if !sc.inBundle() {
+				d.Pos = sc.doc.position(ptr)
+			}
+			if have, ok := r.cycleCuts[msg]; !ok || ptr < have.Pointer {
+				r.cycleCuts[msg] = d
 			}
 			return map[string]any{"x-kubernetes-preserve-unknown-fields": true}, nil
 		}
