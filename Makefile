@@ -41,3 +41,25 @@ dist: build
 
 check-dist: build
 	bin/k8s-crd-resolver check
+
+# test: everything CI runs. Builds (once, then cached) a real etcd + kube-apiserver for the
+# end-to-end tests, runs every Go test against it, the lossless fidelity check for the three
+# newest embedded Kubernetes versions, and the dist/ drift check.
+.PHONY: test test-short bench control-plane
+test: control-plane
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 ./...
+	hack/fidelity.sh newest
+	$(MAKE) check-dist
+
+# test-short: the quick loop; skips the end-to-end tests that need the control plane.
+test-short:
+	$(GO) test -short ./...
+
+control-plane:
+	WITH_KUBECTL=$${WITH_KUBECTL:-0} hack/control-plane.sh >/dev/null
+
+# bench: the compiler's benchmarks (in-process), then whole-process timings of compiling the
+# four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/
+	hack/bench.sh
