@@ -74,6 +74,7 @@ SRC and DST are files, "-" is standard input or output.`,
 		newBuildCmd(),
 		newCheckCmd(),
 		newValidateCmd(),
+		newReconcileCmd(),
 	)
 	return root
 }

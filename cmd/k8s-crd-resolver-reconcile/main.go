@@ -1,0 +1,76 @@
+// Command k8s-crd-resolver-reconcile runs the Dask operator (package
+// reconciler) against the cluster in KUBECONFIG. It is a companion of
+// k8s-crd-resolver, kept apart because controller-runtime and client-go
+// would cost every k8s-crd-resolver process ~15 ms and ~28 MiB at start
+// (measured: 17 MB -> 61 MB binary, max RSS of `versions` 15.8 -> 43.2 MiB);
+// `k8s-crd-resolver reconcile` runs it.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+)
+
+func main() {
+	if err := newCmd(os.Stderr).ExecuteContext(ctrl.SetupSignalHandler()); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(2)
+	}
+}
+
+func newCmd(logs io.Writer) *cobra.Command {
+	var o reconciler.Options
+	var kubeconfig string
+	var dev bool
+	c := &cobra.Command{
+		Use:   "k8s-crd-resolver-reconcile",
+		Short: "Run the Dask operator against the cluster in KUBECONFIG",
+		Long: `reconcile installs or upgrades the embedded Dask CRDs (dist/) with server-side
+apply, waits until they are Established, then runs the DaskCluster,
+DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
+(SIGINT or SIGTERM). The cluster is the one in --kubeconfig, $KUBECONFIG,
+~/.kube/config, or the in-cluster service account, in that order.`,
+		Example: `  k8s-crd-resolver reconcile --namespace dask --leader-elect
+  k8s-crd-resolver reconcile --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:9440`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseDevMode(dev), zap.WriteTo(logs)))
+			cfg, err := restConfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			return reconciler.Run(c.Context(), cfg, o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+	fl.StringVarP(&o.Namespace, "namespace", "n", "", "watch only this namespace (default: all namespaces)")
+	fl.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `Prometheus /metrics address ("0" disables)`)
+	fl.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", `/healthz and /readyz address ("0" disables)`)
+	fl.BoolVar(&o.LeaderElection, "leader-elect", false, "elect a leader so only one replica reconciles")
+	fl.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader lease (default: --namespace, or the pod's)")
+	fl.BoolVar(&o.SkipCRDInstall, "skip-crd-install", false, "do not install or upgrade the CRDs at start")
+	fl.IntVar(&o.Concurrency, "concurrency", 4, "parallel reconciles per kind")
+	fl.BoolVar(&dev, "dev-log", false, "human-readable development logs")
+	return c
+}
+
+// restConfig loads the named kubeconfig, or controller-runtime's default
+// chain when it is empty.
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		return ctrl.GetConfig()
+	}
+	return clientcmd.BuildConfigFromFlags("", path)
+}
