@@ -51,6 +51,8 @@ type Output struct {
 	Files []string
 	// Warnings are the resolver's diagnostics and the size warning.
 	Warnings []string
+
+	objects []map[string]any // the compiled CRDs, for validation
 }
 
 // Compile compiles every template (only those for which keep returns
@@ -125,6 +127,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	}
 	for _, d := range res.Documents {
 		out.CRDs = append(out.CRDs, d.Name)
+		out.objects = append(out.objects, d.Object())
 	}
 	for _, w := range res.Warnings {
 		out.Warnings = append(out.Warnings, w.String())

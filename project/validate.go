@@ -1,7 +1,9 @@
 package project
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 )
 
@@ -20,7 +22,8 @@ type ValidationRequest struct {
 type ValidationDoc struct {
 	// Name identifies the file in the results (a path, for people).
 	Name string `json:"name"`
-	// Content is the file's content.
+	// Content is the file's content: YAML, JSON, or a stream of JSON
+	// objects (one per CRD; build and check send this, the fastest to read).
 	Content string `json:"content"`
 	// KubernetesVersion selects which formats are known ("1.30"); empty
 	// means the newest embedded.
@@ -79,7 +82,16 @@ type Validator interface {
 func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationResult, error) {
 	docs := make([]ValidationDoc, len(outs))
 	for i, o := range outs {
-		docs[i] = ValidationDoc{Name: o.Template.Name, Content: string(o.Data), KubernetesVersion: o.KubeVersion}
+		// The documents as a JSON stream: the same values as the YAML in
+		// o.Data, and several times faster for the validator to read.
+		var content bytes.Buffer
+		enc := json.NewEncoder(&content)
+		for _, obj := range o.objects {
+			if err := enc.Encode(obj); err != nil {
+				return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
+			}
+		}
+		docs[i] = ValidationDoc{Name: o.Template.Name, Content: content.String(), KubernetesVersion: o.KubeVersion}
 	}
 	if len(docs) == 0 {
 		return nil, nil
