@@ -220,3 +220,29 @@ func TestCompilerReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestResultFilesWithSharedCache: Result.Files lists every file a template
+// reaches, also when a Compiler had resolved them for an earlier template.
+func TestResultFilesWithSharedCache(t *testing.T) {
+	dir, err := filepath.Abs("../testdata/compile/ref-relative-file")
+	require.NoError(t, err)
+	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: dir, Root: dir})
+	require.NoError(t, err)
+	src, err := os.ReadFile(filepath.Join(dir, "templates/template.yaml"))
+	require.NoError(t, err)
+	want := []string{
+		filepath.Join(dir, "schemas/extra.json"),
+		filepath.Join(dir, "templates/shared.yaml"),
+		filepath.Join(dir, "templates/template.yaml"),
+	}
+	for range 2 {
+		res, err := c.Compile("templates/template.yaml", src)
+		require.NoError(t, err)
+		require.Equal(t, want, res.Files)
+	}
+	// A second template reaching the same files through the cache.
+	other := strings.Replace(string(src), "widgets.example.com", "others.example.com", 1)
+	res, err := c.Compile("templates/other.yaml", []byte(other))
+	require.NoError(t, err)
+	require.Equal(t, []string{want[0], filepath.Join(dir, "templates/other.yaml"), want[1]}, res.Files)
+}

@@ -25,6 +25,7 @@ type run struct {
 	warnings  []Diagnostic
 	raised    []Diagnostic // every warning raised, duplicates included
 	cycleCuts map[string]Diagnostic
+	readLog   []string // every file read, in order, for the cache
 	stack     []string
 	cuts      int             // cycle cuts so far; results containing one are not cached
 	reported  map[string]bool // errors already reported, by message
@@ -224,6 +225,7 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 type cachedTarget struct {
 	schema   map[string]any
 	warnings []Diagnostic
+	files    []string // files read to resolve it, replayed into Result.Files
 }
 
 // follow resolves one $ref written at ptr in scope sc and returns the
@@ -242,6 +244,9 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	if cached, ok := r.c.defs[key]; ok {
 		for _, w := range cached.warnings {
 			r.addWarning(w)
+		}
+		for _, f := range cached.files {
+			r.noteRead(f)
 		}
 		return cached.schema, nil
 	}
@@ -272,7 +277,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.names = map[string]string{}
 	}
 	r.names[key] = r.label(t)
-	cutsBefore, errsBefore, raisedBefore := r.cuts, len(r.errs), len(r.raised)
+	cutsBefore, errsBefore, raisedBefore, readBefore := r.cuts, len(r.errs), len(r.raised), len(r.readLog)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 
 	var resolved map[string]any
@@ -311,7 +316,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// targets whose shape depends on where a cycle was cut, and the
 	// template itself, which may change between Compile calls.
 	if r.cuts == cutsBefore && len(r.errs) == errsBefore && t.file != r.template {
-		r.c.defs[key] = &cachedTarget{schema: resolved, warnings: slices.Clone(r.raised[raisedBefore:])}
+		r.c.defs[key] = &cachedTarget{schema: resolved, warnings: slices.Clone(r.raised[raisedBefore:]), files: slices.Clone(r.readLog[readBefore:])}
 	}
 	return resolved, nil
 }
@@ -464,7 +469,7 @@ func realPath(p string) string {
 
 // loadFile reads and parses a referenced file once per Compiler.
 func (r *run) loadFile(abs string) ([]*document, error) {
-	r.read[abs] = true
+	r.noteRead(abs)
 	if _, ok := r.display[abs]; !ok {
 		if rel, err := filepath.Rel(r.c.opts.WorkDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
 			r.display[abs] = filepath.ToSlash(rel)
@@ -504,6 +509,12 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	}
 	r.c.files[abs] = docs
 	return docs, nil
+}
+
+// noteRead records that the compile read file abs (for Result.Files).
+func (r *run) noteRead(abs string) {
+	r.readLog = append(r.readLog, abs)
+	r.read[abs] = true
 }
 
 // lookupPointer follows a JSON pointer (RFC 6901) through v.
