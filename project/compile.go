@@ -78,10 +78,11 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 
 func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
 	opts := t.Policy.options(p.Dir)
-	// One Compiler per template: a Compiler caches resolved $ref targets,
-	// and a cached target does not record (in Result.Files) the files it
-	// was read from, which the file graph needs.
-	key := t.Path
+	// Templates with the same options share a Compiler, and with it the
+	// resolved $ref targets (a PodSpec is decoded and normalised once per
+	// build, not once per template).
+	key := fmt.Sprintf("%s|%t|%d|%s|%s|%t|%s", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
+		opts.Recursion, opts.Root, opts.AllowOutsideRoot, t.Patch)
 	c := compilers[key]
 	if c == nil {
 		if t.Patch != "" {
