@@ -73,6 +73,7 @@ type Compiler struct {
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
+	render     *renderCache
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -110,6 +111,7 @@ func New(opts Options) (*Compiler, error) {
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
+		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	return c, nil
 }
@@ -161,6 +163,8 @@ type Result struct {
 	// Warnings are changes made to reach a structural schema that the
 	// author may want to know about.
 	Warnings []Diagnostic
+
+	render *renderCache // the Compiler's, shared by its Results
 }
 
 // YAML encodes the documents as deterministic YAML (one "---" separated
@@ -170,7 +174,7 @@ func (r *Result) YAML() ([]byte, error) {
 	for i, d := range r.Documents {
 		docs[i] = d.obj
 	}
-	return EncodeYAMLDocuments(docs)
+	return encodeDocuments(docs, r.render)
 }
 
 // Compile compiles the template src. name is its path (relative to WorkDir
@@ -193,7 +197,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
-	res := &Result{}
+	res := &Result{render: c.render}
 	for _, d := range docs {
 		obj, ok := r.compileDocument(abs, d)
 		if ok {

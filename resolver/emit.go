@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // EncodeYAML writes v (maps, slices, strings, bools, json.Number, ints,
@@ -21,7 +22,7 @@ import (
 // It is a small purpose-built emitter: general YAML encoders spend most of
 // a compile's time on the 5,000-line schemas a PodSpec expands to.
 func EncodeYAML(v any) ([]byte, error) {
-	e := &emitter{}
+	e := &emitter{cache: &renderCache{}}
 	if err := e.top(v); err != nil {
 		return nil, err
 	}
@@ -30,7 +31,11 @@ func EncodeYAML(v any) ([]byte, error) {
 
 // EncodeYAMLDocuments joins several documents with "---" separators.
 func EncodeYAMLDocuments(docs []any) ([]byte, error) {
-	e := &emitter{}
+	return encodeDocuments(docs, &renderCache{})
+}
+
+func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
+	e := &emitter{cache: cache}
 	for _, d := range docs {
 		if len(docs) > 1 {
 			e.buf.WriteString("---\n")
@@ -43,7 +48,49 @@ func EncodeYAMLDocuments(docs []any) ([]byte, error) {
 }
 
 type emitter struct {
-	buf bytes.Buffer
+	buf   bytes.Buffer
+	cache *renderCache
+}
+
+// renderCache keeps the YAML of subtrees that many documents share: the
+// resolved $ref targets a Compiler caches (never modified once cached). A
+// PodSpec used by three CRDs of a build is rendered once, at indent 0, and
+// copied with its indentation shifted. The text is identical to rendering
+// in place: every line, literal block lines included, moves right by the
+// same amount, and empty lines stay empty.
+type renderCache struct {
+	shared map[unsafe.Pointer]struct{}
+	text   map[unsafe.Pointer][]byte
+}
+
+// cachedMapping writes m as the block mapping of a value at indent, from
+// the cache when m is a shared subtree. It reports false when m is not.
+func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
+	id := mapID(m)
+	if _, ok := e.cache.shared[id]; !ok {
+		return false, nil
+	}
+	text, ok := e.cache.text[id]
+	if !ok {
+		sub := &emitter{cache: e.cache}
+		if err := sub.mapping(m, 0, false); err != nil {
+			return true, err
+		}
+		text = sub.buf.Bytes()
+		e.cache.text[id] = text
+	}
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		if i > 1 {
+			e.indent(indent)
+		}
+		e.buf.Write(text[:i])
+		text = text[i:]
+	}
+	return true, nil
 }
 
 func (e *emitter) top(v any) error {
@@ -133,6 +180,9 @@ func (e *emitter) value(v any, indent int) error {
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')
+			if done, err := e.cachedMapping(t, indent+2); done || err != nil {
+				return err
+			}
 			return e.mapping(t, indent+2, false)
 		}
 	case []any:

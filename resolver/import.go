@@ -1,8 +1,6 @@
 package resolver
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -88,11 +86,13 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var def map[string]any
-	if err := dec.Decode(&def); err != nil {
+	v, err := decodeJSON(raw)
+	if err != nil {
 		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s: %w", version, name, err)
+	}
+	def, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s is %s, not a schema", version, name, describeValue(v))
 	}
 	if known := knownType(name); known != nil {
 		if d, ok := def["description"]; ok {

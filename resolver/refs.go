@@ -316,6 +316,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// targets whose shape depends on where a cycle was cut, and the
 	// template itself, which may change between Compile calls.
 	if r.cuts == cutsBefore && len(r.errs) == errsBefore && t.file != r.template {
+		r.c.render.shared[mapID(resolved)] = struct{}{}
 		r.c.defs[key] = &cachedTarget{schema: resolved, warnings: slices.Clone(r.raised[raisedBefore:]), files: slices.Clone(r.readLog[readBefore:])}
 	}
 	return resolved, nil

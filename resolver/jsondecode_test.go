@@ -1,0 +1,62 @@
+package resolver
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
+)
+
+func stdDecode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// TestDecodeJSONMatchesEncodingJSON: every definition of every embedded
+// bundle decodes to exactly what encoding/json (UseNumber) gives.
+func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
+	for _, v := range schemas.Versions() {
+		b, err := schemas.Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range b.Names() {
+			raw, err := b.Definition(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeJSON(raw)
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, name, err)
+			}
+			want, _ := stdDecode(raw)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: decodes differently", v, name)
+			}
+		}
+	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\ud83d\ude00",true,null]}`, `"\\\"\/\b\f\n\r\t"`, `[]`, `{}`, `-0.1`, `"\ud800\u0041"`, `"\ud800x"`, `"\udc00\ud800\udc00"`, `{"a":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeJSON(data)
+		if valid := json.Valid(data); valid != (err == nil) {
+			t.Fatalf("json.Valid says %v, decodeJSON says %v", valid, err)
+		}
+		if err != nil {
+			return
+		}
+		want, _ := stdDecode(data)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodes differently: %#v vs %#v", got, want)
+		}
+	})
+}
