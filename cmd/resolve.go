@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/atomicfile"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -54,15 +56,20 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 	}
-	out, err := res.YAML()
-	if err != nil {
-		return err
-	}
 	if dst == "-" {
-		_, err = c.OutOrStdout().Write(out)
-		return err
+		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+		if err := res.WriteYAML(w); err != nil {
+			return err
+		}
+		return w.Flush()
 	}
-	return writeFileAtomic(dst, out)
+	return atomicfile.WriteFunc(dst, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := res.WriteYAML(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 func readInput(stdin io.Reader, name string) ([]byte, error) {

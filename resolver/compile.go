@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,6 +176,16 @@ func (r *Result) YAML() ([]byte, error) {
 		docs[i] = d.obj
 	}
 	return encodeDocuments(docs, r.render)
+}
+
+// WriteYAML streams what YAML returns to w, without holding the whole
+// text in memory.
+func (r *Result) WriteYAML(w io.Writer) error {
+	docs := make([]any, len(r.Documents))
+	for i, d := range r.Documents {
+		docs[i] = d.obj
+	}
+	return writeDocuments(w, docs, r.render)
 }
 
 // Compile compiles the template src. name is its path (relative to WorkDir

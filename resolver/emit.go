@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -34,6 +36,21 @@ func EncodeYAMLDocuments(docs []any) ([]byte, error) {
 	return encodeDocuments(docs, &renderCache{})
 }
 
+// writeDocuments streams the documents to w.
+func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
+	e := &emitter{cache: cache, out: w}
+	for _, d := range docs {
+		if len(docs) > 1 {
+			e.buf.WriteString("---\n")
+		}
+		if err := e.top(d); err != nil {
+			return err
+		}
+	}
+	e.flush()
+	return e.err
+}
+
 func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
 	e := &emitter{cache: cache}
 	for _, d := range docs {
@@ -50,6 +67,27 @@ func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
 type emitter struct {
 	buf   bytes.Buffer
 	cache *renderCache
+	out   io.Writer // when set, buf is flushed here as it fills
+	err   error     // the first error writing to out
+}
+
+// flushThreshold is how much output the emitter holds before it writes to
+// its io.Writer.
+const flushThreshold = 64 << 10
+
+func (e *emitter) maybeFlush() {
+	if e.out != nil && e.buf.Len() >= flushThreshold {
+		e.flush()
+	}
+}
+
+func (e *emitter) flush() {
+	if e.out == nil || e.err != nil {
+		e.buf.Reset()
+		return
+	}
+	_, e.err = e.out.Write(e.buf.Bytes())
+	e.buf.Reset()
 }
 
 // renderCache keeps the YAML of subtrees that many documents share: the
@@ -140,6 +178,7 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 		if err := e.value(m[k], indent); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
+		e.maybeFlush()
 	}
 	return nil
 }
@@ -312,7 +351,9 @@ var (
 		"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "y": true, "n": true,
 		"null": true, "~": true, "<<": true, "=": true,
 	}
-	numberLike = regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.(inf|nan)$)|^[0-9][0-9_:]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+	numberLike = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.(inf|nan)$)|^[0-9][0-9_:]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+	})
 )
 
 func isPlainSafe(s string) bool {
@@ -320,7 +361,7 @@ func isPlainSafe(s string) bool {
 		return false
 	}
 	if c := s[0]; (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' {
-		if numberLike.MatchString(strings.ToLower(s)) {
+		if numberLike().MatchString(strings.ToLower(s)) {
 			return false
 		}
 	}

@@ -118,6 +118,9 @@ func TestCompileGolden(t *testing.T) {
 			again, err := res2.YAML()
 			require.NoError(t, err)
 			require.True(t, bytes.Equal(got, again), "output is not deterministic")
+			var streamed bytes.Buffer
+			require.NoError(t, res2.WriteYAML(&streamed))
+			require.Equal(t, string(got), streamed.String(), "WriteYAML and YAML differ")
 			for _, d := range res.Documents {
 				require.Empty(t, refsLeft(d.Object(), ""), "$ref left in the output")
 			}

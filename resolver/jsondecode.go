@@ -169,7 +169,7 @@ func (d *jsonDecoder) number() (any, error) {
 		break
 	}
 	s := string(d.data[start:d.pos])
-	if !jsonNumberRE.MatchString(s) {
+	if !isJSONNumber(s) {
 		d.pos = start
 		return nil, d.errorf("malformed number %q", s)
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -131,12 +132,12 @@ func lineCol(src []byte, off int) (int, int) {
 	return line, col
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlError turns a yaml.v3 error into an *Error with a position.
 func yamlError(file string, err error) error {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{Pos: Position{File: file, Line: line}, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, m[2])}
 	}
@@ -285,7 +286,44 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 	return nil
 }
 
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// isJSONNumber reports whether s is a number as JSON writes it:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
 
 func (c *converter) scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
@@ -298,7 +336,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		return b, nil
 	case "!!int":
-		if jsonNumberRE.MatchString(n.Value) {
+		if isJSONNumber(n.Value) {
 			return json.Number(n.Value), nil
 		}
 		var i int64
@@ -311,7 +349,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		return nil, c.errorf(n, "integer %q out of range", n.Value)
 	case "!!float":
-		if jsonNumberRE.MatchString(n.Value) {
+		if isJSONNumber(n.Value) {
 			return json.Number(n.Value), nil
 		}
 		var f float64

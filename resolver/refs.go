@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // run is the state of one Compile: errors and warnings found so far, the
@@ -330,9 +331,13 @@ func (r *run) labelKey(k string) string {
 }
 
 var (
-	pythonSchemataRE = regexp.MustCompile(`^k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(\.\d+)?\.json$`)
-	githubSwaggerRE  = regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
-	schemeRE         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	pythonSchemataRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(\.\d+)?\.json$`)
+	})
+	githubSwaggerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
+	})
+	schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`) })
 )
 
 // parseRef maps a $ref string, written in scope sc, to its target. The
@@ -345,13 +350,13 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 	switch {
 	case strings.HasPrefix(ref, "python://"):
 		pkgPath := strings.TrimPrefix(path, "python://")
-		if m := pythonSchemataRE.FindStringSubmatch(pkgPath); m != nil {
+		if m := pythonSchemataRE().FindStringSubmatch(pkgPath); m != nil {
 			return r.bundleTarget(m[1], frag, ref)
 		}
 		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
 		return r.fileTarget(abs, frag)
-	case schemeRE.MatchString(ref) || strings.HasPrefix(ref, "//"):
-		if m := githubSwaggerRE.FindStringSubmatch(path); m != nil {
+	case schemeRE().MatchString(ref) || strings.HasPrefix(ref, "//"):
+		if m := githubSwaggerRE().FindStringSubmatch(path); m != nil {
 			v := m[1] + m[2]
 			return r.bundleTarget(v, frag, ref)
 		}

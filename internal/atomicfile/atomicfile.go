@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -11,6 +12,15 @@ import (
 // directory and a rename. Missing parent directories are created. An
 // existing file keeps its mode; a new one gets 0644.
 func Write(name string, data []byte) error {
+	return WriteFunc(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write for content produced by write, which streams into the
+// temporary file; an error from write leaves name as it was.
+func WriteFunc(name string, write func(io.Writer) error) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -24,7 +34,7 @@ func Write(name string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}
