@@ -75,6 +75,7 @@ type Compiler struct {
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
 	render     *renderCache
+	scratch    []byte // decompression buffer, reused for every definition
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is

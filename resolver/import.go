@@ -6,6 +6,12 @@ import (
 	"unicode/utf8"
 )
 
+// definitionAppender is implemented by sources (such as *schemas.Bundle)
+// that can decompress into a caller's buffer.
+type definitionAppender interface {
+	AppendDefinition(dst []byte, name string) ([]byte, error)
+}
+
 // bundleFor returns the bundle of a Kubernetes version, loading it once.
 func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
 	b, canonical, err := c.opts.Bundles(version)
@@ -82,7 +88,15 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := b.Definition(name)
+	var raw []byte
+	if ap, ok := b.(definitionAppender); ok {
+		// One scratch buffer for every definition: decodeJSON copies
+		// what it keeps.
+		r.c.scratch, err = ap.AppendDefinition(r.c.scratch[:0], name)
+		raw = r.c.scratch
+	} else {
+		raw, err = b.Definition(name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}

@@ -61,7 +61,7 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		return d.string()
+		return d.stringInterned()
 	case c == 't':
 		return true, d.literal("true")
 	case c == 'f':
@@ -96,7 +96,7 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.errorf("expected a string key")
 		}
-		k, err := d.string()
+		k, err := d.stringInterned()
 		if err != nil {
 			return nil, err
 		}
@@ -177,6 +177,44 @@ func (d *jsonDecoder) number() (any, error) {
 }
 
 var errBadEscape = errors.New("bad escape")
+
+// interned are the keys and short values schemas repeat thousands of
+// times; decoding shares one copy of each instead of allocating it.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"type", "description", "properties", "items", "required", "format", "$ref", "default",
+		"additionalProperties", "enum", "object", "array", "string", "integer", "number", "boolean",
+		"int32", "int64", "double", "byte", "date-time", "int-or-string", "atomic", "map", "set", "granular",
+		"x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type",
+		"x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key", "x-kubernetes-group-version-kind",
+		"x-kubernetes-unions", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string",
+		"x-kubernetes-embedded-resource", "x-kubernetes-validations", "merge", "retainKeys", "replace",
+		"name", "namespace", "key", "value", "kind", "apiVersion", "metadata", "spec", "status", "TCP",
+		"allOf", "anyOf", "oneOf", "not", "nullable", "minimum", "maximum", "pattern", "uniqueItems",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+// stringInterned is string() returning the shared copy of common words.
+func (d *jsonDecoder) stringInterned() (string, error) {
+	start := d.pos + 1
+	for i := start; i < len(d.data) && i-start < 40; i++ {
+		switch d.data[i] {
+		case '"':
+			if s, ok := interned[string(d.data[start:i])]; ok {
+				d.pos = i + 1
+				return s, nil
+			}
+			return d.string()
+		case '\\':
+			return d.string()
+		}
+	}
+	return d.string()
+}
 
 func (d *jsonDecoder) string() (string, error) {
 	d.pos++ // "

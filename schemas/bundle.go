@@ -115,13 +115,20 @@ func (b *Bundle) Has(name string) bool {
 // bytes the caller may keep. It decompresses only that definition. An unknown name is an
 // error wrapping ErrNoDefinition.
 func (b *Bundle) Definition(name string) ([]byte, error) {
+	return b.AppendDefinition(nil, name)
+}
+
+// AppendDefinition appends the JSON of one definition to dst and returns
+// the extended slice, so a caller decoding many definitions can reuse one
+// buffer. Errors are those of Definition.
+func (b *Bundle) AppendDefinition(dst []byte, name string) ([]byte, error) {
 	f, ok := b.find(name)
 	if !ok {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
+		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
 	}
-	data, err := readEntry(f, bundlefmt.MaxDefinitionSize)
+	data, err := appendEntry(dst, f, bundlefmt.MaxDefinitionSize)
 	if err != nil {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: %w", b.version, err)
+		return dst, fmt.Errorf("schemas: Kubernetes %s: %w", b.version, err)
 	}
 	return data, nil
 }
@@ -226,20 +233,27 @@ func walkRefs(v any, fn func(string)) {
 // readEntry decompresses one zip entry of at most limit bytes. The zip reader checks the
 // entry's CRC-32 and declared size.
 func readEntry(f *zip.File, limit int64) ([]byte, error) {
+	return appendEntry(nil, f, limit)
+}
+
+// appendEntry appends the content of f to dst, refusing more than limit
+// bytes (the zip header's size is checked first, then what inflates).
+func appendEntry(dst []byte, f *zip.File, limit int64) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(limit) {
-		return nil, fmt.Errorf("%s: %d bytes exceeds the limit of %d", f.Name, f.UncompressedSize64, limit)
+		return dst, fmt.Errorf("%s: %d bytes exceeds the limit of %d", f.Name, f.UncompressedSize64, limit)
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
+		return dst, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, f.UncompressedSize64+1))
+	start := len(dst)
+	buf := bytes.NewBuffer(slices.Grow(dst, int(f.UncompressedSize64)+1))
 	if _, err := buf.ReadFrom(io.LimitReader(rc, limit+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
+		return dst, fmt.Errorf("%s: %w", f.Name, err)
 	}
-	if int64(buf.Len()) > limit {
-		return nil, fmt.Errorf("%s: exceeds the limit of %d bytes", f.Name, limit)
+	if int64(buf.Len()-start) > limit {
+		return dst, fmt.Errorf("%s: exceeds the limit of %d bytes", f.Name, limit)
 	}
 	return buf.Bytes(), nil
 }
