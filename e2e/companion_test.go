@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,13 +29,7 @@ import (
 func TestReconcileCommand(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
-	bin := t.TempDir()
-	for pkg, name := range map[string]string{"..": "k8s-crd-resolver", "../cmd/k8s-crd-resolver-reconcile": "k8s-crd-resolver-reconcile"} {
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("building %s: %v\n%s", name, err, out)
-		}
-	}
+	bin := buildBinaries(t)
 	// The main binary delegates to the companion next to it.
 	help, err := exec.CommandContext(ctx, filepath.Join(bin, "k8s-crd-resolver"), "reconcile", "--help").CombinedOutput()
 	if err != nil || !bytes.Contains(help, []byte("--leader-elect")) {
@@ -41,42 +38,9 @@ func TestReconcileCommand(t *testing.T) {
 
 	// The companion itself runs the operator; it is what a pod would run,
 	// and what gets the signals.
-	kubeconfig := writeKubeconfig(t)
-	mp, _ := freePort()
-	pp, _ := freePort()
-	var logs bytes.Buffer
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "k8s-crd-resolver-reconcile"),
-		"--kubeconfig", kubeconfig,
+	proc := startCompanion(t, bin, writeKubeconfig(t),
 		"--namespace", "kube-system",
-		"--leader-elect", "--leader-election-namespace", "kube-system",
-		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", mp),
-		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", pp),
-	)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
-
-	eventually(t, timeout, "companion ready", func(ctx context.Context) (bool, string, error) {
-		select {
-		case err := <-exited:
-			return false, "", fmt.Errorf("reconcile exited early: %v\n%s", err, logs.String())
-		default:
-		}
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", pp))
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status, nil
-	})
+		"--leader-elect", "--leader-election-namespace", "kube-system")
 	eventually(t, timeout, "leader lease", func(ctx context.Context) (bool, string, error) {
 		var lease coordinationv1.Lease
 		err := c.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "dask-operator.kubernetes.dask.org"}, &lease)
@@ -86,38 +50,141 @@ func TestReconcileCommand(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Name: "daskclusters.kubernetes.dask.org"}, &crd); err != nil {
 		t.Fatal(err)
 	}
-	if code, body := httpGet(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", mp)); code != http.StatusOK || !bytes.Contains([]byte(body), []byte("controller_runtime_reconcile_total")) {
+	if code, body := httpGet(t, proc.metricsURL); code != http.StatusOK || !strings.Contains(body, "controller_runtime_reconcile_total") {
 		t.Errorf("companion /metrics = %d", code)
 	}
+	if err := proc.stop(); err != nil {
+		t.Error(err)
+	}
+}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+// companion is a running k8s-crd-resolver-reconcile process.
+type companion struct {
+	cmd        *exec.Cmd
+	pid        int
+	metricsURL string
+	exited     chan error
+	logs       *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the exec copier and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startCompanion runs the reconcile companion from bin against kubeconfig
+// with args, serving metrics and probes on free 127.0.0.1 ports, and waits
+// until it is ready. It is killed at the end of the test unless stopped.
+func startCompanion(t *testing.T, bin, kubeconfig string, args ...string) *companion {
+	t.Helper()
+	mp, err := freePort()
+	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("reconcile did not stop cleanly on SIGTERM: %v\n%s", err, logs.String())
+	pp, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &companion{
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", mp),
+		exited:     make(chan error, 1),
+		logs:       &syncBuffer{},
+	}
+	p.cmd = exec.Command(filepath.Join(bin, "k8s-crd-resolver-reconcile"), append([]string{
+		"--kubeconfig", kubeconfig,
+		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", mp),
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", pp),
+	}, args...)...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.pid = p.cmd.Process.Pid
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			<-p.exited
 		}
+	})
+	eventually(t, timeout, "companion ready", func(ctx context.Context) (bool, string, error) {
+		select {
+		case err := <-p.exited:
+			return false, "", fmt.Errorf("reconcile exited early: %v\n%s", err, p.logs.String())
+		default:
+		}
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", pp))
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status, nil
+	})
+	return p
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *companion) stop() error {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			return fmt.Errorf("reconcile did not stop cleanly on SIGTERM: %w\n%s", err, p.logs.String())
+		}
+		return nil
 	case <-time.After(timeout):
-		t.Fatalf("reconcile still running 30s after SIGTERM\n%s", logs.String())
+		return fmt.Errorf("reconcile still running 30s after SIGTERM\n%s", p.logs.String())
 	}
 }
 
 // writeKubeconfig writes the control plane's admin credentials to a file.
 func writeKubeconfig(t *testing.T) string {
 	t.Helper()
-	cfg := restConfig(t)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := saveKubeconfig(restConfig(t), path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// saveKubeconfig writes cfg's server and credentials as a kubeconfig file.
+func saveKubeconfig(cfg *rest.Config, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
 	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
 	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
 	kc.CurrentContext = "envtest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		t.Fatal(err)
+	return os.Chmod(path, 0o600)
+}
+
+// buildBinaries builds k8s-crd-resolver and its reconcile companion into a
+// temporary directory and returns it.
+func buildBinaries(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	for pkg, name := range map[string]string{"..": "k8s-crd-resolver", "../cmd/k8s-crd-resolver-reconcile": "k8s-crd-resolver-reconcile"} {
+		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
 	}
-	return path
+	return bin
 }

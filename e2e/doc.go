@@ -4,12 +4,19 @@
 //
 // # Control plane
 //
-// hack/control-plane.sh builds kube-apiserver from the k8s.io/kubernetes Go
-// module and etcd (Debian's etcd-server, or go.etcd.io/etcd/server/v3), caches
-// them, and prints the directory to export as KUBEBUILDER_ASSETS:
+// hack/control-plane.sh builds kube-apiserver and kube-controller-manager
+// from the k8s.io/kubernetes Go module and etcd (Debian's etcd-server, or
+// go.etcd.io/etcd/server/v3), caches them, and prints the directory to export
+// as KUBEBUILDER_ASSETS:
 //
 //	export KUBEBUILDER_ASSETS="$(hack/control-plane.sh)"
 //	go test ./...
+//
+// TestMain starts etcd and kube-apiserver through envtest, and
+// kube-controller-manager with only its garbage collector, so that deleting
+// a parent really deletes its children. No kubelet or deployment controller
+// runs: tests that need a ready scheduler or a finished runner Pod write
+// that status themselves.
 //
 // # Failing loudly
 //
@@ -19,6 +26,9 @@
 //
 // # Load run
 //
-// -load.clusters N (e.g. 200) enables TestLoad, which creates N DaskClusters
-// and reports the time to converge and the reconciler's memory.
+// -load.clusters N (e.g. 200) enables TestLoad, which runs the reconciler as
+// its own process (k8s-crd-resolver-reconcile), creates N DaskClusters, and
+// reports the time to converge and the reconciler's resident memory:
+//
+//	go test ./e2e -run TestLoad -load.clusters 200 -v
 package e2e

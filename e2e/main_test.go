@@ -54,8 +54,21 @@ func runWithControlPlane(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: starting control plane: %v\n", err)
 		return 1
 	}
+	dir, err := os.MkdirTemp("", "e2e-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	stopKCM, err := startKCM(cfg, dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		_ = env.Stop()
+		return 1
+	}
 	code := m.Run()
 	op.shutdown()
+	stopKCM()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: stopping control plane: %v\n", err)
 		if code == 0 {

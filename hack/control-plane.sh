@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # control-plane.sh builds, caches and prints the directory of a real test
-# control plane (etcd + kube-apiserver, optionally kubectl) for envtest.
+# control plane (etcd + kube-apiserver, plus kube-controller-manager for
+# garbage collection and optionally kubectl) for envtest.
 #
 #   hack/control-plane.sh              build what is missing, print the dir
 #   hack/control-plane.sh --print-dir  print the dir without building
@@ -28,6 +29,8 @@
 #   ETCD_VERSION      etcd version when built       (default v3.6.16)
 #   ETCD_SOURCE       auto | apt | build            (default auto)
 #   WITH_KUBECTL      1 builds kubectl as well      (default 1)
+#   WITH_KCM          1 builds kube-controller-manager (default 1; the e2e
+#                     tests run its garbage collector)
 #   BUILD_PARALLEL    go build -p                   (default 2)
 set -euo pipefail
 
@@ -35,6 +38,7 @@ KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 ETCD_SOURCE="${ETCD_SOURCE:-auto}"
 WITH_KUBECTL="${WITH_KUBECTL:-1}"
+WITH_KCM="${WITH_KCM:-1}"
 BUILD_PARALLEL="${BUILD_PARALLEL:-2}"
 
 CACHE_ROOT="${K8S_CRD_RESOLVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-crd-resolver}/control-plane"
@@ -61,6 +65,7 @@ esac
 want_bins() {
 	echo etcd kube-apiserver
 	if [[ "$WITH_KUBECTL" == 1 ]]; then echo kubectl; fi
+	if [[ "$WITH_KCM" == 1 ]]; then echo kube-controller-manager; fi
 }
 
 complete() {
@@ -108,6 +113,10 @@ build_kube() {
 		bins+=(kubectl)
 		pkgs+=(k8s.io/kubernetes/cmd/kubectl)
 	fi
+	if [[ "$WITH_KCM" == 1 ]]; then
+		bins+=(kube-controller-manager)
+		pkgs+=(k8s.io/kubernetes/cmd/kube-controller-manager)
+	fi
 	for b in "${bins[@]}"; do [[ -x "$KUBE_DIR/bin/$b" ]] || missing=1; done
 	if [[ $missing == 0 ]]; then
 		log "kube-apiserver $KUBE_VERSION cached in $KUBE_DIR/bin"
@@ -146,6 +155,12 @@ build_kube() {
 			-X k8s.io/client-go/pkg/version.gitVersion=$KUBE_VERSION" \
 			"${pkgs[@]}"
 	)
+	# Keep binaries of an earlier run that this one did not build.
+	if [[ -d "$KUBE_DIR/bin" ]]; then
+		for b in "$KUBE_DIR/bin"/*; do
+			[[ -e "$KUBE_DIR/bin.tmp/${b##*/}" ]] || mv "$b" "$KUBE_DIR/bin.tmp/"
+		done
+	fi
 	rm -rf "$KUBE_DIR/bin"
 	mv "$KUBE_DIR/bin.tmp" "$KUBE_DIR/bin"
 	log "built ${bins[*]} in $((SECONDS - start))s"
@@ -220,6 +235,7 @@ etcd="$(etcd_path)"
 
 ln -sfn "$KUBE_DIR/bin/kube-apiserver" "$ASSETS_DIR/kube-apiserver"
 if [[ "$WITH_KUBECTL" == 1 ]]; then ln -sfn "$KUBE_DIR/bin/kubectl" "$ASSETS_DIR/kubectl"; fi
+if [[ "$WITH_KCM" == 1 ]]; then ln -sfn "$KUBE_DIR/bin/kube-controller-manager" "$ASSETS_DIR/kube-controller-manager"; fi
 ln -sfn "$etcd" "$ASSETS_DIR/etcd"
 
 complete || die "assets incomplete in $ASSETS_DIR"

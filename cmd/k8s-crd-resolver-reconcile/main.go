@@ -30,6 +30,8 @@ func main() {
 func newCmd(logs io.Writer) *cobra.Command {
 	var o reconciler.Options
 	var kubeconfig string
+	var qps float32
+	var burst int
 	var dev bool
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-reconcile",
@@ -50,6 +52,9 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 			if err != nil {
 				return err
 			}
+			// client-go's own default (5/s, burst 10) makes 200 clusters
+			// take minutes; the apiserver copes with far more.
+			cfg.QPS, cfg.Burst = qps, burst
 			return reconciler.Run(c.Context(), cfg, o)
 		},
 	}
@@ -62,6 +67,8 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 	fl.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader lease (default: --namespace, or the pod's)")
 	fl.BoolVar(&o.SkipCRDInstall, "skip-crd-install", false, "do not install or upgrade the CRDs at start")
 	fl.IntVar(&o.Concurrency, "concurrency", 4, "parallel reconciles per kind")
+	fl.Float32Var(&qps, "kube-api-qps", 50, "requests per second to the apiserver")
+	fl.IntVar(&burst, "kube-api-burst", 100, "burst of requests to the apiserver")
 	fl.BoolVar(&dev, "dev-log", false, "human-readable development logs")
 	return c
 }
