@@ -11,7 +11,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // AutoscalerReconciler reports, for each DaskAutoscaler, the worker count its
@@ -28,17 +27,7 @@ func (r *AutoscalerReconciler) SetupWithManager(mgr ctrl.Manager, opts Controlle
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskautoscaler").
 		For(&DaskAutoscaler{}).
-		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			var list DaskAutoscalerList
-			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexAutoscalerCluster: o.GetName()}); err != nil {
-				return nil
-			}
-			reqs := make([]reconcile.Request, 0, len(list.Items))
-			for _, a := range list.Items {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&a)})
-			}
-			return reqs
-		})).
+		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[DaskAutoscalerList](mgr.GetClient(), indexAutoscalerCluster))).
 		WithOptions(opts.controller()).
 		Complete(r)
 }

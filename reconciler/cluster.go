@@ -10,14 +10,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// indexAutoscalerCluster indexes DaskAutoscalers by spec.cluster.
-const indexAutoscalerCluster = "spec.cluster"
+// Field indexes: DaskAutoscalers and DaskWorkerGroups by spec.cluster.
+const (
+	indexAutoscalerCluster  = "spec.cluster"
+	indexWorkerGroupCluster = "spec.cluster"
+)
 
 // ClusterReconciler turns a DaskCluster into a scheduler Deployment, a
 // scheduler Service and a default DaskWorkerGroup, all controlled by the
@@ -155,4 +160,24 @@ func copyService(existing, desired *corev1.Service) {
 // copyWorkerGroup moves desired's spec into existing.
 func copyWorkerGroup(existing, desired *DaskWorkerGroup) {
 	existing.Spec = desired.Spec
+}
+
+// namingCluster maps a DaskCluster to requests for the objects of list type
+// L in its namespace whose field index names the cluster.
+func namingCluster[L any, PL interface {
+	*L
+	client.ObjectList
+}](c client.Reader, index string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		list := PL(new(L))
+		if err := c.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = meta.EachListItem(list, func(item runtime.Object) error {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
+			return nil
+		})
+		return reqs
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,7 +61,8 @@ func (y YAMLCRDs) CRDs() ([]*unstructured.Unstructured, error) {
 
 // InstallCRDs creates or upgrades every CRD of src with server-side apply
 // (forcing ownership, as Helm never upgrades CRDs and we must), then waits
-// until each is Established and its names are accepted, or timeout passes.
+// until each is Established, its names are accepted and discovery serves
+// its kinds, or timeout passes.
 // c must not read through a cache that has not started.
 func InstallCRDs(ctx context.Context, c client.Client, src CRDSource, timeout time.Duration) error {
 	crds, err := src.CRDs()
@@ -82,8 +84,23 @@ func InstallCRDs(ctx context.Context, c client.Client, src CRDSource, timeout ti
 				last = err
 				return false, nil
 			}
-			last = fmt.Errorf("CRD %s not yet Established", u.GetName())
-			return established(&crd), nil
+			if !established(&crd) {
+				last = fmt.Errorf("CRD %s not yet Established", u.GetName())
+				return false, nil
+			}
+			// Established precedes discovery by a moment; a manager built
+			// before discovery serves the kind fails to map it.
+			gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+			for _, v := range crd.Spec.Versions {
+				if !v.Served {
+					continue
+				}
+				if _, err := c.RESTMapper().RESTMapping(gk, v.Name); err != nil {
+					last = fmt.Errorf("CRD %s not yet in discovery: %w", u.GetName(), err)
+					return false, nil
+				}
+			}
+			return true, nil
 		})
 		if err != nil {
 			return fmt.Errorf("waiting for CRD %s: %w (last: %w)", u.GetName(), err, last)

@@ -111,10 +111,16 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(context.Background(), &DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
 		return []string{o.(*DaskAutoscaler).Spec.Cluster}
 	}); err != nil {
 		return nil, fmt.Errorf("indexing autoscalers: %w", err)
+	}
+	if err := idx.IndexField(context.Background(), &DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string {
+		return []string{o.(*DaskWorkerGroup).Spec.Cluster}
+	}); err != nil {
+		return nil, fmt.Errorf("indexing worker groups: %w", err)
 	}
 	deps := Deps{
 		Client:    mgr.GetClient(),

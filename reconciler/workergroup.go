@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 )
 
 // WorkerGroupReconciler turns a DaskWorkerGroup into one single-replica
@@ -28,6 +29,8 @@ func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts Controll
 		Named("daskworkergroup").
 		For(&DaskWorkerGroup{}).
 		Owns(&appsv1.Deployment{}).
+		// The scheduler address comes from the cluster's Service spec.
+		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[DaskWorkerGroupList](mgr.GetClient(), indexWorkerGroupCluster))).
 		WithOptions(opts.controller()).
 		Complete(r)
 }
