@@ -148,11 +148,7 @@ func TestInvalidDaskClusterRejected(t *testing.T) {
 func TestReconcileDaskCluster(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
-	ns := newNamespace(t, c)
-	u := readExample(t, "daskcluster.yaml", ns)
-	if err := c.Create(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	ns, u := createExample(t, c, "daskcluster.yaml")
 	var dc reconciler.DaskCluster
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), &dc); err != nil {
 		t.Fatal(err)
@@ -160,7 +156,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	userSched := toMap(t, dc.Spec.Scheduler.Spec)
 	userWorker := toMap(t, dc.Spec.Worker.Spec)
 	userService := toMap(t, dc.Spec.Scheduler.Service)
-	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+	key := inNamespace(ns)
 
 	// Scheduler Deployment: the user's pod spec, our labels, our owner.
 	var sched appsv1.Deployment
@@ -349,16 +345,12 @@ func TestAutoscalerValidation(t *testing.T) {
 func TestDaskJob(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
-	ns := newNamespace(t, c)
-	u := readExample(t, "daskjob.yaml", ns)
-	if err := c.Create(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	ns, u := createExample(t, c, "daskjob.yaml")
 	var job reconciler.DaskJob
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), &job); err != nil {
 		t.Fatal(err)
 	}
-	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+	key := inNamespace(ns)
 
 	var dc reconciler.DaskCluster
 	eventually(t, timeout, "job cluster", func(ctx context.Context) (bool, string, error) {

@@ -149,3 +149,19 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 		t.Fatalf("%s: %v (last: %s)", what, err, last)
 	}
 }
+
+// createExample creates examples/<file> in a new namespace.
+func createExample(t *testing.T, c client.Client, file string) (string, *unstructured.Unstructured) {
+	t.Helper()
+	ns := newNamespace(t, c)
+	u := readExample(t, file, ns)
+	if err := c.Create(t.Context(), u); err != nil {
+		t.Fatalf("creating examples/%s: %v", file, err)
+	}
+	return ns, u
+}
+
+// inNamespace returns a function naming objects in ns.
+func inNamespace(ns string) func(name string) client.ObjectKey {
+	return func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+}

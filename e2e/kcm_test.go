@@ -79,12 +79,8 @@ func TestGarbageCollection(t *testing.T) {
 		t.Fatalf("kube-controller-manager is not in %s=%s; rebuild the control plane with WITH_KCM=1 hack/control-plane.sh", assetsEnv, os.Getenv(assetsEnv))
 	}
 	ctx := t.Context()
-	ns := newNamespace(t, c)
-	u := readExample(t, "daskcluster.yaml", ns)
-	if err := c.Create(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+	ns, u := createExample(t, c, "daskcluster.yaml")
+	key := inNamespace(ns)
 	children := []client.Object{
 		&appsv1.Deployment{}, &corev1.Service{}, &reconciler.DaskWorkerGroup{},
 	}

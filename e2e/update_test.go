@@ -21,12 +21,8 @@ import (
 func TestUpdatesAndIdempotence(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
-	ns := newNamespace(t, c)
-	u := readExample(t, "daskcluster.yaml", ns)
-	if err := c.Create(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+	ns, _ := createExample(t, c, "daskcluster.yaml")
+	key := inNamespace(ns)
 	waitWorkers(t, c, ns, "example-default", 2)
 	waitPhase(t, c, key("example"), reconciler.PhaseCreated)
 	time.Sleep(time.Second) // let status writes settle
