@@ -38,12 +38,12 @@ func TestReconcileCommand(t *testing.T) {
 
 	// The companion itself runs the operator; it is what a pod would run,
 	// and what gets the signals.
-	proc := startCompanion(t, bin, writeKubeconfig(t),
+	proc := startCompanion(t, bin, writeKubeconfig(t, c),
 		"--namespace", "kube-system",
-		"--leader-elect", "--leader-election-namespace", "kube-system")
+		"--leader-elect", "--leader-election-namespace", operatorNamespace)
 	eventually(t, timeout, "leader lease", func(ctx context.Context) (bool, string, error) {
 		var lease coordinationv1.Lease
-		err := c.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "dask-operator.kubernetes.dask.org"}, &lease)
+		err := c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "dask-operator.kubernetes.dask.org"}, &lease)
 		return err == nil && lease.Spec.HolderIdentity != nil, fmt.Sprint(err), nil
 	})
 	var crd apiextensionsv1.CustomResourceDefinition
@@ -152,21 +152,29 @@ func (p *companion) stop() error {
 	}
 }
 
-// writeKubeconfig writes the control plane's admin credentials to a file.
-func writeKubeconfig(t *testing.T) string {
+// writeKubeconfig writes a kubeconfig acting as the operator's service
+// account (examples/operator-rbac.yaml, which it applies) to a file.
+func writeKubeconfig(t *testing.T, c client.Client) string {
 	t.Helper()
+	if err := applyRBAC(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := saveKubeconfig(restConfig(t), path); err != nil {
+	if err := saveKubeconfig(operatorConfig(restConfig(t)), path); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// saveKubeconfig writes cfg's server and credentials as a kubeconfig file.
+// saveKubeconfig writes cfg's server, credentials and impersonation as a
+// kubeconfig file.
 func saveKubeconfig(cfg *rest.Config, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken,
+		Impersonate: cfg.Impersonate.UserName, ImpersonateGroups: cfg.Impersonate.Groups,
+	}
 	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
 	kc.CurrentContext = "envtest"
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,9 +14,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -56,7 +61,17 @@ func (o *operatorState) start(cfg *rest.Config) error {
 		return err
 	}
 	ctx := context.Background()
-	if err := reconciler.InstallCRDs(ctx, c, reconciler.EmbeddedCRDs(), time.Minute); err != nil {
+	// The operator runs as the service account of examples/operator-rbac.yaml,
+	// so every test also proves those permissions are enough.
+	if err := applyRBAC(ctx, c); err != nil {
+		return err
+	}
+	cfg = operatorConfig(cfg)
+	oc, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	if err := reconciler.InstallCRDs(ctx, oc, reconciler.EmbeddedCRDs(), time.Minute); err != nil {
 		return err
 	}
 	mp, err := freePort()
@@ -164,4 +179,45 @@ func createExample(t *testing.T, c client.Client, file string) (string, *unstruc
 // inNamespace returns a function naming objects in ns.
 func inNamespace(ns string) func(name string) client.ObjectKey {
 	return func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+}
+
+// The operator's identity in examples/operator-rbac.yaml.
+const (
+	operatorNamespace = "dask-operator"
+	operatorAccount   = "dask-operator"
+)
+
+// operatorConfig returns cfg acting as the operator's service account.
+func operatorConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + operatorNamespace + ":" + operatorAccount,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
+	}
+	return cfg
+}
+
+// applyRBAC creates the objects of examples/operator-rbac.yaml that do not
+// exist yet.
+func applyRBAC(ctx context.Context, c client.Client) error {
+	b, err := os.ReadFile("../examples/operator-rbac.yaml")
+	if err != nil {
+		return err
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("examples/operator-rbac.yaml: %w", err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
 }

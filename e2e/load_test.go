@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 	}
 	ctx := t.Context()
 	ns := newNamespace(t, c)
-	proc := startCompanion(t, buildBinaries(t), writeKubeconfig(t), "--namespace", ns, "--concurrency", "4")
+	proc := startCompanion(t, buildBinaries(t), writeKubeconfig(t, c), "--namespace", ns, "--concurrency", "4")
 	before := procMem(t, proc.pid)
 
 	start := time.Now()
