@@ -46,6 +46,7 @@ type Options struct {
 
 // ControllerOptions are the per-controller settings derived from Options.
 type ControllerOptions struct {
+	// Concurrency is the number of parallel reconciles; below 1 means 1.
 	Concurrency int
 }
 
