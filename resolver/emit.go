@@ -173,7 +173,16 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 		if i > 0 || !inline {
 			e.indent(indent)
 		}
-		e.plainOrQuoted(k)
+		if len(k) > 500 {
+			// YAML limits implicit keys to 1024 characters; a longer key
+			// (quoted, it may grow) is written as an explicit "? key".
+			e.buf.WriteString("? ")
+			e.plainOrQuoted(k)
+			e.buf.WriteByte('\n')
+			e.indent(indent)
+		} else {
+			e.plainOrQuoted(k)
+		}
 		e.buf.WriteByte(':')
 		if err := e.value(m[k], indent); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
@@ -285,7 +294,8 @@ func (e *emitter) literal(s string, indent int) bool {
 	if body == s {
 		chomp = "|-"
 	}
-	if strings.HasSuffix(body, "\n") || strings.HasPrefix(body, " ") || strings.HasPrefix(body, "\n") {
+	if body == "" || strings.HasSuffix(body, "\n") || strings.HasPrefix(body, " ") || strings.HasPrefix(body, "\n") ||
+		strings.HasPrefix(body, "\t") || strings.Contains(body, "\n\t") {
 		return false // needs keep-chomping or an indentation indicator
 	}
 	for _, r := range body {
@@ -372,14 +382,23 @@ func isPlainSafe(s string) bool {
 	if last == ' ' || last == ':' || last == '\t' {
 		return false
 	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.Contains(s, ":\t") || strings.Contains(s, "\t#") {
-		return false
-	}
+	// One pass: control characters, ": " and " #" (which would start a
+	// mapping value or a comment), and non-ASCII text checked separately.
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
+		switch c := s[i]; {
+		case c < 0x20 && c != '\t', c == 0x7f:
 			return false
-		} else if c >= 0x80 {
-			return nonASCIIPlainSafe(s[i:])
+		case c == '\t':
+			return false
+		case c == ':' && i+1 < len(s) && s[i+1] == ' ':
+			return false
+		case c == '#' && i > 0 && s[i-1] == ' ':
+			return false
+		case c >= 0x80:
+			if !nonASCIIPlainSafe(s[i:]) {
+				return false
+			}
+			return !strings.Contains(s[i:], ": ") && !strings.Contains(s[i:], " #")
 		}
 	}
 	return true

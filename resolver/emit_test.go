@@ -1,0 +1,42 @@
+package resolver
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// FuzzEncodeYAMLString: any string, as a key or a value, at any depth, in
+// a list or a mapping, reads back unchanged.
+func FuzzEncodeYAMLString(f *testing.F) {
+	for _, s := range []string{"", "plain", "true", "no", "1", "0x1f", "1e3", ".inf", "2024-01-01", "a: b", "a #b", "#x", "- x",
+		"multi\nline", "trailing \nspace", " lead", "tab\there", "\x00", "café", "~", "null", "{a}", "[1]", "'q'", `"dq"`,
+		"x:", "key:value", "\n", "a\n\nb\n", "ends with newline\n", "two\n\n", "\ufeffbom", "\u2028sep", "é: x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // inputs are checked to be UTF-8 before they get here
+		}
+		in := map[string]any{s: s, "list": []any{s, map[string]any{"in": s}}, "nested": map[string]any{"deep": map[string]any{s: s}}}
+		out, err := EncodeYAML(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]any
+		if err := yaml.Unmarshal(out, &back); err != nil {
+			t.Fatalf("does not parse: %v\n%s", err, out)
+		}
+		if back[s] != s {
+			t.Fatalf("value %q read back as %q from\n%s", s, back[s], out)
+		}
+		list := back["list"].([]any)
+		if list[0] != s || list[1].(map[string]any)["in"] != s {
+			t.Fatalf("list item %q read back wrong from\n%s", s, out)
+		}
+		if back["nested"].(map[string]any)["deep"].(map[string]any)[s] != s {
+			t.Fatalf("nested %q read back wrong from\n%s", s, out)
+		}
+	})
+}
