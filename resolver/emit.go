@@ -295,7 +295,7 @@ func (e *emitter) literal(s string, indent int) bool {
 		chomp = "|-"
 	}
 	if body == "" || strings.HasSuffix(body, "\n") || strings.HasPrefix(body, " ") || strings.HasPrefix(body, "\n") ||
-		strings.HasPrefix(body, "\t") || strings.Contains(body, "\n\t") {
+		strings.HasPrefix(body, "\t") {
 		return false // needs keep-chomping or an indentation indicator
 	}
 	for _, r := range body {
