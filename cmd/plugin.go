@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -78,7 +80,26 @@ func newPluginCmd(name, short, long string) *cobra.Command {
 			}
 			p := exec.CommandContext(c.Context(), path, args...)
 			p.Stdin, p.Stdout, p.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
-			err = p.Run()
+			// Signals meant for us (a pod's SIGTERM, Ctrl-C) go to the
+			// companion, which decides how to stop; we exit when it does.
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(sigs)
+			if err = p.Start(); err == nil {
+				done := make(chan struct{})
+				defer close(done)
+				go func() {
+					for {
+						select {
+						case s := <-sigs:
+							_ = p.Process.Signal(s)
+						case <-done:
+							return
+						}
+					}
+				}()
+				err = p.Wait()
+			}
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				if code := ee.ExitCode(); code > 0 {
