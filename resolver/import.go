@@ -100,7 +100,11 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
-	v, err := decodeJSON(raw)
+	skip := ""
+	if r.c.opts.RemoveDescriptions {
+		skip = "description"
+	}
+	v, err := decodeJSONSkipping(raw, skip)
 	if err != nil {
 		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s: %w", version, name, err)
 	}

@@ -15,7 +15,14 @@ import (
 // several times faster. Duplicate keys keep the last value, as
 // encoding/json does.
 func decodeJSON(data []byte) (any, error) {
-	d := jsonDecoder{data: data}
+	return decodeJSONSkipping(data, "")
+}
+
+// decodeJSONSkipping is decodeJSON leaving out every object member named
+// skip (its value is checked, not kept), so text that would be thrown away
+// (descriptions under -r) is never allocated.
+func decodeJSONSkipping(data []byte, skip string) (any, error) {
+	d := jsonDecoder{data: data, skip: skip}
 	d.space()
 	v, err := d.value(0)
 	if err != nil {
@@ -31,6 +38,7 @@ func decodeJSON(data []byte) (any, error) {
 type jsonDecoder struct {
 	data []byte
 	pos  int
+	skip string
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -106,11 +114,17 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		}
 		d.pos++
 		d.space()
-		v, err := d.value(depth + 1)
-		if err != nil {
-			return nil, err
+		if k == d.skip && d.pos < len(d.data) && d.data[d.pos] == '"' {
+			if err := d.skipString(); err != nil {
+				return nil, err
+			}
+		} else {
+			v, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
 		}
-		m[k] = v
 		d.space()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in an object")
@@ -174,6 +188,23 @@ func (d *jsonDecoder) number() (any, error) {
 		return nil, d.errorf("malformed number %q", s)
 	}
 	return json.Number(s), nil
+}
+
+// skipString moves past a string without building it.
+func (d *jsonDecoder) skipString() error {
+	for i := d.pos + 1; i < len(d.data); i++ {
+		switch c := d.data[i]; {
+		case c == '\\':
+			i++
+		case c == '"':
+			d.pos = i + 1
+			return nil
+		case c < 0x20:
+			d.pos = i
+			return d.errorf("control character in a string")
+		}
+	}
+	return d.errorf("unterminated string")
 }
 
 var errBadEscape = errors.New("bad escape")

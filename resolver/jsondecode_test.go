@@ -74,3 +74,14 @@ func TestIsJSONNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeJSONSkipping(t *testing.T) {
+	got, err := decodeJSONSkipping([]byte(`{"description":"x \\\" y","type":"object","properties":{"a":{"description":"z","type":"string"},"description":{"type":"string"}}}`), "description")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}, "description": map[string]any{"type": "string"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v", got)
+	}
+}
