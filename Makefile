@@ -28,11 +28,13 @@ fidelity:
 # build: the main binary and every companion (k8s-crd-resolver-validate, ...) into bin/.
 # install: the same into $GOBIN (or $GOPATH/bin), as pre-commit's `go install ./...` does.
 .PHONY: build install dist check-dist
+# CGO_ENABLED=0: a static binary starts ~3 ms faster (no dynamic loader; cgo only came in
+# through net, which pflag imports and we never use).
 build:
-	$(GO) build -o bin/ . ./cmd/...
+	CGO_ENABLED=0 $(GO) build -o bin/ . ./cmd/...
 
 install:
-	$(GO) install . ./cmd/...
+	CGO_ENABLED=0 $(GO) install . ./cmd/...
 
 # dist: compile templates/ into dist/ (see .crd-resolver.yaml); check-dist: fail with a diff
 # when dist/ is stale (what .ci/run does).
