@@ -1,6 +1,9 @@
 package resolver
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 const (
 	apiextensionsV1      = "apiextensions.k8s.io/v1"
@@ -82,6 +85,9 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 		}
 		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no schema; write one at %s", ErrInput, where))
 	}
+	// A $ref anywhere else (names, printer columns...) is not a schema
+	// and is not resolved: say so rather than pass it through.
+	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema")
 	if len(r.errs) > errsBefore {
 		return nil, false
 	}
@@ -100,32 +106,37 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			return nil, false
 		}
 		out = m
-		r.scanRefs(out, sc)
+		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead")
 	}
 	return out, len(r.errs) == errsBefore
 }
 
-// scanRefs reports $ref keys a patch put back into a schema.
-func (r *run) scanRefs(v any, sc scope) {
-	var walk func(v any, ptr string)
-	walk = func(v any, ptr string) {
+// scanRefs reports every $ref keyword left in a compiled document (whose
+// schemas hold none after resolution) with the message why.
+func (r *run) scanRefs(v any, sc scope, why string) {
+	var walk func(v any, ptr string, inSchema bool)
+	walk = func(v any, ptr string, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			for _, k := range sortedKeys(t) {
-				if k == "$ref" {
-					r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", ErrPatch))
+				if k == "$ref" && !strings.HasSuffix(ptr, "/properties") {
+					err := ErrPatch
+					if !strings.Contains(why, "patch") {
+						err = ErrInput
+					}
+					r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: %s", err, why))
 					continue
 				}
-				if k == "default" || k == "enum" || k == "example" {
+				if inSchema && (k == "default" || k == "enum" || k == "example") {
 					continue
 				}
-				walk(t[k], joinPointer(ptr, k))
+				walk(t[k], joinPointer(ptr, k), inSchema || k == "openAPIV3Schema")
 			}
 		case []any:
 			for i, x := range t {
-				walk(x, joinPointer(ptr, itoa(i)))
+				walk(x, joinPointer(ptr, itoa(i)), inSchema)
 			}
 		}
 	}
-	walk(v, "")
+	walk(v, "", false)
 }
