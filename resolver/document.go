@@ -1,9 +1,6 @@
 package resolver
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 const (
 	apiextensionsV1      = "apiextensions.k8s.io/v1"
@@ -87,7 +84,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	}
 	// A $ref anywhere else (names, printer columns...) is not a schema
 	// and is not resolved: say so rather than pass it through.
-	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema")
+	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema", false)
 	if len(r.errs) > errsBefore {
 		return nil, false
 	}
@@ -106,37 +103,38 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			return nil, false
 		}
 		out = m
-		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead")
+		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
 	}
 	return out, len(r.errs) == errsBefore
 }
 
-// scanRefs reports every $ref keyword left in a compiled document (whose
-// schemas hold none after resolution) with the message why.
-func (r *run) scanRefs(v any, sc scope, why string) {
-	var walk func(v any, ptr string, inSchema bool)
-	walk = func(v any, ptr string, inSchema bool) {
+// scanRefs reports every $ref keyword left in a compiled document with the
+// message why. Resolved schemas hold none by construction, so they are only
+// searched when intoSchemas is set (after a patch).
+func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
+	cause := ErrInput
+	if intoSchemas {
+		cause = ErrPatch
+	}
+	var walk func(v any, p *Path, inSchema bool)
+	walk = func(v any, p *Path, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(t) {
-				if k == "$ref" && !strings.HasSuffix(ptr, "/properties") {
-					err := ErrPatch
-					if !strings.Contains(why, "patch") {
-						err = ErrInput
-					}
-					r.errAt(site{sc: sc, ptr: joinPointer(ptr, k)}, fmt.Errorf("%w: %s", err, why))
-					continue
+			for k, x := range t {
+				switch {
+				case k == "$ref" && !(p.parent != nil && p.tok == "properties"):
+					r.errAt(site{sc: sc, ptr: p.join(k)}, fmt.Errorf("%w: %s", cause, why))
+				case k == "openAPIV3Schema" && !intoSchemas:
+				case inSchema && (k == "default" || k == "enum" || k == "example"):
+				default:
+					walk(x, p.Child(k), inSchema || k == "openAPIV3Schema")
 				}
-				if inSchema && (k == "default" || k == "enum" || k == "example") {
-					continue
-				}
-				walk(t[k], joinPointer(ptr, k), inSchema || k == "openAPIV3Schema")
 			}
 		case []any:
 			for i, x := range t {
-				walk(x, joinPointer(ptr, itoa(i)), inSchema)
+				walk(x, p.Child(itoa(i)), inSchema)
 			}
 		}
 	}
-	walk(v, "", false)
+	walk(v, RootPath(""), false)
 }

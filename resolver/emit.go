@@ -53,6 +53,10 @@ func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
 
 func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
 	e := &emitter{cache: cache}
+	// Room for a large CRD up front: a fresh large allocation is untouched
+	// memory until written, while growing by doubling copies (and faults
+	// in) every intermediate buffer.
+	e.buf.Grow(1 << 20)
 	for _, d := range docs {
 		if len(docs) > 1 {
 			e.buf.WriteString("---\n")
