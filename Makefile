@@ -65,3 +65,8 @@ control-plane:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/
 	hack/bench.sh
+
+# lint: golangci-lint v2 with .golangci.yml (install: go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@latest).
+.PHONY: lint
+lint:
+	golangci-lint run ./...

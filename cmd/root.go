@@ -30,9 +30,6 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// problems returns an error that exits 1 (the input was read fine, but
-// something was found wrong, e.g. stale output).
-func problems(err error) error { return &exitError{code: exitProblems, err: err} }
 
 // NewRootCmd returns the root command writing to out and errOut. With two
 // positional arguments and no subcommand it behaves like the Python tool:

@@ -123,7 +123,7 @@ func startCompanion(t *testing.T, bin, kubeconfig string, args ...string) *compa
 	eventually(t, timeout, "companion ready", func(ctx context.Context) (bool, string, error) {
 		select {
 		case err := <-p.exited:
-			return false, "", fmt.Errorf("reconcile exited early: %v\n%s", err, p.logs.String())
+			return false, "", fmt.Errorf("reconcile exited early: %w\n%s", err, p.logs.String())
 		default:
 		}
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", pp))

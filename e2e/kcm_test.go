@@ -53,7 +53,7 @@ func startKCM(cfg *rest.Config, dir string) (func(), error) {
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
-		return nil, fmt.Errorf("kube-controller-manager exited at start: %v\n%s", err, kcmLogs.String())
+		return nil, fmt.Errorf("kube-controller-manager exited at start: %w\n%s", err, kcmLogs.String())
 	case <-time.After(time.Second):
 	}
 	kcm = cmd

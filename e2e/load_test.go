@@ -152,7 +152,7 @@ func procMem(t *testing.T, pid int) memStats {
 	for sc.Scan() {
 		name, value, _ := strings.Cut(sc.Text(), ":")
 		var kb uint64
-		fmt.Sscanf(strings.TrimSpace(value), "%d", &kb)
+		_, _ = fmt.Sscanf(strings.TrimSpace(value), "%d", &kb)
 		switch name {
 		case "VmRSS":
 			out.RSS = kb << 10
@@ -187,7 +187,7 @@ func reconcileCounts(t *testing.T, metricsURL string) string {
 			}
 		}
 		var f float64
-		fmt.Sscanf(strings.TrimSpace(value), "%g", &f)
+		_, _ = fmt.Sscanf(strings.TrimSpace(value), "%g", &f)
 		key := ctrlName + "/" + result
 		if _, seen := counts[key]; !seen {
 			order = append(order, key)

@@ -122,7 +122,7 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 		case map[string]any:
 			for k, x := range t {
 				switch {
-				case k == "$ref" && !(p.parent != nil && p.tok == "properties"):
+				case k == "$ref" && (p.parent == nil || p.tok != "properties"):
 					r.errAt(site{sc: sc, ptr: p.join(k)}, fmt.Errorf("%w: %s", cause, why))
 				case k == "openAPIV3Schema" && !intoSchemas:
 				case inSchema && (k == "default" || k == "enum" || k == "example"):

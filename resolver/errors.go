@@ -96,15 +96,6 @@ func (l ErrorList) Unwrap() []error {
 	return errs
 }
 
-// err returns nil for an empty list, so a nil ErrorList never becomes a
-// non-nil error interface.
-func (l ErrorList) err() error {
-	if len(l) == 0 {
-		return nil
-	}
-	return l
-}
-
 // Diagnostic is a warning: the output is valid, but something was changed
 // or dropped that the author may want to know about.
 type Diagnostic struct {

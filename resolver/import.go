@@ -106,11 +106,11 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	}
 	v, err := decodeJSONSkipping(raw, skip)
 	if err != nil {
-		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s: %w", version, name, err)
+		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
 	def, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("Kubernetes %s bundle: definition %s is %s, not a schema", version, name, describeValue(v))
+		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))
 	}
 	if known := knownType(name); known != nil {
 		if d, ok := def["description"]; ok {

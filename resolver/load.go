@@ -168,7 +168,7 @@ func parseJSONDocument(file string, src []byte) ([]*document, error) {
 		if errors.As(err, &se) {
 			pos.Line, pos.Col = lineCol(src, int(min(se.Offset, int64(len(src)))))
 		}
-		return nil, &Error{Pos: pos, Err: fmt.Errorf("%w: malformed JSON: %v", ErrInput, err)}
+		return nil, &Error{Pos: pos, Err: fmt.Errorf("%w: malformed JSON: %w", ErrInput, err)}
 	}
 	if dec.More() {
 		return nil, &Error{Pos: Position{File: file}, Err: fmt.Errorf("%w: malformed JSON: data after the top-level value", ErrInput)}

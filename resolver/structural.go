@@ -250,9 +250,7 @@ func asString(v any) string {
 func (r *run) format(s map[string]any, sc scope, p *Path) {
 	f, ok := s["format"].(string)
 	if !ok {
-		if _, has := s["format"]; has {
-			delete(s, "format")
-		}
+		delete(s, "format")
 		return
 	}
 	known := false
