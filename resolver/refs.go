@@ -269,7 +269,11 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 			if have, ok := r.cycleCuts[msg]; !ok || ptr < have.Pointer {
 				r.cycleCuts[msg] = d
 			}
-			return map[string]any{"x-kubernetes-preserve-unknown-fields": true}, nil
+			cutSchema := map[string]any{"x-kubernetes-preserve-unknown-fields": true}
+			if r.targetIsObject(t) {
+				cutSchema["type"] = "object"
+			}
+			return cutSchema, nil
 		}
 		return nil, fmt.Errorf("%w: %s; a CRD schema cannot be recursive: pass --recursion=preserve to cut the cycle with x-kubernetes-preserve-unknown-fields", ErrCycle, strings.Join(chain, " -> "))
 	}
@@ -323,6 +327,25 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	return resolved, nil
 }
 
+// targetIsObject reports whether a $ref target is an object schema, so the
+// schema that cuts a cycle there keeps the type (a list-map's items must
+// be objects).
+func (r *run) targetIsObject(t target) bool {
+	var node any
+	if t.file == "" {
+		def, err := r.importDefinition(t.version, t.name)
+		if err != nil {
+			return false
+		}
+		node = def
+	} else if docs := r.c.files[t.file]; t.doc < len(docs) {
+		node, _ = lookupPointer(docs[t.doc].value, t.pointer)
+	}
+	m, _ := node.(map[string]any)
+	_, props := m["properties"]
+	return m["type"] == "object" || props
+}
+
 func (r *run) labelKey(k string) string {
 	if l, ok := r.names[k]; ok {
 		return l
@@ -363,7 +386,7 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 		return target{}, fmt.Errorf("%w; refer to Kubernetes definitions by name (io.k8s.api.core.v1.PodSpec) or to a local file by relative path", ErrNetwork)
 	case path == "" && hasFrag:
 		return r.localTarget(frag, sc)
-	case isFileRef(path):
+	case isFileRef(path) && !(hasFrag == false && r.isDefinitionName(path, sc)):
 		if sc.inBundle() {
 			return target{}, fmt.Errorf("%w: a bundle definition cannot refer to a file", ErrUnresolved)
 		}
@@ -371,6 +394,22 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 		return r.fileTarget(abs, frag)
 	}
 	return r.nameTarget(ref, sc)
+}
+
+// isDefinitionName reports whether a bare ref without a slash names a
+// definition (io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON
+// ends in ".JSON" but is no file).
+func (r *run) isDefinitionName(name string, sc scope) bool {
+	if strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	if sc.inBundle() {
+		return true
+	}
+	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+		return true
+	}
+	return r.c.bundle.Has(name)
 }
 
 func isFileRef(path string) bool {

@@ -235,7 +235,17 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		}
 	}
 	r.format(s, sc, p)
+	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
+	// the apiserver allows list and map types only on arrays and objects.
+	if s["type"] != "array" {
+		delete(s, "x-kubernetes-list-type")
+		delete(s, "x-kubernetes-list-map-keys")
+	}
+	if t, _ := s["type"].(string); t != "object" && t != "" {
+		delete(s, "x-kubernetes-map-type")
+	}
 	r.listMap(s, sc, p)
+	r.setOfObjects(s)
 	// bundleDefault stays: a list-map node elsewhere may still need it. The
 	// emitter and Document.Object leave it out.
 }
@@ -421,8 +431,12 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	var missing []string
 	for _, k := range keys {
 		name, _ := k.(string)
+		if slices.Contains(required, k) {
+			continue
+		}
 		prop, _ := props[name].(map[string]any)
-		if prop == nil || slices.Contains(required, k) {
+		if prop == nil {
+			missing = append(missing, name) // not even an item property (e.g. a cycle was cut there)
 			continue
 		}
 		if _, ok := prop["default"]; ok {
@@ -449,6 +463,22 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		delete(s, "x-kubernetes-list-map-keys")
 		r.warn(sc, p.String(), fmt.Sprintf("list-map key %s is neither required nor defaulted by Kubernetes; the list is atomic in this CRD (server-side apply replaces it whole)", strings.Join(missing, ", ")))
 	}
+}
+
+// setOfObjects: the items of an x-kubernetes-list-type: set list are
+// compared whole, so object items must be atomic maps, as the apiserver
+// requires (Kubernetes' own swagger does not always say so).
+func (r *run) setOfObjects(s map[string]any) {
+	if s["x-kubernetes-list-type"] != "set" {
+		return
+	}
+	items, _ := s["items"].(map[string]any)
+	if items == nil || items["type"] != "object" || items["x-kubernetes-map-type"] == "atomic" {
+		return
+	}
+	items = maps.Clone(items) // may be shared
+	items["x-kubernetes-map-type"] = "atomic"
+	s["items"] = items
 }
 
 // atLeast reports whether the target Kubernetes version is at least
