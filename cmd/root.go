@@ -30,7 +30,6 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-
 // NewRootCmd returns the root command writing to out and errOut. With two
 // positional arguments and no subcommand it behaves like the Python tool:
 // k8s-crd-resolver [-r] [-j PATCH] SRC DST.
