@@ -171,22 +171,18 @@ type Result struct {
 
 // YAML encodes the documents as deterministic YAML (one "---" separated
 // stream when there are several).
-func (r *Result) YAML() ([]byte, error) {
-	docs := make([]any, len(r.Documents))
-	for i, d := range r.Documents {
-		docs[i] = d.obj
-	}
-	return encodeDocuments(docs, r.render)
-}
+func (r *Result) YAML() ([]byte, error) { return encodeDocuments(r.objects(), r.render) }
 
 // WriteYAML streams what YAML returns to w, without holding the whole
 // text in memory.
-func (r *Result) WriteYAML(w io.Writer) error {
+func (r *Result) WriteYAML(w io.Writer) error { return writeDocuments(w, r.objects(), r.render) }
+
+func (r *Result) objects() []any {
 	docs := make([]any, len(r.Documents))
 	for i, d := range r.Documents {
 		docs[i] = d.obj
 	}
-	return writeDocuments(w, docs, r.render)
+	return docs
 }
 
 // Compile compiles the template src. name is its path (relative to WorkDir
@@ -206,7 +202,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display}, read: map[string]bool{abs: true}}
+	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{render: c.render}
@@ -219,23 +215,22 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	}
 	if len(r.errs) > 0 {
 		slices.SortStableFunc(r.errs, func(a, b *Error) int {
-			return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col,
-				strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Error(), b.Error()))
+			return cmp.Or(comparePos(a.Pos, b.Pos), strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Error(), b.Error()))
 		})
 		return nil, r.errs
 	}
-	for f := range r.read {
-		if !strings.HasPrefix(f, "<") {
+	for _, f := range append(r.readLog, abs) {
+		if !strings.HasPrefix(filepath.Base(f), "<") {
 			res.Files = append(res.Files, f)
 		}
 	}
-	sortStrings(res.Files)
+	slices.Sort(res.Files)
+	res.Files = slices.Compact(res.Files)
 	for _, d := range r.cycleCuts {
 		r.warnings = append(r.warnings, d)
 	}
 	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
-		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col,
-			strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
+		return cmp.Or(comparePos(a.Pos, b.Pos), strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
 	})
 	res.Warnings = r.warnings
 	return res, nil

@@ -1,6 +1,9 @@
 package resolver
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 const (
 	apiextensionsV1      = "apiextensions.k8s.io/v1"
@@ -92,7 +95,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 		patched, err := p.Apply(out)
 		if err != nil {
 			var e *Error
-			if asErr(err, &e) {
+			if errors.As(err, &e) {
 				r.errs = append(r.errs, e)
 			}
 			return nil, false

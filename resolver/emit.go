@@ -24,19 +24,11 @@ import (
 // It is a small purpose-built emitter: general YAML encoders spend most of
 // a compile's time on the 5,000-line schemas a PodSpec expands to.
 func EncodeYAML(v any) ([]byte, error) {
-	e := &emitter{cache: &renderCache{}}
-	if err := e.top(v); err != nil {
-		return nil, err
-	}
-	return e.buf.Bytes(), nil
+	return encodeDocuments([]any{v}, &renderCache{})
 }
 
-// EncodeYAMLDocuments joins several documents with "---" separators.
-func EncodeYAMLDocuments(docs []any) ([]byte, error) {
-	return encodeDocuments(docs, &renderCache{})
-}
-
-// writeDocuments streams the documents to w.
+// writeDocuments streams the documents to w, "---" separated when there
+// are several.
 func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
 	e := &emitter{cache: cache, out: w}
 	for _, d := range docs {
@@ -51,21 +43,17 @@ func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
 	return e.err
 }
 
+// encodeDocuments is writeDocuments into memory.
 func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
-	e := &emitter{cache: cache}
+	var out bytes.Buffer
 	// Room for a large CRD up front: a fresh large allocation is untouched
 	// memory until written, while growing by doubling copies (and faults
 	// in) every intermediate buffer.
-	e.buf.Grow(1 << 20)
-	for _, d := range docs {
-		if len(docs) > 1 {
-			e.buf.WriteString("---\n")
-		}
-		if err := e.top(d); err != nil {
-			return nil, err
-		}
+	out.Grow(1 << 20)
+	if err := writeDocuments(&out, docs, cache); err != nil {
+		return nil, err
 	}
-	return e.buf.Bytes(), nil
+	return out.Bytes(), nil
 }
 
 type emitter struct {

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -153,4 +154,7 @@ func splitPointer(p string) ([]string, error) {
 // joinPointer appends a token to a pointer.
 func joinPointer(base, tok string) string { return base + "/" + escapePointerToken(tok) }
 
-func asErr(err error, target **Error) bool { return errors.As(err, target) }
+// comparePos orders positions by file, line and column.
+func comparePos(a, b Position) int {
+	return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line, a.Col-b.Col)
+}

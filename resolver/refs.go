@@ -21,7 +21,6 @@ type run struct {
 	template  string // absolute path of the template being compiled
 	root      string
 	display   map[string]string // absolute path -> name shown in messages
-	read      map[string]bool
 	errs      ErrorList
 	warnings  []Diagnostic
 	raised    []Diagnostic // every warning raised, duplicates included
@@ -559,7 +558,6 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 // noteRead records that the compile read file abs (for Result.Files).
 func (r *run) noteRead(abs string) {
 	r.readLog = append(r.readLog, abs)
-	r.read[abs] = true
 }
 
 // lookupPointer follows a JSON pointer (RFC 6901) through v.

@@ -118,8 +118,6 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func sortStrings(s []string) { slices.Sort(s) }
-
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // deepCopy copies JSON-like values; maps and slices are fresh, scalars are
