@@ -2,8 +2,6 @@ package resolver
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -108,17 +106,4 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// suggestFile names the closest existing file for a missing one.
-func suggestFile(abs string) string {
-	entries, err := os.ReadDir(filepath.Dir(abs))
-	if err != nil {
-		return " (its directory does not exist either)"
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return didYouMean(filepath.Base(abs), names)
 }
