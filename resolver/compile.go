@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
 // Definitions is a source of named schema definitions, such as an embedded
@@ -248,22 +250,7 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 }
 
 // defaultRoot finds the project root for a template living in dir.
-func defaultRoot(dir, workDir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	if within(workDir, dir) {
-		return workDir
-	}
-	return dir
-}
+func defaultRoot(dir, workDir string) string { return fileio.ProjectRoot(dir, workDir) }
 
 // within reports whether path is root or below it.
 func within(root, path string) bool {

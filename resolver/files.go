@@ -1,11 +1,14 @@
 package resolver
 
 import (
+	"io/fs"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
 // Reading the files $refs point at. Every read goes through the one
@@ -51,22 +54,9 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	if docs, ok := r.c.files[abs]; ok {
 		return docs, nil
 	}
-	fi, err := os.Stat(abs)
+	src, err := r.reader().ReadFile(abs)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no file %s%s", ErrUnresolved, r.display[abs], suggestFile(abs))
-		}
-		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%w: %s is a directory", ErrUnresolved, r.display[abs])
-	}
-	if fi.Size() > MaxInputBytes {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d MiB limit", ErrInput, r.display[abs], fi.Size(), MaxInputBytes>>20)
-	}
-	src, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+		return nil, r.readError(abs, err)
 	}
 	docs, err := parseDocuments(r.display[abs], src)
 	if err != nil {
@@ -80,6 +70,33 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	}
 	r.c.files[abs] = docs
 	return docs, nil
+}
+
+// reader is the run's door for reading files: regular files only, at most
+// MaxInputBytes, confined to the root unless AllowOutsideRoot.
+func (r *run) reader() *fileio.Reader {
+	if r.files == nil {
+		r.files = fileio.NewReader(r.root, r.c.opts.AllowOutsideRoot, MaxInputBytes)
+	}
+	return r.files
+}
+
+// readError words a refused or failed read of the referenced file abs.
+func (r *run) readError(abs string, err error) error {
+	var fe *fileio.Error
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	cause := ErrUnresolved
+	switch {
+	case errors.Is(err, fileio.ErrOutsideRoot):
+		cause = ErrOutsideRoot
+	case errors.Is(err, fileio.ErrNotRegular), errors.Is(err, fileio.ErrTooLarge):
+		cause = ErrInput
+	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
+		return fmt.Errorf("%w: no file %s%s", ErrUnresolved, r.display[abs], suggestFile(abs))
+	}
+	return fmt.Errorf("%w: %s %s", cause, r.display[abs], fe.Msg)
 }
 
 // noteRead records that the compile read file abs (for Result.Files).

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
 // run is the state of one Compile: errors and warnings found so far, the
@@ -29,6 +31,7 @@ type run struct {
 	reported  map[string]bool // errors already reported, by message
 	warned    map[string]bool
 	names     map[string]string // target key -> label, for cycle messages
+	files     *fileio.Reader    // see reader
 }
 
 // scope says where a $ref is written: in a file (one of its documents) or

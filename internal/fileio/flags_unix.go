@@ -1,0 +1,20 @@
+//go:build unix
+
+package fileio
+
+import (
+	"errors"
+	"syscall"
+)
+
+// readFlags open inputs without blocking on a FIFO and without making a
+// terminal the controlling one.
+const readFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// noFollow refuses a symlink as the last path element.
+const noFollow = syscall.O_NOFOLLOW
+
+// processGone reports whether no process with this pid exists.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}

@@ -1,0 +1,381 @@
+package fileio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DefaultLimit is the largest file a Reader reads unless told otherwise.
+const DefaultLimit = 64 << 20
+
+// Sentinel errors. Every *Error wraps one of these or an fs error
+// (fs.ErrNotExist, fs.ErrPermission), so callers match with errors.Is.
+var (
+	// ErrNotRegular: the path is a directory, FIFO, device, socket or
+	// symlink where a regular file is needed.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: the file holds more than the reader's limit.
+	ErrTooLarge = errors.New("file too large")
+	// ErrOutsideRoot: the path, or the file it leads to through symlinks,
+	// is outside the project root.
+	ErrOutsideRoot = errors.New("outside the project root")
+	// ErrNotOwned: an existing file does not start with the generated
+	// header, so it is not this tool's to replace or remove.
+	ErrNotOwned = errors.New("not a file this tool generated")
+	// ErrIsInput: the output would overwrite a file the same run reads.
+	ErrIsInput = errors.New("output is an input of this run")
+	// ErrDanglingLink: the path is a symbolic link to nothing (the error
+	// also matches fs.ErrNotExist).
+	ErrDanglingLink = errors.New("dangling symbolic link")
+	// ErrInterrupted: the process is being stopped by a signal.
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// Error is a refused or failed file operation. Path is the name as the
+// user knows it (relative to the root when below it).
+type Error struct {
+	Path string
+	// Msg completes the sentence "Path ...", e.g. "is a FIFO (named pipe),
+	// not a regular file".
+	Msg string
+	Err error
+}
+
+func (e *Error) Error() string { return e.Path + " " + e.Msg }
+
+// Unwrap returns the cause, a sentinel of this package or an fs error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reader reads input files: regular files only, at most Limit bytes each,
+// confined to Root unless AllowOutside. A Reader is safe for concurrent
+// use; it keeps the root directory open until Close.
+type Reader struct {
+	root         string
+	allowOutside bool
+	limit        int64
+
+	once    sync.Once
+	handle  *os.Root
+	rootErr error
+}
+
+// NewReader returns a Reader confined to root (made absolute). limit <= 0
+// means DefaultLimit.
+func NewReader(root string, allowOutside bool, limit int64) *Reader {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return &Reader{root: absClean(root), allowOutside: allowOutside, limit: limit}
+}
+
+// Root returns the directory the reader is confined to.
+func (r *Reader) Root() string { return r.root }
+
+// Limit returns the largest number of bytes the reader reads from a file.
+func (r *Reader) Limit() int64 { return r.limit }
+
+// Close releases the root directory handle.
+func (r *Reader) Close() error {
+	if r.handle != nil {
+		return r.handle.Close()
+	}
+	return nil
+}
+
+// Display names abs for messages: relative to the root when below it.
+func (r *Reader) Display(abs string) string { return display(r.root, abs) }
+
+// ReadFile reads the whole file name (absolute, or relative to the working
+// directory).
+func (r *Reader) ReadFile(name string) ([]byte, error) {
+	f, shown, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, shown, r.limit)
+}
+
+// ReadHead reads at most n bytes from the start of the file name, for
+// looking at a header without reading a large file whole.
+func (r *Reader) ReadHead(name string, n int) ([]byte, error) {
+	f, shown, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(n)))
+	if err != nil {
+		return nil, &Error{Path: shown, Msg: "cannot be read: " + err.Error(), Err: err}
+	}
+	return b, nil
+}
+
+// ReadFrom reads all of rd (standard input), at most the reader's limit;
+// name is used in messages.
+func (r *Reader) ReadFrom(name string, rd io.Reader) ([]byte, error) {
+	return readLimited(rd, name, r.limit)
+}
+
+// Stat returns what name leads to, confined like ReadFile but without
+// opening it. It is for choices such as "is there a patch beside this
+// template"; what is then read goes through ReadFile, which checks again
+// on the opened file.
+func (r *Reader) Stat(name string) (fs.FileInfo, error) {
+	abs := absClean(name)
+	shown := r.Display(abs)
+	if rel, ok := within(r.root, abs); ok {
+		root, err := r.rootHandle()
+		if err != nil {
+			return nil, rootError(r.root, err)
+		}
+		fi, err := root.Stat(rel)
+		if err == nil || !isEscape(err) {
+			return fi, describeOpenError(root, rel, shown, err)
+		}
+		if !r.allowOutside {
+			return nil, outsideError(shown, r.root, true)
+		}
+	} else if !r.allowOutside {
+		return nil, outsideError(shown, r.root, false)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
+	}
+	return fi, nil
+}
+
+func (r *Reader) rootHandle() (*os.Root, error) {
+	r.once.Do(func() { r.handle, r.rootErr = os.OpenRoot(r.root) })
+	return r.handle, r.rootErr
+}
+
+// open opens name for reading after the checks of the package doc.
+func (r *Reader) open(name string) (*os.File, string, error) {
+	abs := absClean(name)
+	shown := r.Display(abs)
+	if rel, ok := within(r.root, abs); ok {
+		root, err := r.rootHandle()
+		if err != nil {
+			return nil, shown, rootError(r.root, err)
+		}
+		f, err := openRegular(root, rel, shown)
+		if err == nil || !isEscape(err) {
+			return f, shown, err
+		}
+		if !r.allowOutside {
+			return nil, shown, outsideError(shown, r.root, true)
+		}
+	} else if !r.allowOutside {
+		return nil, shown, outsideError(shown, r.root, false)
+	}
+	f, err := openPlain(abs, shown)
+	return f, shown, err
+}
+
+func rootError(root string, err error) error {
+	return &Error{Path: root, Msg: "(the project root) cannot be opened: " + errText(err), Err: err}
+}
+
+func outsideError(shown, root string, viaLink bool) error {
+	msg := "is outside the project root " + root
+	if viaLink {
+		msg = "leads outside the project root " + root + " (through a symbolic link)"
+	}
+	return &Error{Path: shown, Msg: msg + "; move the file into the project, or pass --allow-outside-root", Err: ErrOutsideRoot}
+}
+
+// openRegular opens rel below root: a stat first, so a FIFO or device is
+// never opened at all, then the open (non-blocking, so a FIFO swapped in
+// cannot hang it) and a check of what was actually opened.
+func openRegular(root *os.Root, rel, shown string) (*os.File, error) {
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, describeOpenError(root, rel, shown, err)
+	}
+	if err := regular(fi, shown); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|readFlags, 0)
+	if err != nil {
+		return nil, describeOpenError(root, rel, shown, err)
+	}
+	return checkOpened(f, shown)
+}
+
+func openPlain(abs, shown string) (*os.File, error) {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, describeOpenError(nil, abs, shown, err)
+	}
+	if err := regular(fi, shown); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|readFlags, 0)
+	if err != nil {
+		return nil, describeOpenError(nil, abs, shown, err)
+	}
+	return checkOpened(f, shown)
+}
+
+func checkOpened(f *os.File, shown string) (*os.File, error) {
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(fi, shown)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func regular(fi fs.FileInfo, shown string) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return &Error{Path: shown, Msg: "is " + Kind(fi.Mode()) + ", not a regular file", Err: ErrNotRegular}
+}
+
+// Kind names the type of a file mode for messages: "a directory", "a FIFO
+// (named pipe)", ...
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "an irregular file"
+}
+
+// describeOpenError turns a failed stat or open into an *Error; for a
+// missing file it tells a dangling symlink from a missing name.
+func describeOpenError(root *os.Root, name, shown string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		lstat, readlink := os.Lstat, os.Readlink
+		if root != nil {
+			lstat, readlink = root.Lstat, root.Readlink
+		}
+		if fi, lerr := lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := readlink(name)
+			return &Error{Path: shown, Msg: fmt.Sprintf("is a symbolic link to %s, which does not exist", target), Err: fmt.Errorf("%w: %w", ErrDanglingLink, err)}
+		}
+		return &Error{Path: shown, Msg: "does not exist", Err: err}
+	}
+	return &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
+}
+
+// errText is the cause of an *fs.PathError without the repeated path.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// isEscape reports whether err is os.Root refusing a path that leaves it
+// (the error is unexported; its text is stable).
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func readLimited(rd io.Reader, shown string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	if err != nil {
+		return nil, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, &Error{Path: shown, Msg: fmt.Sprintf("is larger than the %s limit", formatLimit(limit)), Err: ErrTooLarge}
+	}
+	return b, nil
+}
+
+func formatLimit(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d-byte", n)
+}
+
+func absClean(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return filepath.Clean(name)
+}
+
+// within returns path relative to root when path is root or below it
+// (lexically).
+func within(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// Within reports whether path is root or lexically below it.
+func Within(root, path string) bool {
+	_, ok := within(root, path)
+	return ok
+}
+
+func display(root, abs string) string {
+	if rel, ok := within(root, abs); ok {
+		return filepath.ToSlash(rel)
+	}
+	return abs
+}
+
+// GitTop returns the nearest ancestor of dir (itself included) that holds
+// .git, or "".
+func GitTop(dir string) string {
+	for d := absClean(dir); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// ProjectRoot is the default root for a file living in dir: the git top
+// level of dir, else workDir when it holds dir, else dir.
+func ProjectRoot(dir, workDir string) string {
+	if top := GitTop(dir); top != "" {
+		return top
+	}
+	if Within(workDir, dir) {
+		return absClean(workDir)
+	}
+	return absClean(dir)
+}

@@ -1,0 +1,441 @@
+package fileio
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// WriterOptions configure a Writer.
+type WriterOptions struct {
+	// Root is the directory outputs may not leave (after resolving
+	// symlinks) unless AllowOutside.
+	Root         string
+	AllowOutside bool
+	// Owned reports whether an existing file, whose first line (without
+	// its newline) is given, may be replaced or removed. nil accepts none.
+	Owned func(firstLine []byte) bool
+	// Force lets a file Owned refuses be replaced (never removed).
+	Force bool
+	// Inputs are the files the run has read; none of them is ever
+	// replaced, whatever name it is reached by.
+	Inputs []string
+}
+
+// Writer writes and removes output files as the package doc describes. It
+// is not safe for concurrent use.
+type Writer struct {
+	opts   WriterOptions
+	inputs []fs.FileInfo
+	root   *os.Root
+	dirs   map[string]*os.Root // output directory -> its handle
+}
+
+// NewWriter returns a Writer for opts. Inputs that do not exist are
+// ignored.
+func NewWriter(opts WriterOptions) *Writer {
+	opts.Root = absClean(opts.Root)
+	w := &Writer{opts: opts, dirs: map[string]*os.Root{}}
+	for _, in := range opts.Inputs {
+		if fi, err := os.Stat(in); err == nil {
+			w.inputs = append(w.inputs, fi)
+		}
+	}
+	return w
+}
+
+// Close releases the directory handles.
+func (w *Writer) Close() error {
+	for _, d := range w.dirs {
+		d.Close()
+	}
+	if w.root != nil {
+		w.root.Close()
+	}
+	return nil
+}
+
+// Display names abs for messages: relative to the root when below it.
+func (w *Writer) Display(abs string) string { return display(w.opts.Root, abs) }
+
+// dir returns a handle on the directory absDir, created when create. The
+// handle is confined: below the root, no symlink leads out of it.
+func (w *Writer) dir(absDir string, create bool) (*os.Root, error) {
+	if d, ok := w.dirs[absDir]; ok {
+		return d, nil
+	}
+	shown := w.Display(absDir)
+	var d *os.Root
+	rel, inside := within(w.opts.Root, absDir)
+	if inside {
+		if w.root == nil {
+			r, err := os.OpenRoot(w.opts.Root)
+			if err != nil {
+				return nil, rootError(w.opts.Root, err)
+			}
+			w.root = r
+		}
+		var err error
+		if create {
+			if err = w.root.MkdirAll(rel, 0o755); err != nil && !isEscape(err) {
+				return nil, &Error{Path: shown, Msg: "cannot be created: " + errText(err), Err: err}
+			}
+		}
+		if err == nil {
+			d, err = w.root.OpenRoot(rel)
+		}
+		switch {
+		case isEscape(err) && !w.opts.AllowOutside:
+			return nil, &Error{Path: shown, Msg: "leads outside the project root " + w.opts.Root + " (through a symbolic link); refusing to write there, pass --allow-outside-root to allow it", Err: ErrOutsideRoot}
+		case err != nil && !isEscape(err):
+			return nil, dirError(shown, err)
+		}
+	} else if !w.opts.AllowOutside {
+		return nil, &Error{Path: shown, Msg: "is outside the project root " + w.opts.Root + "; refusing to write there, pass --allow-outside-root to allow it", Err: ErrOutsideRoot}
+	}
+	if d == nil {
+		if create {
+			if err := os.MkdirAll(absDir, 0o755); err != nil {
+				return nil, &Error{Path: shown, Msg: "cannot be created: " + errText(err), Err: err}
+			}
+		}
+		var err error
+		if d, err = os.OpenRoot(absDir); err != nil {
+			return nil, dirError(shown, err)
+		}
+	}
+	w.dirs[absDir] = d
+	removeLeftovers(d)
+	return d, nil
+}
+
+func dirError(shown string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Error{Path: shown, Msg: "does not exist", Err: err}
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return &Error{Path: shown, Msg: "is not a directory", Err: ErrNotRegular}
+	}
+	return &Error{Path: shown, Msg: "cannot be opened: " + errText(err), Err: err}
+}
+
+// existing checks the file base in d before it is replaced or removed. It
+// returns its mode, or 0 when there is no file.
+func (w *Writer) existing(d *os.Root, base, shown string, replace bool) (fs.FileMode, error) {
+	fi, err := d.Lstat(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, &Error{Path: shown, Msg: "cannot be examined: " + errText(err), Err: err}
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return 0, &Error{Path: shown, Msg: "is a symbolic link; refusing to write through it (remove the link, or point the output elsewhere)", Err: ErrNotRegular}
+	case !fi.Mode().IsRegular():
+		return 0, &Error{Path: shown, Msg: "is " + Kind(fi.Mode()) + ", not a regular file; refusing to replace it", Err: ErrNotRegular}
+	}
+	for _, in := range w.inputs {
+		if os.SameFile(fi, in) {
+			return 0, &Error{Path: shown, Msg: "is an input of this run (" + in.Name() + "); refusing to overwrite it with output", Err: ErrIsInput}
+		}
+	}
+	line, err := firstLine(d, base)
+	if err != nil {
+		return 0, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
+	}
+	if w.opts.Owned == nil || !w.opts.Owned(line) {
+		if replace && w.opts.Force {
+			return fi.Mode().Perm(), nil
+		}
+		msg := "was not generated by k8s-crd-resolver (its first line is not the generated header); refusing to "
+		if replace {
+			msg += "overwrite it: move it away, or pass --force to take it over"
+		} else {
+			msg += "remove it"
+		}
+		return 0, &Error{Path: shown, Msg: msg, Err: ErrNotOwned}
+	}
+	return fi.Mode().Perm(), nil
+}
+
+// headerLimit bounds how much of an existing file is read to find its
+// first line.
+const headerLimit = 4096
+
+func firstLine(d *os.Root, base string) ([]byte, error) {
+	f, err := d.OpenFile(base, os.O_RDONLY|readFlags|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(f, headerLimit), headerLimit).ReadSlice('\n')
+	if err != nil {
+		return nil, nil // no newline within the limit: no header
+	}
+	return line[:len(line)-1], nil
+}
+
+// Staged is an output written to a temporary file, waiting for Commit.
+type Staged struct {
+	d         *os.Root
+	tmp, base string
+	shown     string
+	w         *Writer
+}
+
+// Stage writes what write produces into a temporary file beside name,
+// after checking that name may be replaced. Nothing is visible at name
+// until Commit.
+func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error) {
+	abs := absClean(name)
+	shown := w.Display(abs)
+	d, err := w.dir(filepath.Dir(abs), true)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Base(abs)
+	mode, err := w.existing(d, base, shown, true)
+	if err != nil {
+		return nil, err
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	s := &Staged{d: d, base: base, shown: shown, w: w, tmp: tempName(base)}
+	if !temps.add(s) {
+		return nil, &Error{Path: shown, Msg: "not written: " + ErrInterrupted.Error(), Err: ErrInterrupted}
+	}
+	f, err := d.OpenFile(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, mode)
+	if err != nil {
+		temps.remove(s)
+		return nil, &Error{Path: shown, Msg: "cannot be written: " + errText(err), Err: err}
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.Abort()
+		return nil, &Error{Path: shown, Msg: "cannot be written: " + errText(err), Err: err}
+	}
+	return s, nil
+}
+
+// Commit renames the temporary file over the target, after checking the
+// target again.
+func (s *Staged) Commit() error {
+	defer temps.remove(s)
+	if _, err := s.w.existing(s.d, s.base, s.shown, true); err != nil {
+		s.d.Remove(s.tmp)
+		return err
+	}
+	if err := s.d.Rename(s.tmp, s.base); err != nil {
+		s.d.Remove(s.tmp)
+		return &Error{Path: s.shown, Msg: "cannot be replaced: " + errText(err), Err: err}
+	}
+	return nil
+}
+
+// Abort removes the temporary file.
+func (s *Staged) Abort() {
+	s.d.Remove(s.tmp)
+	temps.remove(s)
+}
+
+// WriteFile stages and commits one file.
+func (w *Writer) WriteFile(name string, write func(io.Writer) error) error {
+	s, err := w.Stage(name, write)
+	if err != nil {
+		return err
+	}
+	return s.Commit()
+}
+
+// Remove removes name, a regular file Owned accepts (Force never applies).
+// A missing file is not an error.
+func (w *Writer) Remove(name string) error {
+	abs := absClean(name)
+	shown := w.Display(abs)
+	d, err := w.dir(filepath.Dir(abs), false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	base := filepath.Base(abs)
+	mode, err := w.existing(d, base, shown, false)
+	if err != nil || mode == 0 {
+		return err
+	}
+	if err := d.Remove(base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &Error{Path: shown, Msg: "cannot be removed: " + errText(err), Err: err}
+	}
+	return nil
+}
+
+// ReadDir lists the directory absDir (confined like writes), sorted by
+// name; a missing directory has no entries.
+func (w *Writer) ReadDir(absDir string) ([]fs.DirEntry, error) {
+	d, err := w.dir(absDir, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, dirError(w.Display(absDir), err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, dirError(w.Display(absDir), err)
+	}
+	sortEntries(entries)
+	return entries, nil
+}
+
+// FirstLine returns the first line of the regular file name (without its
+// newline; nil when there is none within a few KiB), confined like writes.
+func (w *Writer) FirstLine(name string) ([]byte, error) {
+	abs := absClean(name)
+	d, err := w.dir(filepath.Dir(abs), false)
+	if err != nil {
+		return nil, err
+	}
+	line, err := firstLine(d, filepath.Base(abs))
+	if err != nil {
+		return nil, &Error{Path: w.Display(abs), Msg: "cannot be read: " + errText(err), Err: err}
+	}
+	return line, nil
+}
+
+func sortEntries(e []fs.DirEntry) {
+	slices.SortFunc(e, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}
+
+// Temporary files: ".NAME.k8s-crd-resolver-PID-RANDOM.tmp" beside the
+// target. TempPattern matches exactly these names.
+var TempPattern = regexp.MustCompile(`^\..*\.k8s-crd-resolver-([0-9]+)-[0-9a-f]{16}\.tmp$`)
+
+// leftoverAge is how old a temporary file of a live process must be to
+// count as a leftover (its pid may have been reused).
+const leftoverAge = time.Hour
+
+func tempName(base string) string {
+	if len(base) > 120 {
+		base = base[:120]
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf(".%s.k8s-crd-resolver-%d-%s.tmp", base, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// removeLeftovers removes the temporary files of runs that were killed
+// (their process is gone, or the file is over an hour old).
+func removeLeftovers(d *os.Root) {
+	f, err := d.Open(".")
+	if err != nil {
+		return
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		m := TempPattern.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[1])
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if pid != os.Getpid() && (processGone(pid) || time.Since(info.ModTime()) > leftoverAge) {
+			d.Remove(e.Name())
+		}
+	}
+}
+
+// temps are the live temporary files of the process, removed on a signal.
+var temps = &tempSet{live: map[*Staged]struct{}{}}
+
+type tempSet struct {
+	mu      sync.Mutex
+	live    map[*Staged]struct{}
+	stopped bool
+}
+
+func (t *tempSet) add(s *Staged) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return false
+	}
+	t.live[s] = struct{}{}
+	return true
+}
+
+func (t *tempSet) remove(s *Staged) {
+	t.mu.Lock()
+	delete(t.live, s)
+	t.mu.Unlock()
+}
+
+// RemoveTemps removes every temporary file the process has staged and not
+// committed, and makes later Stage calls fail with ErrInterrupted.
+func RemoveTemps() {
+	temps.mu.Lock()
+	defer temps.mu.Unlock()
+	temps.stopped = true
+	for s := range temps.live {
+		s.d.Remove(s.tmp)
+	}
+	clear(temps.live)
+}
+
+var handleOnce sync.Once
+
+// HandleSignals makes SIGINT and SIGTERM remove the process's temporary
+// files and then call exit with 128 + the signal number. Calling it again
+// does nothing.
+func HandleSignals(exit func(code int)) {
+	handleOnce.Do(func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			sig := <-ch
+			RemoveTemps()
+			code := 130
+			if sig == syscall.SIGTERM {
+				code = 143
+			}
+			exit(code)
+		}()
+	})
+}
