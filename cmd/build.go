@@ -3,10 +3,12 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -56,7 +58,8 @@ output; 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			done, err := project.Apply(plan)
+			fileio.HandleSignals(os.Exit)
+			done, err := comp.proj.Apply(plan, comp.outs)
 			if err != nil {
 				return err
 			}
@@ -69,6 +72,7 @@ output; 2 on bad input.`,
 		},
 	}
 	f.register(c)
+	c.Flags().BoolVar(&f.opts.Force, "force", false, "replace output files that exist without the generated header (never symlinks, special files or inputs)")
 	c.Flags().BoolVar(&failOnChange, "fail-on-change", false, "exit 1 when a file was written or removed (what pre-commit expects of a fixing hook)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only what changed, and warnings")
 	return c

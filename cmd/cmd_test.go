@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 // cmdTestCase runs the root command in-process, in dir, and compares what
@@ -85,12 +86,13 @@ func TestFailureLeavesOutputAlone(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.NoFileExists(t, filepath.Join(dir, "new.yaml"))
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "old.yaml"), []byte("previous output\n"), 0o600))
+	previous := project.GeneratedHeader("ok.yaml", "1.29") + "previous output\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "old.yaml"), []byte(previous), 0o600))
 	_, _, code = runCmd(t, dir, "", "broken.yaml", "old.yaml")
 	require.Equal(t, 2, code)
 	got, err := os.ReadFile(filepath.Join(dir, "old.yaml"))
 	require.NoError(t, err)
-	require.Equal(t, "previous output\n", string(got))
+	require.Equal(t, previous, string(got))
 	entries, _ := os.ReadDir(dir)
 	require.Len(t, entries, 2, "no temporary files left behind")
 

@@ -2,10 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -14,6 +14,7 @@ import (
 type compileFlags struct {
 	opts      resolver.Options
 	patchFile string
+	force     bool
 }
 
 func (f *compileFlags) register(c *cobra.Command) {
@@ -24,14 +25,16 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD")
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory)")
-	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs leave the project root")
+	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let the template, its patch, file $refs and the output leave the project root")
+	fs.BoolVar(&f.force, "force", false, "replace an output file that exists without the generated header (never a symlink, special file or input)")
 }
 
-// compiler builds the resolver from the flags.
-func (f *compileFlags) compiler() (*resolver.Compiler, error) {
+// compiler builds the resolver from the flags; the patch is read through
+// reader.
+func (f *compileFlags) compiler(reader *fileio.Reader) (*resolver.Compiler, error) {
 	opts := f.opts
 	if f.patchFile != "" {
-		src, err := os.ReadFile(f.patchFile)
+		src, err := reader.ReadFile(f.patchFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading JSON patch: %w", err)
 		}

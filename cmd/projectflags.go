@@ -14,8 +14,9 @@ import (
 // projectFlags are the flags build and check share. They bind to
 // project.Options and nothing else.
 type projectFlags struct {
-	opts       project.Options
-	noValidate bool
+	opts         project.Options
+	noValidate   bool
+	allowOutside bool
 }
 
 func (f *projectFlags) register(c *cobra.Command) {
@@ -23,6 +24,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
 	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
 	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %s", project.FormatSize(project.MaxSize)))
+	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
 }
 
@@ -43,6 +45,9 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
+	}
+	if c.Flags().Changed("allow-outside-root") {
+		f.opts.Policy.AllowOutsideRoot = &f.allowOutside
 	}
 	proj, err := project.Open(wd, f.opts)
 	if err != nil {

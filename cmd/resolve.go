@@ -2,14 +2,16 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/atomicfile"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -35,19 +37,41 @@ nothing is written and the exit code is 2.`,
 		},
 	}
 	f.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "", "write here instead of standard output (atomically: a failed run leaves it untouched)")
+	c.Flags().StringVarP(&output, "output", "o", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; an existing file is replaced only when it carries the header, see --force)")
 	return c
 }
 
-// runCompile is the shared body of resolve and the legacy form.
+// runCompile is the shared body of resolve and the legacy form. Every
+// file goes through the one reader and the one writer (internal/fileio),
+// confined to the template's project root: the --root flag, else the git
+// top level of the template's directory, else the working directory.
 func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
-	comp, err := f.compiler()
+	wd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	data, err := readInput(c.InOrStdin(), src)
+	root := f.opts.Root
+	if root == "" {
+		dir := wd
+		if src != "-" {
+			dir = filepath.Dir(absPath(wd, src))
+		}
+		root = fileio.ProjectRoot(dir, wd)
+	}
+	reader := fileio.NewReader(root, f.opts.AllowOutsideRoot, resolver.MaxInputBytes)
+	defer reader.Close()
+	comp, err := f.compiler(reader)
 	if err != nil {
 		return err
+	}
+	var data []byte
+	if src == "-" {
+		data, err = reader.ReadFrom("<stdin>", c.InOrStdin())
+	} else {
+		data, err = reader.ReadFile(src)
+	}
+	if err != nil {
+		return fmt.Errorf("reading template: %w", err)
 	}
 	res, err := comp.Compile(src, data)
 	if err != nil {
@@ -63,8 +87,30 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 		}
 		return w.Flush()
 	}
-	return atomicfile.WriteFunc(dst, func(w io.Writer) error {
+	inputs := slices.Clone(res.Files)
+	if src != "-" {
+		inputs = append(inputs, absPath(wd, src))
+	}
+	if f.patchFile != "" {
+		inputs = append(inputs, absPath(wd, f.patchFile))
+	}
+	fileio.HandleSignals(os.Exit)
+	out := fileio.NewWriter(fileio.WriterOptions{
+		Root:         root,
+		AllowOutside: f.opts.AllowOutsideRoot,
+		Owned:        project.IsGeneratedLine,
+		Force:        f.force,
+		Inputs:       inputs,
+	})
+	defer out.Close()
+	name := src
+	if src == "-" {
+		name = "<stdin>"
+	}
+	header := project.GeneratedHeader(filepath.ToSlash(name), comp.KubeVersion())
+	return out.WriteFile(absPath(wd, dst), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.WriteString(header)
 		if err := res.WriteYAML(bw); err != nil {
 			return err
 		}
@@ -72,23 +118,9 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	})
 }
 
-func readInput(stdin io.Reader, name string) ([]byte, error) {
-	if name == "-" {
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, io.LimitReader(stdin, resolver.MaxInputBytes+1)); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+func absPath(wd, name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name)
 	}
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, fmt.Errorf("reading template: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("reading template: %s is a directory", name)
-	}
-	if fi.Size() > resolver.MaxInputBytes {
-		return nil, fmt.Errorf("reading template: %s is %d bytes, more than the %d MiB limit", name, fi.Size(), resolver.MaxInputBytes>>20)
-	}
-	return os.ReadFile(name)
+	return filepath.Join(wd, name)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -124,7 +126,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	dec.KnownFields(true)
 	var c Config
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+		return nil, fmt.Errorf("%w: %s: %w%s", ErrConfig, name, err, suggestKey(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -142,6 +144,23 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// configKeys are the keys of a configuration file, for suggestions.
+var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "sets", "templates", "exclude", "outputs", "patches"}
+
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type`)
+
+// suggestKey offers the known key nearest to each unknown one in a strict
+// decoding error.
+func suggestKey(err error) string {
+	var out strings.Builder
+	for _, m := range unknownFieldRE.FindAllStringSubmatch(err.Error(), -1) {
+		if s := resolver.DidYouMean(m[1], configKeys); s != "" {
+			fmt.Fprintf(&out, " (%s%s)", m[1], s)
+		}
+	}
+	return out.String()
 }
 
 // FindConfig returns the first ConfigFileName in dir or an ancestor, or ""
@@ -168,17 +187,3 @@ func FindConfig(dir string) (string, error) {
 	}
 }
 
-// gitTop returns the nearest ancestor of dir (itself included) holding
-// .git, or "".
-func gitTop(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}

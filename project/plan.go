@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	iofs "io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/atomicfile"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
 // State is how an output file on disk compares with the compiled CRD.
@@ -56,19 +58,22 @@ type FileStatus struct {
 // Plan compares outs with the files on disk, one FileStatus per output
 // path, sorted by name. With orphans, it also lists every generated file
 // in the output directories of all sets that no output produces; pass it
-// only when outs holds every template.
+// only when outs holds every template. Outputs are read back through the
+// project's door: an output path that is a FIFO, a device, a directory, a
+// link out of the project, or larger than the input limit is an error,
+// and nothing of it is read or shown.
 func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 	var plan []*FileStatus
 	planned := map[string]bool{}
 	for _, o := range outs {
 		for _, path := range o.Template.Outputs {
 			fs := &FileStatus{Path: path, Name: p.Rel(path), Template: o.Template.Name, Want: o.Data}
-			cur, err := os.ReadFile(path)
+			cur, err := p.reader.ReadFile(path)
 			switch {
-			case errors.Is(err, os.ErrNotExist):
+			case errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
 				fs.State = Missing
 			case err != nil:
-				return nil, err
+				return nil, fmt.Errorf("output of %s: %w", o.Template.Name, err)
 			case bytes.Equal(cur, o.Data):
 				fs.Current, fs.State = cur, Unchanged
 			default:
@@ -79,15 +84,17 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 		}
 	}
 	if orphans {
+		w := p.writer(nil)
+		defer w.Close()
 		dirs := map[string]bool{}
 		for _, s := range p.Config.Sets {
 			for _, d := range s.Outputs {
 				dirs[p.abs(d)] = true
 			}
 		}
-		for dir := range dirs {
-			entries, err := os.ReadDir(dir)
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
+		for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+			entries, err := w.ReadDir(dir)
+			if err != nil {
 				return nil, err
 			}
 			for _, e := range entries {
@@ -95,12 +102,12 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 				if planned[path] || !e.Type().IsRegular() || !isYAMLName(e.Name()) {
 					continue
 				}
-				cur, err := os.ReadFile(path)
+				line, err := w.FirstLine(path)
 				if err != nil {
 					return nil, err
 				}
-				if IsGenerated(cur) {
-					plan = append(plan, &FileStatus{Path: path, Name: p.Rel(path), State: Orphan, Current: cur})
+				if IsGeneratedLine(line) {
+					plan = append(plan, &FileStatus{Path: path, Name: p.Rel(path), State: Orphan, Current: line})
 				}
 			}
 		}
@@ -109,27 +116,79 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 	return plan, nil
 }
 
+// writer returns the door the project writes through; inputs are the
+// files that must never be overwritten.
+func (p *Project) writer(inputs []string) *fileio.Writer {
+	return fileio.NewWriter(fileio.WriterOptions{
+		Root:         p.Dir,
+		AllowOutside: p.AllowOutsideRoot(),
+		Owned:        IsGeneratedLine,
+		Force:        p.opts.Force,
+		Inputs:       inputs,
+	})
+}
+
 func isYAMLName(name string) bool {
 	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
 }
 
 // Apply brings the files of plan up to date: it writes stale and missing
-// files atomically and removes orphans (files this tool generated). It
-// returns the statuses it acted on. Unchanged files are not touched, so
-// their modification times stay.
-func Apply(plan []*FileStatus) ([]*FileStatus, error) {
-	var done []*FileStatus
-	for _, fs := range plan {
-		var err error
-		switch fs.State {
-		case Unchanged:
-			continue
-		case Stale, Missing:
-			err = atomicfile.Write(fs.Path, fs.Want)
-		case Orphan:
-			err = os.Remove(fs.Path)
+// files and removes orphans (files this tool generated), through the
+// project's door. Every file is first written to a temporary file beside
+// it; only when all of them are written are they renamed into place, so a
+// failure while writing (a full disk, a refused target) changes nothing.
+// Each rename is atomic; the set of renames is not (a crash between two
+// leaves some files updated). Orphans are removed last. It returns the
+// statuses it acted on. Unchanged files are not touched, so their
+// modification times stay. outs are the compiled outputs: no file they
+// read is ever overwritten.
+func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, error) {
+	inputs := []string{}
+	if p.ConfigFile != "" {
+		inputs = append(inputs, p.ConfigFile)
+	}
+	for _, o := range outs {
+		inputs = append(inputs, o.Files...)
+	}
+	w := p.writer(inputs)
+	defer w.Close()
+	var staged []*fileio.Staged
+	var pending []*FileStatus
+	abort := func() {
+		for _, s := range staged {
+			s.Abort()
 		}
+	}
+	for _, fs := range plan {
+		if fs.State != Stale && fs.State != Missing {
+			continue
+		}
+		s, err := w.Stage(fs.Path, func(wr io.Writer) error {
+			_, err := wr.Write(fs.Want)
+			return err
+		})
 		if err != nil {
+			abort()
+			return nil, err
+		}
+		staged = append(staged, s)
+		pending = append(pending, fs)
+	}
+	var done []*FileStatus
+	for i, s := range staged {
+		if err := s.Commit(); err != nil {
+			for _, rest := range staged[i+1:] {
+				rest.Abort()
+			}
+			return done, err
+		}
+		done = append(done, pending[i])
+	}
+	for _, fs := range plan {
+		if fs.State != Orphan {
+			continue
+		}
+		if err := w.Remove(fs.Path); err != nil {
 			return done, err
 		}
 		done = append(done, fs)

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Options adjust how a project is opened. The zero value is the default.
@@ -24,6 +26,9 @@ type Options struct {
 	Policy Policy
 	// AllowLarge lifts the size limit (MaxSize) on compiled CRDs.
 	AllowLarge bool
+	// Force lets build take over output files that exist without the
+	// generated header.
+	Force bool
 }
 
 // Project is a directory of templates and where they compile to.
@@ -42,7 +47,8 @@ type Project struct {
 	// never compiled on their own, never outputs.
 	Sources []string
 
-	opts Options
+	opts   Options
+	reader *fileio.Reader // the door every read of the project goes through
 }
 
 // Template is one CRD template and where it compiles to.
@@ -78,24 +84,42 @@ func Open(workDir string, opts Options) (*Project, error) {
 	p := &Project{opts: opts, ConfigFile: file}
 	if file == "" {
 		p.Config = DefaultConfig()
-		if p.Dir = gitTop(workDir); p.Dir == "" {
+		if p.Dir = fileio.GitTop(workDir); p.Dir == "" {
 			p.Dir = workDir
 		}
 	} else {
-		src, err := os.ReadFile(file)
+		p.Dir = filepath.Dir(file)
+		// The configuration is read confined to its own directory (the
+		// project's): a committed symlink to a file elsewhere is refused
+		// unless --allow-outside-root.
+		src, err := fileio.NewReader(p.Dir, opts.Policy.AllowOutsideRoot != nil && *opts.Policy.AllowOutsideRoot, maxConfigBytes).ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		if p.Config, err = ParseConfig(file, src); err != nil {
+		if p.Config, err = ParseConfig(p.Rel(file), src); err != nil {
 			return nil, err
 		}
-		p.Dir = filepath.Dir(file)
 	}
+	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
 	if err := p.discover(); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// maxConfigBytes bounds the configuration file.
+const maxConfigBytes = 1 << 20
+
+// AllowOutsideRoot reports whether templates, patches and outputs may lie
+// outside the project directory: the configuration's allowOutsideRoot, or
+// the command line's.
+func (p *Project) AllowOutsideRoot() bool {
+	pol := p.Config.Policy.over(p.opts.Policy)
+	return pol.AllowOutsideRoot != nil && *pol.AllowOutsideRoot
+}
+
+// Reader returns the door the project reads files through.
+func (p *Project) Reader() *fileio.Reader { return p.reader }
 
 // Rel returns path relative to the project directory, slash-separated, or
 // path itself when it lies outside.
@@ -122,9 +146,9 @@ func (p *Project) discover() error {
 		policy := p.Config.Policy.over(set.Policy).over(p.opts.Policy)
 		excluded := map[string]bool{}
 		for _, g := range set.Exclude {
-			m, err := glob(p.Dir, g)
+			m, err := p.glob(g)
 			if err != nil {
-				return fmt.Errorf("%w: sets[%d].exclude %q: %w", ErrConfig, i, g, err)
+				return fmt.Errorf("%w: %s: sets[%d].exclude %q: %w", ErrConfig, p.configName(), i, g, err)
 			}
 			for _, f := range m {
 				excluded[f] = true
@@ -132,9 +156,9 @@ func (p *Project) discover() error {
 		}
 		var files []string
 		for _, g := range set.Templates {
-			m, err := glob(p.Dir, g)
+			m, err := p.glob(g)
 			if err != nil {
-				return fmt.Errorf("%w: sets[%d].templates %q: %w", ErrConfig, i, g, err)
+				return fmt.Errorf("%w: %s: sets[%d].templates %q: %w", ErrConfig, p.configName(), i, g, err)
 			}
 			files = append(files, m...)
 		}
@@ -148,14 +172,21 @@ func (p *Project) discover() error {
 			if excluded[f] || IsPatchFile(f) || filepath.Base(f) == ConfigFileName {
 				continue
 			}
-			if !holdsCRD(f) {
+			kind, err := p.classify(f)
+			if err != nil {
+				return err
+			}
+			switch kind {
+			case generatedFile:
+				continue // an output of this tool matched by the glob: never a template
+			case sourceFile:
 				sources[f] = true
 				continue
 			}
 			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f]}
 			delete(patches, f)
 			if t.Patch == "" {
-				patch, err := siblingPatch(f)
+				patch, err := p.siblingPatch(f)
 				if err != nil {
 					return err
 				}
@@ -175,7 +206,7 @@ func (p *Project) discover() error {
 			p.Templates = append(p.Templates, t)
 		}
 		for t := range patches {
-			return fmt.Errorf("%w: sets[%d].patches names %s, which is not a template of the set", ErrConfig, i, p.Rel(t))
+			return fmt.Errorf("%w: %s: sets[%d].patches names %s, which is not a template of the set", ErrConfig, p.configName(), i, p.Rel(t))
 		}
 	}
 	for f := range sources {
@@ -210,17 +241,26 @@ func IsPatchFile(name string) bool {
 	return false
 }
 
-// siblingPatch returns the NAME.patch.* file beside template, or "".
-func siblingPatch(template string) (string, error) {
+// siblingPatch returns the NAME.patch.* file beside template, or "". A
+// patch name that exists but cannot be read (a dangling symlink, a FIFO,
+// a link out of the project) is an error, not silently no patch.
+func (p *Project) siblingPatch(template string) (string, error) {
 	stem := strings.TrimSuffix(template, filepath.Ext(template))
 	var found []string
 	for _, s := range patchSuffixes {
-		if fi, err := os.Stat(stem + s); err == nil && !fi.IsDir() {
-			found = append(found, stem+s)
+		fi, err := p.reader.Stat(stem + s)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
+			continue
+		case err != nil:
+			return "", fmt.Errorf("%w: patch of %s: %w", ErrConfig, p.Rel(template), err)
+		case !fi.Mode().IsRegular():
+			return "", fmt.Errorf("%w: patch of %s: %s is %s, not a regular file", ErrConfig, p.Rel(template), p.Rel(stem+s), fileio.Kind(fi.Mode()))
 		}
+		found = append(found, stem+s)
 	}
 	if len(found) > 1 {
-		return "", fmt.Errorf("%w: %s has several patches: %s", ErrConfig, template, strings.Join(found, ", "))
+		return "", fmt.Errorf("%w: %s has several patches: %s", ErrConfig, p.Rel(template), strings.Join(found, ", "))
 	}
 	if len(found) == 1 {
 		return found[0], nil
@@ -228,13 +268,23 @@ func siblingPatch(template string) (string, error) {
 	return "", nil
 }
 
-// holdsCRD reports whether one of the documents in file has kind
-// CustomResourceDefinition. A file that cannot be read or parsed counts as
-// a template, so compiling it reports the problem with its position.
-func holdsCRD(file string) bool {
-	src, err := os.ReadFile(file)
+// What a file matched by a template glob is.
+const (
+	templateFile  = iota // holds a CustomResourceDefinition
+	sourceFile           // holds none: shared definitions
+	generatedFile        // starts with the generated header: an output
+)
+
+// classify reads file (through the door) and says what it is. A file
+// that cannot be parsed counts as a template, so compiling it reports the
+// problem with its position; one that cannot be read is an error.
+func (p *Project) classify(file string) (int, error) {
+	src, err := p.reader.ReadFile(file)
 	if err != nil {
-		return true
+		return 0, fmt.Errorf("%w: template glob of %s matched %w", ErrConfig, p.configName(), err)
+	}
+	if IsGenerated(src) {
+		return generatedFile, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
@@ -243,19 +293,45 @@ func holdsCRD(file string) bool {
 		}
 		err := dec.Decode(&head)
 		if errors.Is(err, io.EOF) {
-			return false
+			return sourceFile, nil
 		}
 		if err != nil {
 			var te *yaml.TypeError
 			if errors.As(err, &te) {
 				continue // a document that is not a mapping (or kind not a string)
 			}
-			return true
+			return templateFile, nil
 		}
 		if head.Kind == "CustomResourceDefinition" {
-			return true
+			return templateFile, nil
 		}
 	}
+}
+
+// configName names the configuration in messages.
+func (p *Project) configName() string {
+	if p.ConfigFile == "" {
+		return "the default configuration"
+	}
+	return p.Rel(p.ConfigFile)
+}
+
+// glob expands pattern relative to the project directory. Directories
+// are skipped; other files that are not regular (FIFOs, devices,
+// sockets, links out of the project) are errors, found when read.
+func (p *Project) glob(pattern string) ([]string, error) {
+	m, err := glob(p.Dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	out := m[:0]
+	for _, f := range m {
+		if fi, err := p.reader.Stat(f); err == nil && fi.IsDir() {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // glob expands a slash-separated pattern relative to dir. "**" as a whole
@@ -277,7 +353,8 @@ func glob(dir, pattern string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		return regularFiles(m), nil
+		slices.Sort(m)
+		return m, nil
 	}
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -290,13 +367,17 @@ func glob(dir, pattern string) ([]string, error) {
 			}
 			return nil
 		}
+		if fileio.TempPattern.MatchString(d.Name()) {
+			return nil // a build's temporary file
+		}
 		rel, _ := filepath.Rel(dir, p)
 		if matchDoubleStar(strings.Split(pattern, "/"), strings.Split(filepath.ToSlash(rel), "/")) {
 			out = append(out, p)
 		}
 		return nil
 	})
-	return regularFiles(out), err
+	slices.Sort(out)
+	return out, err
 }
 
 func matchDoubleStar(pat, name []string) bool {
@@ -320,13 +401,3 @@ func matchDoubleStar(pat, name []string) bool {
 	return len(name) == 0
 }
 
-func regularFiles(paths []string) []string {
-	out := paths[:0]
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out
-}

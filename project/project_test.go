@@ -174,7 +174,7 @@ func TestAffectedAndPlan(t *testing.T) {
 		}
 	}
 
-	write(t, dir, "dist/b.yaml", "old\n")
+	write(t, dir, "dist/b.yaml", GeneratedHeader("templates/b.yaml", "1.29")+"old\n")
 	write(t, dir, "dist/gone.yaml", GeneratedHeader("templates/gone.yaml", "1.30")+"x: 1\n")
 	write(t, dir, "dist/mine.yaml", "hand-written: true\n")
 	plan, err := p.Plan(outs, true)
@@ -192,7 +192,7 @@ func TestAffectedAndPlan(t *testing.T) {
 	if d := Diff(plan[1]); !strings.Contains(d, "--- a/dist/b.yaml\n+++ b/dist/b.yaml\n") || !strings.Contains(d, "\n-old\n") || !strings.Contains(d, "\n+# Code generated") {
 		t.Errorf("diff:\n%s", d)
 	}
-	if _, err := Apply(plan); err != nil {
+	if _, err := p.Apply(plan, outs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dist/gone.yaml")); !errors.Is(err, os.ErrNotExist) {

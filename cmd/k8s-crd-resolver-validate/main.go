@@ -6,7 +6,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -47,7 +47,7 @@ func main() {
 
 func newCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var version, output string
-	var batch bool
+	var batch, allowOutside bool
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-validate [FILE|-]... [-o text|json]",
 		Short: "Validate CRD files with the apiserver's own code",
@@ -90,9 +90,15 @@ answers in JSON (the protocol build and check use; see package project).`,
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
 			}
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
+			defer reader.Close()
 			var results []project.ValidationResult
 			for _, name := range args {
-				content, err := readFile(stdin, name)
+				content, err := readFile(reader, stdin, name)
 				if err != nil {
 					return err
 				}
@@ -129,6 +135,7 @@ answers in JSON (the protocol build and check use; see package project).`,
 	c.SetErr(stderr)
 	c.Flags().StringVar(&version, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")
 	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json (a ValidationResponse)")
+	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
 	c.Flags().BoolVar(&batch, "batch", false, "read a JSON ValidationRequest from standard input, write a ValidationResponse (for build and check)")
 	return c
 }
@@ -150,24 +157,13 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	return json.NewEncoder(stdout).Encode(resp)
 }
 
-func readFile(stdin io.Reader, name string) ([]byte, error) {
-	var r io.Reader
+// readFile reads a file to validate, or standard input for "-", through
+// the one reader: regular files only, at most the input limit, confined to
+// the project root (the git top level of the working directory, else the
+// working directory) unless allowOutside.
+func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
 	if name == "-" {
-		r = stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+		return r.ReadFrom("<stdin>", stdin)
 	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, io.LimitReader(r, resolver.MaxInputBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if buf.Len() > resolver.MaxInputBytes {
-		return nil, fmt.Errorf("%s: more than the %d MiB input limit", name, resolver.MaxInputBytes>>20)
-	}
-	return buf.Bytes(), nil
+	return r.ReadFile(name)
 }
