@@ -281,7 +281,7 @@ const (
 func (p *Project) classify(file string) (int, error) {
 	src, err := p.reader.ReadFile(file)
 	if err != nil {
-		return 0, fmt.Errorf("%w: template glob of %s matched %w", ErrConfig, p.configName(), err)
+		return 0, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
 	if IsGenerated(src) {
 		return generatedFile, nil
