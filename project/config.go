@@ -186,4 +186,3 @@ func FindConfig(dir string) (string, error) {
 		dir = parent
 	}
 }
-

@@ -400,4 +400,3 @@ func matchDoubleStar(pat, name []string) bool {
 	}
 	return len(name) == 0
 }
-
