@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -94,7 +93,7 @@ func (r *run) readError(abs string, err error) error {
 	case errors.Is(err, fileio.ErrNotRegular), errors.Is(err, fileio.ErrTooLarge):
 		cause = ErrInput
 	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
-		return fmt.Errorf("%w: no file %s%s", ErrUnresolved, r.display[abs], suggestFile(abs))
+		return fmt.Errorf("%w: no file %s%s", ErrUnresolved, r.display[abs], r.suggestFile(abs))
 	}
 	return fmt.Errorf("%w: %s %s", cause, r.display[abs], fe.Msg)
 }
@@ -105,14 +104,10 @@ func (r *run) noteRead(abs string) {
 }
 
 // suggestFile names the closest existing file for a missing one.
-func suggestFile(abs string) string {
-	entries, err := os.ReadDir(filepath.Dir(abs))
+func (r *run) suggestFile(abs string) string {
+	names, err := r.reader().DirNames(filepath.Dir(abs))
 	if err != nil {
 		return " (its directory does not exist either)"
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
 	}
 	return didYouMean(filepath.Base(abs), names)
 }

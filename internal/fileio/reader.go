@@ -152,6 +152,32 @@ func (r *Reader) Stat(name string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
+// DirNames lists the names in directory dir, confined like ReadFile (for
+// did-you-mean suggestions).
+func (r *Reader) DirNames(dir string) ([]string, error) {
+	abs := absClean(dir)
+	var d *os.File
+	if rel, ok := within(r.root, abs); ok {
+		root, err := r.rootHandle()
+		if err != nil {
+			return nil, rootError(r.root, err)
+		}
+		if d, err = root.OpenFile(rel, os.O_RDONLY|readFlags, 0); err != nil && !(isEscape(err) && r.allowOutside) {
+			return nil, err
+		}
+	} else if !r.allowOutside {
+		return nil, outsideError(r.Display(abs), r.root, false)
+	}
+	if d == nil {
+		var err error
+		if d, err = os.OpenFile(abs, os.O_RDONLY|readFlags, 0); err != nil {
+			return nil, err
+		}
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
 func (r *Reader) rootHandle() (*os.Root, error) {
 	r.once.Do(func() { r.handle, r.rootErr = os.OpenRoot(r.root) })
 	return r.handle, r.rootErr
