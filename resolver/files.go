@@ -1,9 +1,9 @@
 package resolver
 
 import (
-	"io/fs"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
