@@ -231,7 +231,7 @@ func TestSafety(t *testing.T) {
 			}
 			require.Equal(t, beforeProj, afterProj, "the project changed")
 			for name := range afterProj {
-				require.False(t, fileio.TempPattern.MatchString(filepath.Base(name)), "temporary file left: %s", name)
+				require.False(t, fileio.IsTemp(filepath.Base(name)), "temporary file left: %s", name)
 			}
 			if tc.check != nil {
 				tc.check(t, proj, outside)

@@ -18,10 +18,13 @@ cp -r templates .crd-resolver.yaml "$work/"
 mkdir -p "$work/out"
 version=$(sed -n 's/^kubernetesVersion: *"\{0,1\}\([0-9.]*\)"\{0,1\}/\1/p' .crd-resolver.yaml)
 crds=(daskcluster daskworkergroup daskjob daskautoscaler)
+# Run from the copy, as pre-commit runs from the repository: its outputs
+# must lie inside the project root (the working directory here).
+cd "$work"
 
 perfile() {
   for c in "${crds[@]}"; do
-    "$bin" -r --k8s-version "$version" "$work/templates/$c.yaml" "$work/out/$c.yaml"
+    "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml"
   done
 }
 build() { (cd "$work" && rm -rf dist && "$bin" build --no-validate --quiet >/dev/null); }
@@ -36,7 +39,7 @@ median() {
   done
   for c in "${crds[@]}"; do
     if [[ $fn == perfile ]]; then
-      r=$( { /usr/bin/time -f %M "$bin" -r --k8s-version "$version" "$work/templates/$c.yaml" "$work/out/$c.yaml"; } 2>&1 | tail -1)
+      r=$( { /usr/bin/time -f %M "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml"; } 2>&1 | tail -1)
     else
       r=$( { cd "$work" && rm -rf dist && /usr/bin/time -f %M "$bin" build --no-validate --quiet >/dev/null; } 2>&1 | tail -1)
     fi

@@ -367,7 +367,7 @@ func glob(dir, pattern string) ([]string, error) {
 			}
 			return nil
 		}
-		if fileio.TempPattern.MatchString(d.Name()) {
+		if fileio.IsTemp(d.Name()) {
 			return nil // a build's temporary file
 		}
 		rel, _ := filepath.Rel(dir, p)

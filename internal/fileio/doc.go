@@ -24,7 +24,7 @@
 // (after resolving symlinks) unless AllowOutside. An existing file is
 // replaced or removed only when Owned accepts its first line (the exact
 // generated header), unless Force. Content goes to a temporary file beside
-// the target, named with the exact pattern TempPattern matches, and is
+// the target, named so that IsTemp recognises exactly these names, and is
 // renamed over the target only on Commit; Stage-all-then-Commit-all gives
 // a multi-file update that writes nothing when any file fails to stage.
 // Temporary files are removed on SIGINT and SIGTERM (HandleSignals), and

@@ -82,7 +82,7 @@ func temporaries(t *testing.T, dir string) []string {
 	}
 	var tmp []string
 	for _, e := range entries {
-		if TempPattern.MatchString(e.Name()) {
+		if IsTemp(e.Name()) {
 			tmp = append(tmp, e.Name())
 		}
 	}
@@ -139,5 +139,20 @@ func TestNextRunRemovesLeftoverOfKilledRun(t *testing.T) {
 	}
 	if tmp := temporaries(t, dir); len(tmp) != 1 || !strings.Contains(live, tmp[0]) {
 		t.Errorf("temporary files after the next run: %v, want only the live process's", tmp)
+	}
+}
+
+func TestTempNames(t *testing.T) {
+	name := tempName("widget.yaml")
+	if pid, ok := TempPID(name); !ok || pid != os.Getpid() {
+		t.Errorf("TempPID(%q) = %d, %v", name, pid, ok)
+	}
+	for _, n := range []string{
+		"widget.yaml", ".widget.yaml.tmp-123", ".w.k8s-crd-resolver-12-0123456789abcdeg.tmp", ".w.k8s-crd-resolver-012-0123456789abcdef.tmp",
+		"w.k8s-crd-resolver-12-0123456789abcdef.tmp", ".w.k8s-crd-resolver--0123456789abcdef.tmp", ".w.k8s-crd-resolver-12-0123456789abcdef.tmp.x",
+	} {
+		if IsTemp(n) {
+			t.Errorf("IsTemp(%q) = true", n)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -337,9 +336,46 @@ func sortEntries(e []fs.DirEntry) {
 	slices.SortFunc(e, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }
 
-// Temporary files: ".NAME.k8s-crd-resolver-PID-RANDOM.tmp" beside the
-// target. TempPattern matches exactly these names.
-var TempPattern = regexp.MustCompile(`^\..*\.k8s-crd-resolver-([0-9]+)-[0-9a-f]{16}\.tmp$`)
+// Temporary files are named ".NAME.k8s-crd-resolver-PID-RANDOM.tmp"
+// (RANDOM: 16 hex digits) beside their target.
+const tempMarker = ".k8s-crd-resolver-"
+
+// TempPID reports whether name is exactly such a temporary file name, and
+// the pid in it. Hand-written rather than a regexp: it runs on every
+// directory entry of every output directory, and a regexp compiled at
+// start-up costs every process.
+func TempPID(name string) (int, bool) {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || !strings.HasPrefix(rest, ".") || len(rest) < 1+len(tempMarker)+1+1+16 {
+		return 0, false
+	}
+	hexPart := rest[len(rest)-16:]
+	for _, c := range []byte(hexPart) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return 0, false
+		}
+	}
+	rest = rest[:len(rest)-16]
+	rest, ok = strings.CutSuffix(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	i := strings.LastIndex(rest, tempMarker)
+	if i < 1 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(rest[i+len(tempMarker):])
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != rest[i+len(tempMarker):] {
+		return 0, false
+	}
+	return pid, true
+}
+
+// IsTemp reports whether name is a temporary file name of this package.
+func IsTemp(name string) bool {
+	_, ok := TempPID(name)
+	return ok
+}
 
 // leftoverAge is how old a temporary file of a live process must be to
 // count as a leftover (its pid may have been reused).
@@ -367,11 +403,10 @@ func removeLeftovers(d *os.Root) {
 		return
 	}
 	for _, e := range entries {
-		m := TempPattern.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
+		pid, ok := TempPID(e.Name())
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		pid, _ := strconv.Atoi(m[1])
 		info, err := e.Info()
 		if err != nil {
 			continue
