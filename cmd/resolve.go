@@ -103,11 +103,13 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 		Inputs:       inputs,
 	})
 	defer out.Close()
-	name := src
-	if src == "-" {
-		name = "<stdin>"
+	// The header names the template relative to the project root, so the
+	// bytes do not depend on where the project is checked out.
+	name := "<stdin>"
+	if src != "-" {
+		name = reader.Display(absPath(wd, src))
 	}
-	header := project.GeneratedHeader(filepath.ToSlash(name), comp.KubeVersion())
+	header := project.GeneratedHeader(name, comp.KubeVersion())
 	return out.WriteFile(absPath(wd, dst), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		bw.WriteString(header)
