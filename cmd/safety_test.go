@@ -176,6 +176,11 @@ func TestSafety(t *testing.T) {
 		{name: "configured output /", setup: func(t *testing.T, p, _ string) {
 			put(t, filepath.Join(p, ".crd-resolver.yaml"), "sets:\n- templates: [templates/*.yaml]\n  outputs: [/]\n")
 		}, args: check, wantCode: 2, wantMsg: "is outside the project root"},
+		{name: "a second output dir that cannot be written leaves the first untouched", setup: func(t *testing.T, p, _ string) {
+			put(t, filepath.Join(p, ".crd-resolver.yaml"), "sets:\n- templates: [templates/*.yaml]\n  outputs: [dist, chart/crds]\n")
+			put(t, filepath.Join(p, "dist/widget.yaml"), project.GeneratedHeader("templates/widget.yaml", "1.29")+"old\n")
+			fifo(t, filepath.Join(p, "chart/crds/widget.yaml"))
+		}, args: build, wantCode: 2, wantMsg: "chart/crds/widget.yaml is a FIFO"},
 		{name: "newline in a template name", setup: func(t *testing.T, p, _ string) {
 			put(t, filepath.Join(p, "templates/a\nkind: Evil.yaml"), strings.Replace(template, "widgets.example.com", "as.example.com", 1))
 		}, args: build, changes: []string{"dist/a\nkind: Evil.yaml"}, check: func(t *testing.T, p, _ string) {

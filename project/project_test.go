@@ -235,3 +235,32 @@ func TestSizeGuard(t *testing.T) {
 		t.Errorf("with AllowLarge: %v", err)
 	}
 }
+
+// FuzzParseConfig: any bytes give a configuration with at least one set,
+// each with templates and outputs, or an ErrConfig; never a panic.
+func FuzzParseConfig(f *testing.F) {
+	for _, seed := range []string{
+		"kubernetesVersion: \"1.30\"\nremoveDescriptions: true\n",
+		"sets:\n- templates: [templates/*.yaml]\n  outputs: [dist, chart/crds]\n  patches: {templates/a.yaml: p.yaml}\n",
+		"kubernetesVerison: 1\n", "a: &a [*a]\n", "sets: [{templates: ['**'], outputs: [/]}]\n", "---\n---\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		c, err := ParseConfig("fuzz.yaml", src)
+		if err != nil {
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("error does not wrap ErrConfig: %v", err)
+			}
+			return
+		}
+		if len(c.Sets) == 0 {
+			t.Fatal("no sets")
+		}
+		for i, s := range c.Sets {
+			if len(s.Templates) == 0 || len(s.Outputs) == 0 {
+				t.Fatalf("sets[%d] without templates or outputs: %+v", i, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const crdFile = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object}
+`
+
+const canary = "CANARY-SECRET-91c2"
+
+// TestInputsGoThroughTheDoor: validate's files are read like every other
+// input: regular files only, confined to the project root unless
+// --allow-outside-root, and nothing it may not read is printed.
+func TestInputsGoThroughTheDoor(t *testing.T) {
+	base := t.TempDir()
+	proj, outside := filepath.Join(base, "proj"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(proj, ".git"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path, content string) {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(proj, "crd.yaml"), crdFile)
+	write(filepath.Join(outside, "crd.yaml"), crdFile+"# "+canary+"\n")
+	write(filepath.Join(outside, "secret.yaml"), "kind: [ "+canary+"\n")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(proj, "secret.yaml")))
+	must(os.Symlink("/dev/zero", filepath.Join(proj, "zero.yaml")))
+	must(syscall.Mkfifo(filepath.Join(proj, "fifo.yaml"), 0o644))
+	t.Chdir(proj)
+
+	for _, tc := range []struct {
+		args    []string
+		bad     bool // exit 2
+		wantMsg string
+	}{
+		{args: []string{"crd.yaml"}},
+		{args: []string{"secret.yaml"}, bad: true, wantMsg: "secret.yaml leads outside the project root"},
+		{args: []string{filepath.Join(outside, "crd.yaml")}, bad: true, wantMsg: "is outside the project root"},
+		{args: []string{"zero.yaml"}, bad: true, wantMsg: "leads outside the project root"},
+		{args: []string{"zero.yaml", "--allow-outside-root"}, bad: true, wantMsg: "is a character device, not a regular file"},
+		{args: []string{"fifo.yaml"}, bad: true, wantMsg: "fifo.yaml is a FIFO (named pipe), not a regular file"},
+		{args: []string{filepath.Join(outside, "crd.yaml"), "--allow-outside-root"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			c := newCmd(strings.NewReader(""), &stdout, &stderr)
+			c.SetArgs(tc.args)
+			err := c.ExecuteContext(t.Context())
+			var code exitCode
+			if tc.bad != (err != nil && !errors.As(err, &code)) {
+				t.Fatalf("err = %v, want bad input: %v\nstdout: %s", err, tc.bad, stdout.String())
+			}
+			msg := ""
+			if err != nil {
+				msg = err.Error()
+			}
+			if !strings.Contains(msg, tc.wantMsg) {
+				t.Errorf("error %q does not say %q", msg, tc.wantMsg)
+			}
+			if out := stdout.String() + stderr.String() + msg; strings.Contains(out, canary) {
+				t.Errorf("printed the canary: %s", out)
+			}
+		})
+	}
+}
