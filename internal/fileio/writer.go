@@ -38,17 +38,18 @@ type WriterOptions struct {
 // Writer writes and removes output files as the package doc describes. It
 // is not safe for concurrent use.
 type Writer struct {
-	opts   WriterOptions
-	inputs []fs.FileInfo
-	root   *os.Root
-	dirs   map[string]*os.Root // output directory -> its handle
+	opts    WriterOptions
+	inputs  []fs.FileInfo
+	root    *os.Root
+	dirs    map[string]*os.Root // output directory -> its handle
+	cleaned map[*os.Root]bool   // directories rid of leftovers
 }
 
 // NewWriter returns a Writer for opts. Inputs that do not exist are
 // ignored.
 func NewWriter(opts WriterOptions) *Writer {
 	opts.Root = absClean(opts.Root)
-	w := &Writer{opts: opts, dirs: map[string]*os.Root{}}
+	w := &Writer{opts: opts, dirs: map[string]*os.Root{}, cleaned: map[*os.Root]bool{}}
 	for _, in := range opts.Inputs {
 		if fi, err := os.Stat(in); err == nil {
 			w.inputs = append(w.inputs, fi)
@@ -118,7 +119,6 @@ func (w *Writer) dir(absDir string, create bool) (*os.Root, error) {
 		}
 	}
 	w.dirs[absDir] = d
-	removeLeftovers(d)
 	return d, nil
 }
 
@@ -209,6 +209,11 @@ func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error
 	d, err := w.dir(filepath.Dir(abs), true)
 	if err != nil {
 		return nil, err
+	}
+	if !w.cleaned[d] {
+		// Only a run that writes cleans up: check and Plan write nothing.
+		removeLeftovers(d)
+		w.cleaned[d] = true
 	}
 	base := filepath.Base(abs)
 	mode, err := w.existing(d, base, shown, true)
