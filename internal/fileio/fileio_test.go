@@ -1,0 +1,166 @@
+package fileio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func put(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReader(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	put(t, filepath.Join(root, "a/ten.txt"), "0123456789")
+	put(t, filepath.Join(root, "eleven.txt"), "0123456789X")
+	put(t, filepath.Join(outside, "x.txt"), "outside")
+	for _, l := range [][2]string{
+		{"a/ten.txt", "root/in.txt"},         // a link that stays inside
+		{"../outside/x.txt", "root/out.txt"}, // a link that leaves
+		{"../outside", "root/dir"},           // a directory link that leaves
+		{"missing.txt", "root/dangling.txt"}, // a link to nothing
+	} {
+		if err := os.Symlink(l[0], filepath.Join(base, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(root, false, 10)
+	defer r.Close()
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{name: "a/ten.txt", want: "0123456789"},
+		{name: "in.txt", want: "0123456789"},
+		{name: "eleven.txt", err: ErrTooLarge},
+		{name: "out.txt", err: ErrOutsideRoot},
+		{name: "dir/x.txt", err: ErrOutsideRoot},
+		{name: "../outside/x.txt", err: ErrOutsideRoot},
+		{name: "dangling.txt", err: ErrDanglingLink},
+		{name: "nothing.txt", err: fs.ErrNotExist},
+		{name: "a", err: ErrNotRegular},
+	} {
+		got, err := r.ReadFile(filepath.Join(root, tc.name))
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%s: error %v, want %v", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: %q, %v", tc.name, got, err)
+		}
+	}
+	if _, err := r.ReadFile(filepath.Join(root, "a")); err == nil || !strings.HasSuffix(err.Error(), "a is a directory, not a regular file") {
+		t.Errorf("directory: %v", err)
+	}
+	if head, err := r.ReadHead(filepath.Join(root, "eleven.txt"), 4); err != nil || string(head) != "0123" {
+		t.Errorf("ReadHead: %q, %v", head, err)
+	}
+	if _, err := r.ReadFrom("<stdin>", strings.NewReader("0123456789X")); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFrom over the limit: %v", err)
+	}
+	// AllowOutside relaxes confinement, never type and size.
+	all := NewReader(root, true, 10)
+	defer all.Close()
+	if got, err := all.ReadFile(filepath.Join(root, "out.txt")); err != nil || string(got) != "outside" {
+		t.Errorf("allowed outside: %q, %v", got, err)
+	}
+	if _, err := all.ReadFile(filepath.Join(root, "eleven.txt")); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("allowed outside, too large: %v", err)
+	}
+	if _, err := all.ReadFile("/dev/null"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("allowed outside, /dev/null: %v", err)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	root := t.TempDir()
+	owned := func(line []byte) bool { return bytes.Equal(line, []byte("# ours")) }
+	w := NewWriter(WriterOptions{Root: root, Owned: owned, Inputs: []string{filepath.Join(root, "in.yaml")}})
+	defer w.Close()
+	content := func(s string) func(io.Writer) error {
+		return func(wr io.Writer) error { _, err := io.WriteString(wr, s); return err }
+	}
+	out := filepath.Join(root, "sub/dir/out.yaml")
+	if err := w.WriteFile(out, content("# ours\nv1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("new file: %v, %v", fi, err)
+	}
+	if err := os.Chmod(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFile(out, content("# ours\nv2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode not kept: %v", fi.Mode())
+	}
+	// A staged file is invisible until Commit; Abort leaves the target.
+	s, err := w.Stage(out, content("# ours\nv3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "# ours\nv2\n" {
+		t.Errorf("visible before Commit: %q", got)
+	}
+	s.Abort()
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Errorf("Abort left %d entries", len(entries))
+	}
+	// Not ours: refused; Force replaces, but never removes.
+	put(t, filepath.Join(root, "mine.yaml"), "hand-written\n")
+	if err := w.WriteFile(filepath.Join(root, "mine.yaml"), content("x")); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("over a file not ours: %v", err)
+	}
+	if err := w.Remove(filepath.Join(root, "mine.yaml")); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("removing a file not ours: %v", err)
+	}
+	forced := NewWriter(WriterOptions{Root: root, Owned: owned, Force: true})
+	defer forced.Close()
+	if err := forced.Remove(filepath.Join(root, "mine.yaml")); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("Force removed a file not ours: %v", err)
+	}
+	if err := forced.WriteFile(filepath.Join(root, "mine.yaml"), content("# ours\n")); err != nil {
+		t.Errorf("Force: %v", err)
+	}
+	// An input is never overwritten, whatever its header.
+	put(t, filepath.Join(root, "in.yaml"), "# ours\n")
+	w2 := NewWriter(WriterOptions{Root: root, Owned: owned, Force: true, Inputs: []string{filepath.Join(root, "in.yaml")}})
+	defer w2.Close()
+	if err := w2.WriteFile(filepath.Join(root, "in.yaml"), content("# ours\n")); !errors.Is(err, ErrIsInput) {
+		t.Errorf("over an input: %v", err)
+	}
+	// Remove takes ours, and a missing file is no error.
+	if err := w.Remove(out); err != nil {
+		t.Errorf("Remove: %v", err)
+	}
+	if err := w.Remove(out); err != nil {
+		t.Errorf("Remove again: %v", err)
+	}
+	// Outside the root: refused unless AllowOutside.
+	other := filepath.Join(t.TempDir(), "x.yaml")
+	if err := w.WriteFile(other, content("# ours\n")); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("outside: %v", err)
+	}
+	free := NewWriter(WriterOptions{Root: root, Owned: owned, AllowOutside: true})
+	defer free.Close()
+	if err := free.WriteFile(other, content("# ours\n")); err != nil {
+		t.Errorf("outside, allowed: %v", err)
+	}
+}
