@@ -58,6 +58,17 @@ type Options struct {
 	WorkDir string
 	// Patch is applied (RFC 6902) to every compiled document.
 	Patch *Patch
+	// Budget bounds, in bytes of compact JSON (the form the apiserver
+	// stores), what one Compile may build: the values it reads (the
+	// template and the files its $refs reach, after YAML aliases are
+	// expanded), the schema of every $ref it splices in (counted in full
+	// at every use, though shared in memory), what its JSON patch
+	// operations add, and the compiled CRDs themselves. It also allows
+	// Budget/32 values, and YAML indentation of up to twice Budget. It is
+	// checked while working, so a $ref, alias or patch blow-up fails in
+	// milliseconds at the $ref, alias or patch operation that crossed it,
+	// with an error wrapping ErrBudget. Default (0): DefaultBudget.
+	Budget Size
 	// Bundles loads the bundle of a Kubernetes version. Default: the
 	// embedded bundles (package schemas). Tests may substitute.
 	Bundles func(version string) (Definitions, string, error)
@@ -76,8 +87,12 @@ type Compiler struct {
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
-	render     *renderCache
-	scratch    []byte // decompression buffer, reused for every definition
+	// sizes holds the cost of resolved $ref targets and every map inside
+	// them (by identity; they never change once resolved), so measuring
+	// a tree that shares them is linear in its distinct maps.
+	sizes   map[unsafe.Pointer]cost
+	render  *renderCache
+	scratch []byte // decompression buffer, reused for every definition
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -92,6 +107,12 @@ func New(opts Options) (*Compiler, error) {
 	case RecursionError, RecursionPreserve:
 	default:
 		return nil, fmt.Errorf("%w: recursion policy %q: want %q or %q", ErrInput, opts.Recursion, RecursionError, RecursionPreserve)
+	}
+	if opts.Budget < 0 {
+		return nil, fmt.Errorf("%w: budget %d is negative", ErrInput, opts.Budget)
+	}
+	if opts.Budget == 0 {
+		opts.Budget = DefaultBudget
 	}
 	if opts.MaxDescriptionLength < 0 {
 		return nil, fmt.Errorf("%w: max description length %d is negative", ErrInput, opts.MaxDescriptionLength)
@@ -115,6 +136,7 @@ func New(opts Options) (*Compiler, error) {
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
+		sizes:      map[unsafe.Pointer]cost{},
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	return c, nil
@@ -193,7 +215,9 @@ func (r *Result) objects() []any {
 // the error is an ErrorList.
 func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	display, abs := c.templatePath(name)
-	docs, err := parseDocuments(display, src)
+	// One budget for the whole compile, from the first value read.
+	b := newBudget(c.opts.Budget)
+	docs, err := parseDocumentsWithin(display, src, b)
 	if err != nil {
 		return nil, asList(err)
 	}
@@ -204,7 +228,8 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display}}
+	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display},
+		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{render: c.render}

@@ -35,6 +35,11 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, msg))
 		return nil, false
 	}
+	// Fields the apiserver's strict decoding would refuse, where the
+	// author wrote them.
+	for _, p := range unknownFields(obj, apiVersion, "definitions") {
+		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
+	}
 	if apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22) {
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
 	}
@@ -65,6 +70,9 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 		// The tree shares normalised subtrees with the cache: the passes
 		// below copy what they change.
 		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
+		if resolved == nil { // stopped, reported
+			return
+		}
 		r.structural(resolved, sc, sptr)
 		holder["openAPIV3Schema"] = resolved
 	}
@@ -91,8 +99,15 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	if len(r.errs) > errsBefore {
 		return nil, false
 	}
+	// What the document is, exactly, before anything materialises it
+	// (the patch copies it whole): shared $ref targets are measured once.
+	size := measurer{memo: r.c.sizes}.measure(out)
+	if !r.checkOutput(sc, size, "the compiled CRD") {
+		return nil, false
+	}
 	if p := r.c.opts.Patch; p != nil {
-		patched, err := p.Apply(out)
+		shape := schemaShapeOf(obj)
+		patched, err := p.apply(out, r.budget, nil)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) {
@@ -100,14 +115,18 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			}
 			return nil, false
 		}
-		m, ok := patched.(map[string]any)
-		if !ok {
-			r.errAt(site{sc: sc}, fmt.Errorf("%w: the patched document is %s, not a CRD", ErrPatch, describeValue(patched)))
+		if problem := crdProblem(patched, shape); problem != "" {
+			r.errs = append(r.errs, p.breakingOp(out, shape, Size(r.budget.limit), problem))
 			return nil, false
 		}
-		out = m
+		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
+		size = measurer{}.measure(out)
+		if !r.checkOutput(sc, size, "the patched CRD") {
+			return nil, false
+		}
 	}
+	r.output = r.output.plus(size)
 	return out, len(r.errs) == errsBefore
 }
 
@@ -140,4 +159,110 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 		}
 	}
 	walk(v, RootPath(""), false)
+}
+
+// checkOutput checks that the compile's output, with a document of size
+// c added, stays within the budget and the nesting limit.
+func (r *run) checkOutput(sc scope, c cost, what string) bool {
+	if c.depth > maxDepth {
+		r.errAt(site{sc: sc}, fmt.Errorf("%w: %s nests more than %d levels deep", ErrInput, what, maxDepth))
+		return false
+	}
+	if why := r.budget.over(r.output.plus(c)); why != "" {
+		r.errAt(site{sc: sc}, budgetError(what+" brings the compile's output to "+why))
+		return false
+	}
+	return true
+}
+
+// schemaShape is where a template holds its schemas; a patched CRD must
+// still hold them there.
+type schemaShape struct {
+	validation bool // spec.validation.openAPIV3Schema (v1beta1)
+	perVersion bool // spec.versions[*].schema.openAPIV3Schema
+}
+
+func schemaShapeOf(crd map[string]any) schemaShape {
+	var s schemaShape
+	_, s.validation = dig(crd, "spec", "validation", "openAPIV3Schema").(map[string]any)
+	versions, _ := dig(crd, "spec", "versions").([]any)
+	for _, v := range versions {
+		if _, ok := dig(v, "schema", "openAPIV3Schema").(map[string]any); ok {
+			s.perVersion = true
+		}
+	}
+	return s
+}
+
+// crdProblem says why doc is no longer a CRD with the schemas a template
+// of that shape had, or returns "".
+func crdProblem(doc any, shape schemaShape) string {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return "the document is " + describeValue(doc)
+	}
+	apiVersion, _ := m["apiVersion"].(string)
+	if apiVersion != apiextensionsV1 && apiVersion != apiextensionsV1beta1 {
+		return fmt.Sprintf("its apiVersion is %s, not %s or %s", describeScalar(m["apiVersion"]), apiextensionsV1, apiextensionsV1beta1)
+	}
+	if m["kind"] != "CustomResourceDefinition" {
+		return fmt.Sprintf("its kind is %s, not CustomResourceDefinition", describeScalar(m["kind"]))
+	}
+	spec, ok := m["spec"].(map[string]any)
+	if !ok {
+		return "it has no spec mapping"
+	}
+	schemas := 0
+	if v, has := dig(spec, "validation", "openAPIV3Schema").(map[string]any); has && v != nil {
+		schemas++
+	} else if shape.validation {
+		return "spec.validation.openAPIV3Schema is no longer a schema (the template had one)"
+	}
+	versions, _ := spec["versions"].([]any)
+	for i, v := range versions {
+		if _, has := dig(v, "schema", "openAPIV3Schema").(map[string]any); has {
+			schemas++
+		} else if shape.perVersion {
+			name, _ := dig(v, "name").(string)
+			return fmt.Sprintf("spec.versions[%d] (%q) has no schema.openAPIV3Schema (every version of the template had one)", i, name)
+		}
+	}
+	if schemas == 0 {
+		return "it has no schema left"
+	}
+	if p := unknownFields(m, apiVersion); len(p) > 0 {
+		return p[0].msg
+	}
+	return ""
+}
+
+func describeScalar(v any) string {
+	switch t := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", t)
+	case nil:
+		return "missing"
+	}
+	return describeValue(v)
+}
+
+// breakingOp re-applies the patch one operation at a time, on the error
+// path only, to name the operation after which the document stopped being
+// a CRD with schemas (for good: the last one that turned it from one into
+// none).
+func (p *Patch) breakingOp(doc any, shape schemaShape, limit Size, final string) *Error {
+	bad, problem := -1, final
+	wasOK := true
+	_, _ = p.apply(doc, newBudget(limit), func(i int, d any) {
+		why := crdProblem(d, shape)
+		if why != "" && wasOK {
+			bad, problem = i, why
+		}
+		wasOK = why == ""
+	})
+	if bad < 0 { // cannot happen: the last document has a problem
+		return &Error{Pos: Position{File: p.file}, Err: fmt.Errorf("%w: the patched document is no longer a CRD with schemas: %s", ErrPatch, final)}
+	}
+	op := p.ops[bad]
+	return &Error{Pos: op.pos, Err: fmt.Errorf("%w: after operation %d (%s) the document is no longer a CRD with schemas: %s", ErrPatch, bad, op.describe(), problem)}
 }

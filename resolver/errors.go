@@ -24,6 +24,9 @@ var (
 	ErrNetwork = errors.New("remote $ref refused (this tool never uses the network)")
 	// ErrPatch: a JSON patch operation does not apply.
 	ErrPatch = errors.New("JSON patch does not apply")
+	// ErrBudget: the compile would build more than Options.Budget allows
+	// (a $ref, YAML alias or patch blow-up, or a genuinely huge CRD).
+	ErrBudget = errors.New("compile budget exceeded")
 )
 
 // Position is a place in a source file. Line and Col are 1-based; zero

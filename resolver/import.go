@@ -100,6 +100,12 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
+	// Decoding is work the budget bounds (cached definitions are decoded
+	// once per Compiler, those inside a cut cycle at every use).
+	if r.budget.chargeWork(int64(len(raw)) / budgetValueCost) {
+		r.stopForWork(scope{version: version}, "#/definitions/"+name)
+		return nil, errStopped
+	}
 	skip := ""
 	if r.c.opts.RemoveDescriptions {
 		skip = "description"

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -17,24 +18,27 @@ import (
 
 // Input limits. They exist so a hostile or accidental input (a YAML alias
 // bomb, a multi-gigabyte file) fails fast with a clear message instead of
-// exhausting memory.
+// exhausting memory. What a file expands to after YAML aliases is bounded
+// by the compile budget (Options.Budget).
 const (
 	// MaxInputBytes is the largest template or referenced file read.
 	MaxInputBytes = 64 << 20
-	// maxNodes bounds the values built from one file, after alias expansion.
-	maxNodes = 4 << 20
 	// maxDepth bounds nesting, so deep input cannot exhaust the stack.
 	maxDepth = 2000
 )
 
 // document is one YAML or JSON document: its value (maps, slices, string,
 // bool, json.Number, nil) and the source position of every value, keyed by
-// JSON pointer. For mapping entries the position is the key's.
+// JSON pointer. For mapping entries the position is the key's. Inside the
+// expansion of a YAML alias, positions are kept only while there are
+// fewer than the file has bytes; deeper in a large expansion a value's
+// position is the alias's.
 type document struct {
 	file  string
 	index int
 	value any
 	pos   map[string]Position
+	cost  cost // what reading it built, charged to every compile that uses it
 }
 
 // position returns the position of the value at pointer ptr, or of its
@@ -64,15 +68,30 @@ func lastSlash(s string) int {
 	return -1
 }
 
-// parseDocuments reads every document of a YAML (or JSON) stream. Empty
-// documents are skipped. Errors carry file:line:col.
+// parseDocuments reads every document of a YAML (or JSON) stream within
+// the default budget. Empty documents are skipped. Errors carry
+// file:line:col.
 func parseDocuments(file string, src []byte) ([]*document, error) {
+	return parseDocumentsWithin(file, src, newBudget(0))
+}
+
+// parseFile parses a file a $ref points at within the compile's budget
+// limit (what it builds is charged to each compile that uses it, see
+// run.useFile).
+func (r *run) parseFile(file string, src []byte) ([]*document, error) {
+	return parseDocumentsWithin(file, src, newBudget(Size(r.budget.limit)))
+}
+
+// parseDocumentsWithin is parseDocuments charging what it builds to b.
+// JSON that YAML cannot read (tab indentation, "\/") is read by the
+// strict JSON reader instead.
+func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, error) {
 	if err := checkText(file, src); err != nil {
 		return nil, err
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	start := b.used
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	budget := maxNodes
 	var docs []*document
 	for {
 		var n yaml.Node
@@ -82,19 +101,21 @@ func parseDocuments(file string, src []byte) ([]*document, error) {
 		}
 		if err != nil {
 			if looksLikeJSON(src) {
-				return parseJSONDocument(file, src)
+				b.used = start // nothing read as YAML is kept
+				return parseJSONDocuments(file, src, b)
 			}
 			return nil, yamlError(file, err)
 		}
-		c := &converter{file: file, pos: map[string]Position{}, budget: &budget}
-		v, err := c.value(&n, "", 0)
+		before := b.used
+		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src)}
+		v, err := c.value(&n, "", 0, true)
 		if err != nil {
 			return nil, err
 		}
 		if v == nil {
 			continue
 		}
-		docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos})
+		docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
 	}
 	return docs, nil
 }
@@ -151,67 +172,66 @@ func trimYAMLPrefix(s string) string {
 	return s
 }
 
-func looksLikeJSON(src []byte) bool {
-	t := bytes.TrimLeft(src, " \t\r\n\xef\xbb\xbf")
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
-}
-
-// parseJSONDocument is the fallback for JSON that YAML cannot read (for
-// example tab-indented JSON). Positions are known only for errors.
-func parseJSONDocument(file string, src []byte) ([]*document, error) {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		pos := Position{File: file}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			pos.Line, pos.Col = lineCol(src, int(min(se.Offset, int64(len(src)))))
-		}
-		return nil, &Error{Pos: pos, Err: fmt.Errorf("%w: malformed JSON: %w", ErrInput, err)}
-	}
-	if dec.More() {
-		return nil, &Error{Pos: Position{File: file}, Err: fmt.Errorf("%w: malformed JSON: data after the top-level value", ErrInput)}
-	}
-	if v == nil {
-		return nil, nil
-	}
-	return []*document{{file: file, value: v, pos: map[string]Position{}}}, nil
-}
-
 type converter struct {
 	file   string
 	pos    map[string]Position
-	budget *int
+	posCap int // positions inside alias expansions stop once pos has this many
+	budget *budget
+	alias  *yaml.Node // the outermost alias being expanded, if any
 }
 
 func (c *converter) errorf(n *yaml.Node, format string, args ...any) error {
 	return &Error{Pos: Position{File: c.file, Line: n.Line, Col: n.Column}, Err: fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)}
 }
 
-func (c *converter) value(n *yaml.Node, ptr string, depth int) (any, error) {
-	*c.budget--
-	if *c.budget < 0 {
-		return nil, c.errorf(n, "more than %d values after expanding aliases (a YAML alias bomb?)", maxNodes)
+// charge adds one value to the budget. Over it, the error is at the alias
+// whose expansion crossed it (or at the value, outside aliases).
+func (c *converter) charge(n *yaml.Node, k cost) error {
+	why := c.budget.charge(k)
+	if why == "" {
+		return nil
 	}
+	if a := c.alias; a != nil {
+		return &Error{Pos: Position{File: c.file, Line: a.Line, Col: a.Column}, Err: budgetError(fmt.Sprintf("expanding YAML alias *%s (a YAML alias bomb?) brings the compile to %s", a.Value, why))}
+	}
+	return &Error{Pos: Position{File: c.file, Line: n.Line, Col: n.Column}, Err: budgetError("reading " + c.file + " brings the compile to " + why)}
+}
+
+// value converts n, found at JSON pointer ptr. record says whether
+// positions are kept (false deep inside a large alias expansion, where
+// ptr is not built either).
+func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any, error) {
 	if depth > maxDepth {
 		return nil, c.errorf(n, "nested more than %d levels deep", maxDepth)
 	}
-	if _, seen := c.pos[ptr]; !seen {
-		c.pos[ptr] = Position{File: c.file, Line: n.Line, Col: n.Column}
+	if record {
+		if _, seen := c.pos[ptr]; !seen {
+			c.pos[ptr] = Position{File: c.file, Line: n.Line, Col: n.Column}
+		}
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return c.value(n.Content[0], ptr, depth+1)
+		return c.value(n.Content[0], ptr, depth, record)
 	case yaml.AliasNode:
-		return c.value(n.Alias, ptr, depth+1)
+		if c.alias == nil {
+			c.alias = n
+			defer func() { c.alias = nil }()
+		}
+		return c.value(n.Alias, ptr, depth+1, record && len(c.pos) < c.posCap)
 	case yaml.SequenceNode:
+		if err := c.charge(n, cost{nodes: 1, bytes: 2 + int64(max(len(n.Content)-1, 0)), indent: int64(depth)}); err != nil {
+			return nil, err
+		}
 		out := make([]any, 0, len(n.Content))
 		for i, item := range n.Content {
-			v, err := c.value(item, ptr+"/"+strconv.Itoa(i), depth+1)
+			iptr := ""
+			if record {
+				iptr = ptr + "/" + strconv.Itoa(i)
+			}
+			v, err := c.value(item, iptr, depth+1, record)
 			if err != nil {
 				return nil, err
 			}
@@ -219,20 +239,27 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int) (any, error) {
 		}
 		return out, nil
 	case yaml.MappingNode:
+		if err := c.charge(n, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
+			return nil, err
+		}
 		out := make(map[string]any, len(n.Content)/2)
-		if err := c.mapping(n, ptr, depth, out, true); err != nil {
+		if err := c.mapping(n, ptr, depth, out, true, record); err != nil {
 			return nil, err
 		}
 		return out, nil
 	case yaml.ScalarNode:
-		return c.scalar(n)
+		v, err := c.scalar(n)
+		if err != nil {
+			return nil, err
+		}
+		return v, c.charge(n, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
 	}
 	return nil, c.errorf(n, "unsupported YAML node")
 }
 
 // mapping fills out with the entries of n. Explicit keys win over merged
 // ones (<<), and a key written twice is an error.
-func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]any, explicit bool) error {
+func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]any, explicit, record bool) error {
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -250,40 +277,59 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 			}
 			continue
 		}
-		kptr := joinPointer(ptr, key)
-		c.pos[kptr] = Position{File: c.file, Line: k.Line, Col: k.Column}
-		val, err := c.value(v, kptr, depth+1)
+		// The key, its colon and a comma.
+		if err := c.charge(k, cost{bytes: jsonStringLen(key) + 2}); err != nil {
+			return err
+		}
+		kptr := ""
+		if record {
+			kptr = joinPointer(ptr, key)
+			c.pos[kptr] = Position{File: c.file, Line: k.Line, Col: k.Column}
+		}
+		val, err := c.value(v, kptr, depth+1, record)
 		if err != nil {
 			return err
 		}
 		out[key] = val
 	}
 	for _, m := range merges {
-		for m.Kind == yaml.AliasNode {
-			m = m.Alias
-		}
-		switch m.Kind {
-		case yaml.MappingNode:
-			if err := c.mapping(m, ptr, depth+1, out, false); err != nil {
-				return err
-			}
-		case yaml.SequenceNode:
-			for _, item := range m.Content {
-				for item.Kind == yaml.AliasNode {
-					item = item.Alias
-				}
-				if item.Kind != yaml.MappingNode {
-					return c.errorf(item, "a merge key (<<) takes mappings")
-				}
-				if err := c.mapping(item, ptr, depth+1, out, false); err != nil {
-					return err
-				}
-			}
-		default:
-			return c.errorf(m, "a merge key (<<) takes a mapping or a list of mappings")
+		if err := c.merge(m, ptr, depth, out, record); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// merge adds the entries of a merge key's value (a mapping or a list of
+// mappings, usually aliases) to out, as an alias expansion.
+func (c *converter) merge(m *yaml.Node, ptr string, depth int, out map[string]any, record bool) error {
+	if m.Kind == yaml.AliasNode && c.alias == nil {
+		c.alias = m
+		defer func() { c.alias = nil }()
+	}
+	for m.Kind == yaml.AliasNode {
+		m = m.Alias
+		record = record && len(c.pos) < c.posCap
+	}
+	switch m.Kind {
+	case yaml.MappingNode:
+		return c.mapping(m, ptr, depth+1, out, false, record)
+	case yaml.SequenceNode:
+		for _, item := range m.Content {
+			it := item
+			for it.Kind == yaml.AliasNode {
+				it = it.Alias
+			}
+			if it.Kind != yaml.MappingNode {
+				return c.errorf(it, "a merge key (<<) takes mappings")
+			}
+			if err := c.merge(item, ptr, depth, out, record); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c.errorf(m, "a merge key (<<) takes a mapping or a list of mappings")
 }
 
 // isJSONNumber reports whether s is a number as JSON writes it:
@@ -337,19 +383,21 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		return b, nil
 	case "!!int":
 		if isJSONNumber(n.Value) {
+			if msg := checkNumber(n.Value); msg != "" {
+				return nil, c.errorf(n, "%s", msg)
+			}
 			return json.Number(n.Value), nil
 		}
 		var i int64
 		if err := n.Decode(&i); err == nil {
 			return json.Number(strconv.FormatInt(i, 10)), nil
 		}
-		var u uint64
-		if err := n.Decode(&u); err == nil {
-			return json.Number(strconv.FormatUint(u, 10)), nil
-		}
-		return nil, c.errorf(n, "integer %q out of range", n.Value)
+		return nil, c.errorf(n, "integer %s does not fit in 64 bits (the apiserver reads integers as int64); quote it if you mean a string", n.Value)
 	case "!!float":
 		if isJSONNumber(n.Value) {
+			if msg := checkNumber(n.Value); msg != "" {
+				return nil, c.errorf(n, "%s", msg)
+			}
 			return json.Number(n.Value), nil
 		}
 		var f float64
@@ -357,10 +405,55 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 			return nil, c.errorf(n, "%v", err)
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, c.errorf(n, "%s has no JSON form; quote it if you mean a string", n.Value)
+			return nil, c.errorf(n, "%s has no JSON form (the apiserver reads only finite numbers); quote it if you mean a string", n.Value)
 		}
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+	case "!!str":
+		// yaml.v3 reads a plain number too large for 64 bits (1e400,
+		// 0x1ffffffffffffffff) as a string: that silently changes its
+		// type, so it is an error here.
+		if n.Style == 0 && outOfRange(n.Value) {
+			return nil, c.errorf(n, "%s is out of range for a 64-bit number (the apiserver reads numbers as int64 or float64); quote it if you mean a string", n.Value)
+		}
+		return n.Value, nil
 	default:
 		return n.Value, nil
 	}
+}
+
+// checkNumber explains why the apiserver could not decode the JSON
+// number s, or returns "". It decodes JSON numbers as int64 when they are
+// integers and float64 otherwise, refusing what overflows either; an
+// integer beyond int64 is an error here even where the apiserver would
+// fall back to a (rounded) float64, so no value changes on the way.
+func checkNumber(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Sprintf("integer %s does not fit in 64 bits (the apiserver reads integers as int64); write it as a float (%s) if that is what you mean, or quote it", s, floatForm(s))
+		}
+		return ""
+	}
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		return fmt.Sprintf("%s is out of range for a 64-bit float (the apiserver reads numbers as float64)", s)
+	}
+	return ""
+}
+
+func floatForm(s string) string {
+	f, _ := strconv.ParseFloat(s, 64)
+	return strconv.FormatFloat(f, 'e', -1, 64)
+}
+
+// outOfRange reports whether a plain YAML scalar is written as a number
+// that does not fit in 64 bits.
+func outOfRange(s string) bool {
+	if s == "" || !strings.ContainsAny(s[:1], "+-.0123456789") {
+		return false
+	}
+	t := strings.ReplaceAll(s, "_", "")
+	if _, err := strconv.ParseInt(t, 0, 64); errors.Is(err, strconv.ErrRange) {
+		return true
+	}
+	_, err := strconv.ParseFloat(t, 64)
+	return errors.Is(err, strconv.ErrRange)
 }

@@ -87,16 +87,62 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 
 // Apply applies the patch to a copy of doc and returns the copy. An
 // operation that does not apply is an error naming it; doc is unchanged.
+// What the operations add may not exceed DefaultBudget (a Compile applies
+// its patch within its own budget).
 func (p *Patch) Apply(doc any) (any, error) {
+	return p.apply(doc, newBudget(0), nil)
+}
+
+// apply applies the patch to a copy of doc, charging what each operation
+// adds to b before it is built. after, if set, is called with the
+// document after each operation.
+func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
 	doc = cleanCopy(doc)
 	for i, op := range p.ops {
+		if why := b.charge(op.growth(doc)); why != "" {
+			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s) would bring the compile to %s", i, op.describe(), why))}
+		}
 		var err error
 		doc, err = op.apply(doc)
 		if err != nil {
 			return nil, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)}
 		}
+		if after != nil {
+			after(i, doc)
+		}
 	}
 	return doc, nil
+}
+
+// describe names the operation for messages: "copy /a to /b", "add /a".
+func (op patchOp) describe() string {
+	switch op.op {
+	case "move", "copy":
+		return fmt.Sprintf("%s %s to %s", op.op, op.from, op.path)
+	}
+	return op.op + " " + op.path
+}
+
+// growth is what op would add to doc: the value it writes (a copy's
+// source measured where it is, before anything is copied) and its key.
+// remove and test add nothing; a move adds only its new key.
+func (op patchOp) growth(doc any) cost {
+	key := cost{}
+	if toks, _ := splitPointer(op.path); len(toks) > 0 {
+		key.bytes = jsonStringLen(toks[len(toks)-1]) + 2
+	}
+	var m measurer
+	switch op.op {
+	case "add", "replace":
+		return m.measure(op.value).plus(key)
+	case "copy":
+		if v, err := lookupPointer(doc, op.from); err == nil {
+			return m.measure(v).plus(key)
+		}
+	case "move":
+		return key
+	}
+	return cost{}
 }
 
 func (op patchOp) apply(doc any) (any, error) {

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -32,7 +33,19 @@ type run struct {
 	warned    map[string]bool
 	names     map[string]string // target key -> label, for cycle messages
 	files     *fileio.Reader    // see reader
+
+	budget  *budget
+	used    map[string]bool          // files whose reading this compile has been charged for
+	local   map[string]*cachedTarget // the template's own resolved targets, for this compile only
+	outer   *site                    // the template's $ref being resolved, for work-budget errors
+	nest    int                      // schema levels resolveSchema is inside
+	stopped bool                     // over budget or too deep: resolve nothing more
+	output  cost                     // the documents compiled so far
 }
+
+// errStopped is returned once the compile is stopped; the reason has been
+// reported where it happened.
+var errStopped = errors.New("compile stopped")
 
 // scope says where a $ref is written: in a file (one of its documents) or
 // inside an embedded bundle.
@@ -126,13 +139,26 @@ func (r *run) addWarning(d Diagnostic) {
 // cache keeps the originals); a bundle definition is a fresh decode that
 // nothing else holds, so it is resolved in place.
 func (r *run) resolveSchema(v any, sc scope, ptr string) any {
+	if r.stopped {
+		return nil
+	}
 	inPlace := sc.inBundle()
 	m, ok := v.(map[string]any)
 	if !ok {
 		if inPlace {
 			return v
 		}
-		return deepCopy(v)
+		return r.copyData(v, sc, ptr)
+	}
+	r.nest++
+	defer func() { r.nest-- }()
+	if r.nest > maxDepth {
+		r.stop(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: schemas nested more than %d levels deep once $refs are resolved", ErrInput, maxDepth))
+		return nil
+	}
+	if r.budget.chargeWork(1) {
+		r.stopForWork(sc, ptr)
+		return nil
 	}
 	ref, hasRef := m["$ref"]
 	if !hasRef && inPlace {
@@ -152,7 +178,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		if !isString {
 			r.errAt(site{sc: sc, ptr: refPtr}, fmt.Errorf("%w: $ref must be a string, not %s", ErrInput, describeValue(ref)))
 		} else if base, err := r.follow(s, sc, refPtr); err != nil {
-			r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
+			if err != errStopped { //nolint:errorlint // a private sentinel, never wrapped
+				r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
+			}
 		} else {
 			// base is shared with the cache: copy what gets written.
 			maps.Copy(out, base)
@@ -218,15 +246,65 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	if inPlace {
 		return v
 	}
-	return deepCopy(v)
+	return r.copyData(v, sc, ptr)
+}
+
+// copyData deep-copies a value that is data, not a schema (a default, an
+// enum...), counting what it creates against the work budget.
+func (r *run) copyData(v any, sc scope, ptr string) any {
+	n := int64(0)
+	out := countingCopy(v, &n)
+	if r.budget.chargeWork(n) {
+		r.stopForWork(sc, ptr)
+	}
+	return out
+}
+
+func countingCopy(v any, n *int64) any {
+	*n++
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = countingCopy(x, n)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = countingCopy(x, n)
+		}
+		return out
+	}
+	return v
+}
+
+// stop reports err at s and stops the compile's resolution.
+func (r *run) stop(s site, err error) {
+	if !r.stopped {
+		r.stopped = true
+		r.errAt(s, err)
+	}
+}
+
+// stopForWork stops the compile because resolving its $refs created more
+// values than the budget allows, reporting it at the template's $ref
+// being resolved (or at ptr, outside any).
+func (r *run) stopForWork(sc scope, ptr string) {
+	s := site{sc: sc, ptr: ptr}
+	if r.outer != nil {
+		s = *r.outer
+	}
+	r.stop(s, budgetError(fmt.Sprintf("resolving its $refs creates more than the %d values a %s budget allows", r.budget.nodeLimit(), human(r.budget.limit))))
 }
 
 // cachedTarget is a resolved, normalised $ref target. schema is shared by
 // every use: it is never modified (passes copy what they change).
 type cachedTarget struct {
 	schema   map[string]any
-	warnings []Diagnostic
-	files    []string // files read to resolve it, replayed into Result.Files
+	warnings []Diagnostic // each once
+	files    []string     // files read to resolve it (each once), replayed into Result.Files
+	cost     cost         // the expanded size of schema
 }
 
 // follow resolves one $ref written at ptr in scope sc and returns the
@@ -242,12 +320,29 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.warn(sc, ptr, fmt.Sprintf("$ref %q pins Kubernetes %s while --k8s-version is %s; the pinned version wins (write the bare name %s to follow --k8s-version)", ref, t.version, r.c.version, t.name))
 	}
 	key := t.key()
-	if cached, ok := r.c.defs[key]; ok {
+	outer := len(r.stack) == 0
+	cached, ok := r.c.defs[key]
+	if !ok {
+		cached, ok = r.local[key]
+	}
+	if ok {
+		if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
+			r.stopForWork(sc, ptr)
+			return nil, errStopped
+		}
 		for _, w := range cached.warnings {
 			r.addWarning(w)
 		}
 		for _, f := range cached.files {
 			r.noteRead(f)
+			if err := r.useFile(f); err != nil {
+				return nil, err
+			}
+		}
+		if outer {
+			if err := r.chargeSplice(cached.cost, ptr); err != nil {
+				return nil, err
+			}
 		}
 		return cached.schema, nil
 	}
@@ -277,6 +372,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 		return nil, fmt.Errorf("%w: %s; a CRD schema cannot be recursive: pass --recursion=preserve to cut the cycle with x-kubernetes-preserve-unknown-fields", ErrCycle, strings.Join(chain, " -> "))
 	}
+	if outer {
+		r.outer = &site{sc: sc, ptr: ptr, ref: ref}
+		defer func() { r.outer = nil }()
+	}
 	r.stack = append(r.stack, key)
 	if r.names == nil {
 		r.names = map[string]string{}
@@ -300,6 +399,9 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := r.useFile(t.file); err != nil {
+			return nil, err
+		}
 		if t.doc >= len(docs) {
 			return nil, fmt.Errorf("%w: %s has no document %d", ErrUnresolved, r.display[t.file], t.doc)
 		}
@@ -308,8 +410,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: in %s: %w", ErrUnresolved, r.display[t.file], err)
 		}
-		if _, ok := node.(map[string]any); !ok {
-			return nil, fmt.Errorf("%w: %s points at %s, not a schema", ErrUnresolved, r.label(t), describeValue(node))
+		if why := notASchema(node); why != "" {
+			return nil, fmt.Errorf("%w: %s points at %s, not a schema", ErrUnresolved, r.label(t), why)
 		}
 		sc := scope{file: t.file, doc: d}
 		resolved, _ = r.resolveSchema(node, sc, t.pointer).(map[string]any)
@@ -320,11 +422,84 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// cached: targets that failed (so every template using them fails),
 	// targets whose shape depends on where a cycle was cut, and the
 	// template itself, which may change between Compile calls.
-	if r.cuts == cutsBefore && len(r.errs) == errsBefore && t.file != r.template {
-		r.c.render.shared[mapID(resolved)] = struct{}{}
-		r.c.defs[key] = &cachedTarget{schema: resolved, warnings: slices.Clone(r.raised[raisedBefore:]), files: slices.Clone(r.readLog[readBefore:])}
+	if r.stopped || resolved == nil {
+		return nil, errStopped
+	}
+	// The template's own targets are cached for this compile only.
+	// Measuring remembers the cost of every map of the target: it is
+	// shared from now on and never modified.
+	c := measurer{memo: r.c.sizes, store: true}.measure(resolved)
+	if r.cuts == cutsBefore && len(r.errs) == errsBefore {
+		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
+		if t.file != r.template {
+			r.c.render.shared[mapID(resolved)] = struct{}{}
+			r.c.defs[key] = ct
+		} else {
+			r.local[key] = ct
+		}
+	}
+	if outer {
+		if err := r.chargeSplice(c, ptr); err != nil {
+			return nil, err
+		}
 	}
 	return resolved, nil
+}
+
+// chargeSplice charges the schema a $ref written at refPtr in the
+// template splices in, as deep in the document as the $ref is.
+func (r *run) chargeSplice(c cost, refPtr string) error {
+	if c.depth+int64(strings.Count(refPtr, "/")) > maxDepth {
+		r.stopped = true
+		return fmt.Errorf("%w: the schema it expands to nests more than %d levels deep", ErrInput, maxDepth)
+	}
+	if why := r.budget.charge(c.at(int64(strings.Count(refPtr, "/") - 1))); why != "" {
+		r.stopped = true
+		return budgetError("the schema it expands to brings the compile to " + why)
+	}
+	return nil
+}
+
+// useFile charges what reading the file abs built, once per compile
+// (the file itself is read once per Compiler).
+func (r *run) useFile(abs string) error {
+	if r.used[abs] {
+		return nil
+	}
+	r.used[abs] = true
+	var c cost
+	for _, d := range r.c.files[abs] {
+		c = c.plus(d.cost)
+	}
+	if why := r.budget.charge(c); why != "" {
+		r.stopped = true
+		return budgetError("reading " + r.display[abs] + " brings the compile to " + why)
+	}
+	return nil
+}
+
+func uniqueDiagnostics(ds []Diagnostic) []Diagnostic {
+	seen := make(map[string]bool, len(ds))
+	var out []Diagnostic
+	for _, d := range ds {
+		if s := d.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func uniqueStrings(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // targetIsObject reports whether a $ref target is an object schema, so the
