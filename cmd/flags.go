@@ -26,6 +26,7 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory)")
 	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let the template, its patch, file $refs and the output leave the project root")
+	fs.Var(&f.opts.Budget, "budget", "the most one compile may build, in bytes of compact JSON (64Mi, 64MiB, 100MB or plain bytes; default 16MiB): guards against $ref, YAML alias and JSON patch blow-ups")
 	fs.BoolVar(&f.force, "force", false, "replace an output file that exists without the generated header (never a symlink, special file or input)")
 }
 
