@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,9 +141,18 @@ answers in JSON (the protocol build and check use; see package project).`,
 	return c
 }
 
+// maxBatchBytes bounds a --batch request.
+const maxBatchBytes = 1 << 30
+
 func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	var req project.ValidationRequest
-	dec := json.NewDecoder(stdin)
+	// The request carries every compiled CRD of a build: bounded like any
+	// input, with room for many of the largest.
+	src, err := fileio.NewReader("/", false, maxBatchBytes).ReadFrom("the request on standard input", stdin)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("reading the request: %w", err)
