@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // projectFlags are the flags build and check share. They bind to
@@ -25,6 +26,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
 	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %s", project.FormatSize(project.MaxSize)))
 	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
+	fs.StringVar(&f.opts.Policy.Budget, "budget", "", "the most one compile may build, in bytes of compact JSON (64MiB, 100MB or plain bytes), overriding the configuration's budget (default "+resolver.DefaultBudget.String()+")")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
 }
 

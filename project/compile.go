@@ -65,8 +65,8 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
 	// build, not once per template).
-	key := fmt.Sprintf("%s|%t|%d|%s|%s|%t|%s", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
-		opts.Recursion, opts.Root, opts.AllowOutsideRoot, t.Patch)
+	key := fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d|%s", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
+		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, t.Patch)
 	c := compilers[key]
 	if c == nil {
 		if t.Patch != "" {

@@ -42,8 +42,12 @@ type Policy struct {
 	// Recursion is "error" or "preserve" (resolver.RecursionError,
 	// resolver.RecursionPreserve).
 	Recursion string `yaml:"recursion,omitempty" json:"recursion,omitempty"`
-	// AllowOutsideRoot lets file $refs leave the project directory.
+	// AllowOutsideRoot lets file $refs, templates, patches and output
+	// directories leave the project directory.
 	AllowOutsideRoot *bool `yaml:"allowOutsideRoot,omitempty" json:"allowOutsideRoot,omitempty"`
+	// Budget is the most one compile may build, a size such as "64MiB"
+	// (resolver.Options.Budget; default resolver.DefaultBudget).
+	Budget string `yaml:"budget,omitempty" json:"budget,omitempty"`
 }
 
 // over returns p with the fields set in o replacing its own.
@@ -62,6 +66,9 @@ func (p Policy) over(o Policy) Policy {
 	}
 	if o.AllowOutsideRoot != nil {
 		p.AllowOutsideRoot = o.AllowOutsideRoot
+	}
+	if o.Budget != "" {
+		p.Budget = o.Budget
 	}
 	return p
 }
@@ -83,7 +90,20 @@ func (p Policy) options(dir string) resolver.Options {
 	if p.AllowOutsideRoot != nil {
 		o.AllowOutsideRoot = *p.AllowOutsideRoot
 	}
+	if p.Budget != "" {
+		o.Budget, _ = resolver.ParseSize(p.Budget) // checked by validate
+	}
 	return o
+}
+
+// validate reports a policy value that cannot be used.
+func (p Policy) validate() error {
+	if p.Budget != "" {
+		if _, err := resolver.ParseSize(p.Budget); err != nil {
+			return fmt.Errorf("budget %q: %w", p.Budget, err)
+		}
+	}
+	return nil
 }
 
 // Set is a group of templates compiled the same way into the same output
@@ -135,7 +155,13 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	if len(c.Sets) == 0 {
 		c.Sets = DefaultConfig().Sets
 	}
+	if err := c.Policy.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
 	for i, s := range c.Sets {
+		if err := s.Policy.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %s: sets[%d]: %w", ErrConfig, name, i, err)
+		}
 		if len(s.Templates) == 0 {
 			return nil, fmt.Errorf("%w: %s: sets[%d] has no templates", ErrConfig, name, i)
 		}
@@ -147,7 +173,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 }
 
 // configKeys are the keys of a configuration file, for suggestions.
-var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "sets", "templates", "exclude", "outputs", "patches"}
+var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "sets", "templates", "exclude", "outputs", "patches"}
 
 var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type`)
 

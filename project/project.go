@@ -100,6 +100,9 @@ func Open(workDir string, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
+	if err := opts.Policy.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
 	if err := p.discover(); err != nil {
 		return nil, err

@@ -59,6 +59,8 @@ func TestParseConfig(t *testing.T) {
 		"sets:\n- outputs: [dist]\n",                              // no templates
 		"a: 1\n---\nb: 2\n",                                       // two documents
 		"sets:\n- templates: [a]\n  outputs: [b]\n  patches: 3\n", // wrong type
+		"budget: lots\n",                                          // not a size
+		"sets:\n- templates: [a]\n  outputs: [b]\n  budget: -1\n", // negative
 	} {
 		if _, err := ParseConfig("c", []byte(bad)); !errors.Is(err, ErrConfig) {
 			t.Errorf("%q: got %v, want ErrConfig", bad, err)
