@@ -202,6 +202,10 @@ func TestSafety(t *testing.T) {
 			put(t, filepath.Join(p, "dist/.widget.yaml.k8s-crd-resolver-999999999-0123456789abcdef.tmp"), "half")
 		}, args: check, wantCode: 0},
 
+		{name: "a $ref blow-up fails the build at its $ref, nothing written", setup: func(t *testing.T, p, _ string) {
+			put(t, filepath.Join(p, "templates/widget.yaml"), strings.Replace(template, "io.k8s.api.core.v1.LocalObjectReference", "'#/definitions/D0'", 1)+refBomb(20, 10))
+		}, args: build, wantCode: 2, wantMsg: "budget"},
+
 		// Messages.
 		{name: "config key typo", setup: func(t *testing.T, p, _ string) {
 			put(t, filepath.Join(p, ".crd-resolver.yaml"), "kubernetesVerison: '1.30'\n")
@@ -286,4 +290,22 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	})
 	require.NoError(t, err)
 	return snap
+}
+
+// refBomb returns template definitions D0..D(depth-1), each with width
+// properties referring to the next: width^depth nodes once expanded.
+func refBomb(depth, width int) string {
+	var b strings.Builder
+	b.WriteString("definitions:\n")
+	for d := range depth {
+		b.WriteString("  D" + strconv.Itoa(d) + ":\n    type: object\n    properties:\n")
+		for w := range width {
+			if d == depth-1 {
+				b.WriteString("      p" + strconv.Itoa(w) + ": {type: string}\n")
+			} else {
+				b.WriteString("      p" + strconv.Itoa(w) + ": {$ref: '#/definitions/D" + strconv.Itoa(d+1) + "'}\n")
+			}
+		}
+	}
+	return b.String()
 }
