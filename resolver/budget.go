@@ -168,7 +168,11 @@ func (b *budget) nodeLimit() int64 { return max(b.limit/budgetValueCost, 1) }
 func (b *budget) over(c cost) string {
 	switch {
 	case c.bytes > b.limit:
-		return fmt.Sprintf("%s of JSON, over the %s budget", human(c.bytes), human(b.limit))
+		have, limit := human(c.bytes), human(b.limit)
+		if have == limit || have == strings.Replace(limit, " ", ".0 ", 1) {
+			have, limit = fmt.Sprintf("%d bytes", c.bytes), fmt.Sprintf("%d-byte (%s)", b.limit, limit)
+		}
+		return fmt.Sprintf("%s of JSON, over the %s budget", have, limit)
 	case c.nodes > b.nodeLimit():
 		return fmt.Sprintf("%s values, over the %d values a %s budget allows (one per %d bytes)", countString(c.nodes), b.nodeLimit(), human(b.limit), budgetValueCost)
 	case c.indent > b.limit:
@@ -207,22 +211,24 @@ func budgetError(msg string) error {
 	return fmt.Errorf("%w: %s%s", ErrBudget, msg, raiseHint)
 }
 
-// measurer computes costs. Maps it has finished are remembered by
-// identity in memo (the Compiler's), so a subtree shared by many uses is
-// walked once: a $ref expanding to 10^20 values costs a few hundred steps
-// to measure. Only immutable maps may be remembered: resolved $ref
-// targets, which nothing modifies once resolved.
+// measurer computes costs. The costs of maps it has finished are kept in
+// memo (the Compiler's normalized set), so a subtree shared by many uses
+// is walked once: a $ref expanding to 10^20 values costs a few hundred
+// steps to measure. Only the schema nodes of resolved $ref targets are
+// remembered: they are in the normalized set and never change once
+// resolved. Data maps (defaults, examples) are walked with their parent.
 type measurer struct {
 	memo  map[unsafe.Pointer]cost
-	store bool // remember the maps measured (false: the walk is over maps that may still change)
+	store bool // remember the costs (false: the walk is over maps that may still change)
 }
 
 func (m measurer) measure(v any) cost {
 	switch t := v.(type) {
 	case map[string]any:
 		id := mapID(t)
-		if c, ok := m.memo[id]; ok {
-			return c
+		known, normalized := m.memo[id]
+		if known.nodes > 0 {
+			return known
 		}
 		c := cost{nodes: 1, bytes: 2}
 		n := 0
@@ -240,7 +246,7 @@ func (m measurer) measure(v any) cost {
 		if n > 1 {
 			c.bytes = sat(c.bytes + int64(n-1))
 		}
-		if m.store {
+		if m.store && normalized {
 			m.memo[id] = c
 		}
 		return c

@@ -142,8 +142,14 @@ type fieldProblem struct {
 // top-level keys to allow besides (a template's definitions).
 func unknownFields(doc map[string]any, apiVersion string, extra ...string) []fieldProblem {
 	var out []fieldProblem
-	var walk func(v any, f *fieldSpec, ptr, path string)
-	walk = func(v any, f *fieldSpec, ptr, path string) {
+	otherVersion := apiextensionsV1beta1
+	if apiVersion == apiextensionsV1beta1 {
+		otherVersion = apiextensionsV1
+	}
+	// other walks the same place in the other apiVersion's table, to
+	// point out a field spelt as that version spells it.
+	var walk func(v any, f, other *fieldSpec, ptr, path string)
+	walk = func(v any, f, other *fieldSpec, ptr, path string) {
 		switch f.kind {
 		case objectField:
 			m, ok := v.(map[string]any)
@@ -165,25 +171,44 @@ func unknownFields(doc map[string]any, apiVersion string, extra ...string) []fie
 						names = append(names, n)
 					}
 					slices.Sort(names)
-					out = append(out, fieldProblem{ptr: joinPointer(ptr, k), msg: fmt.Sprintf("unknown field %q: a %s has no field %q%s", sub, f.name, k, didYouMean(k, names))})
+					hint := didYouMean(k, names)
+					if other != nil && other.kind == objectField && other.fields[k] != nil {
+						hint = fmt.Sprintf(" (that is an %s field)%s", otherVersion, hint)
+					}
+					out = append(out, fieldProblem{ptr: joinPointer(ptr, k), msg: fmt.Sprintf("unknown field %q: %s has no field %q%s", sub, f.name, k, hint)})
 					continue
 				}
-				walk(m[k], child, joinPointer(ptr, k), sub)
+				walk(m[k], child, other.field(k), joinPointer(ptr, k), sub)
 			}
 		case listField:
 			l, _ := v.([]any)
 			for i, x := range l {
-				walk(x, f.elem, joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
+				walk(x, f.elem, other.element(), joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
 			}
 		case mapField:
 			m, _ := v.(map[string]any)
 			for _, k := range sortedKeys(m) {
-				walk(m[k], f.elem, joinPointer(ptr, k), joinField(path, k))
+				walk(m[k], f.elem, other.element(), joinPointer(ptr, k), joinField(path, k))
 			}
 		}
 	}
-	walk(doc, crdFields(apiVersion), "", "")
+	walk(doc, crdFields(apiVersion), crdFields(otherVersion), "", "")
 	return out
+}
+
+// field and element step through a table that may be nil.
+func (f *fieldSpec) field(k string) *fieldSpec {
+	if f == nil || f.kind != objectField {
+		return nil
+	}
+	return f.fields[k]
+}
+
+func (f *fieldSpec) element() *fieldSpec {
+	if f == nil || (f.kind != listField && f.kind != mapField) {
+		return nil
+	}
+	return f.elem
 }
 
 // joinField extends a field path as the apiserver writes it

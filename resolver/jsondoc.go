@@ -41,10 +41,14 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 		}
 	}
 	var docs []*document
+	lastEnd := 0 // where the last value ended
 	for {
 		r.space()
 		if r.pos >= len(src) {
 			return docs, nil
+		}
+		if c := src[r.pos]; lastEnd > 0 && !strings.ContainsRune(`{["tfn-0123456789`, rune(c)) {
+			return nil, r.errorAt(r.pos, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col)
 		}
 		r.at = map[string]Position{}
 		before := b.used
@@ -52,6 +56,7 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 		if err != nil {
 			return nil, err
 		}
+		lastEnd = r.pos
 		if v != nil {
 			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: r.at, cost: b.used.minus(before)})
 		}

@@ -353,6 +353,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 		chain = append(chain, r.label(t))
 		if r.c.opts.Recursion == RecursionPreserve {
+			if r.budget.chargeWork(followWork) {
+				r.stopForWork(sc, ptr)
+				return nil, errStopped
+			}
 			r.cuts++
 			// One warning per cycle, at the first place it closes (by
 			// pointer, so the choice does not depend on walk order).
@@ -375,6 +379,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	if outer {
 		r.outer = &site{sc: sc, ptr: ptr, ref: ref}
 		defer func() { r.outer = nil }()
+	}
+	if r.budget.chargeWork(followWork) {
+		r.stopForWork(sc, ptr)
+		return nil, errStopped
 	}
 	r.stack = append(r.stack, key)
 	if r.names == nil {
@@ -428,7 +436,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// The template's own targets are cached for this compile only.
 	// Measuring remembers the cost of every map of the target: it is
 	// shared from now on and never modified.
-	c := measurer{memo: r.c.sizes, store: true}.measure(resolved)
+	c := measurer{memo: r.c.normalized, store: true}.measure(resolved)
 	if r.cuts == cutsBefore && len(r.errs) == errsBefore {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
@@ -445,6 +453,10 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	return resolved, nil
 }
+
+// followWork is what resolving a $ref target (or cutting a cycle there)
+// counts on the work meter: about what building eight plain values costs.
+const followWork = 8
 
 // chargeSplice charges the schema a $ref written at refPtr in the
 // template splices in, as deep in the document as the $ref is.
@@ -478,25 +490,22 @@ func (r *run) useFile(abs string) error {
 	return nil
 }
 
-func uniqueDiagnostics(ds []Diagnostic) []Diagnostic {
-	seen := make(map[string]bool, len(ds))
-	var out []Diagnostic
-	for _, d := range ds {
-		if s := d.String(); !seen[s] {
-			seen[s] = true
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// uniqueDiagnostics returns ds without repeats (a target replays its
+// targets' warnings at every use; cached, they would multiply).
+func uniqueDiagnostics(ds []Diagnostic) []Diagnostic { return unique(ds) }
 
-func uniqueStrings(ss []string) []string {
-	seen := make(map[string]bool, len(ss))
-	var out []string
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+func uniqueStrings(ss []string) []string { return unique(ss) }
+
+func unique[T comparable](xs []T) []T {
+	if len(xs) <= 1 {
+		return slices.Clone(xs)
+	}
+	seen := make(map[T]bool, len(xs))
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
 	}
 	return out

@@ -82,7 +82,7 @@ func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 		return nil
 	}
 	n.r.structuralNode(s, n.sc, p)
-	n.r.c.normalized[id] = struct{}{}
+	n.r.c.normalized[id] = cost{}
 	return n
 }
 
