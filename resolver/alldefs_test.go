@@ -14,6 +14,33 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
+// TestEveryDefinitionIsASchema: every definition of every embedded
+// bundle, and every schema inside one, counts as a schema by the rule
+// $ref targets are held to (a mapping of JSON Schema keywords and x-
+// extensions, each of its type), so no real target is ever refused.
+func TestEveryDefinitionIsASchema(t *testing.T) {
+	for _, v := range schemas.Versions() {
+		b, err := schemas.Load(v)
+		require.NoError(t, err)
+		n := 0
+		for _, name := range b.Names() {
+			raw, err := b.Definition(name)
+			require.NoError(t, err)
+			def, err := resolver.DecodeJSON(raw)
+			require.NoError(t, err)
+			m, ok := def.(map[string]any)
+			require.True(t, ok, "%s %s", v, name)
+			resolver.Walk(resolver.VisitorFunc(func(s map[string]any, p *resolver.Path) {
+				n++
+				if why := resolver.NotASchema(s); why != "" {
+					t.Errorf("Kubernetes %s %s%s: %s", v, name, p, why)
+				}
+			}), m, resolver.RootPath(""))
+		}
+		t.Logf("Kubernetes %s: %d schemas", v, n)
+	}
+}
+
 // TestEveryDefinition embeds each definition of a bundle, one per CRD, and
 // runs the result through the apiserver's CRD validation: the general rule,
 // not just the types the golden cases name. Recursive definitions must fail

@@ -1,0 +1,143 @@
+package resolver
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestFieldTables: the hand-written field tables (fields.go) are exactly
+// the json fields of the apiserver's Go types, walked by reflection: a
+// new Kubernetes field, or a typo in the table, fails here.
+func TestFieldTables(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion string
+		typ        reflect.Type
+	}{
+		{apiextensionsV1, reflect.TypeFor[apiextensionsv1.CustomResourceDefinition]()},
+		{apiextensionsV1beta1, reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinition]()},
+	} {
+		t.Run(tc.apiVersion, func(t *testing.T) {
+			compareFields(t, "", crdFields(tc.apiVersion), tc.typ)
+		})
+	}
+	// ObjectMeta on its own, as the table names it.
+	compareFields(t, "metadata", crdFields(apiextensionsV1).fields["metadata"], reflect.TypeFor[metav1.ObjectMeta]())
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	schemaTypes   = []reflect.Type{reflect.TypeFor[apiextensionsv1.JSONSchemaProps](), reflect.TypeFor[apiextensionsv1beta1.JSONSchemaProps]()}
+)
+
+// compareFields checks that spec describes typ (a field at path).
+func compareFields(t *testing.T, path string, spec *fieldSpec, typ reflect.Type) {
+	t.Helper()
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if spec == nil {
+		t.Errorf("%s: the table has no entry for %s", path, typ)
+		return
+	}
+	// Leaves: scalars, []byte (base64), schemas (checked by the
+	// structural pass) and types with their own JSON form (Time,
+	// FieldsV1, JSON).
+	isLeaf := typ.Kind() != reflect.Struct && typ.Kind() != reflect.Slice && typ.Kind() != reflect.Map ||
+		typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.Uint8 ||
+		slices.Contains(schemaTypes, typ) ||
+		typ.Implements(jsonMarshaler) || reflect.PointerTo(typ).Implements(jsonMarshaler)
+	switch {
+	case isLeaf:
+		if spec.kind != leafField {
+			t.Errorf("%s: %s is a leaf, the table says kind %d", path, typ, spec.kind)
+		}
+	case typ.Kind() == reflect.Slice:
+		if spec.kind != listField {
+			t.Errorf("%s: %s is a list, the table says kind %d", path, typ, spec.kind)
+			return
+		}
+		compareFields(t, path+"[]", spec.elem, typ.Elem())
+	case typ.Kind() == reflect.Map:
+		if spec.kind != mapField {
+			t.Errorf("%s: %s is a map, the table says kind %d", path, typ, spec.kind)
+			return
+		}
+		compareFields(t, path+"{}", spec.elem, typ.Elem())
+	default:
+		if spec.kind != objectField {
+			t.Errorf("%s: %s is a struct, the table says kind %d", path, typ, spec.kind)
+			return
+		}
+		if spec.name != typ.Name() {
+			t.Errorf("%s: the table names %s, the type is %s", path, spec.name, typ.Name())
+		}
+		fields := jsonFields(typ)
+		for name, ft := range fields {
+			compareFields(t, joinField(path, name), spec.fields[name], ft)
+		}
+		for name := range spec.fields {
+			if _, ok := fields[name]; !ok {
+				t.Errorf("%s: the table has %q, which %s has no json field for", path, name, typ)
+			}
+		}
+	}
+}
+
+// jsonFields returns the json field names of a struct, with inline
+// (embedded) structs' fields merged in, as encoding/json sees them.
+func jsonFields(typ reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && (name == "" || strings.Contains(","+opts+",", ",inline,")) {
+			for n, ft := range jsonFields(f.Type) {
+				out[n] = ft
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// TestUnknownFields: a misspelt field is found at its pointer with a
+// suggestion, also inside lists and maps; known fields are not.
+func TestUnknownFields(t *testing.T) {
+	doc := map[string]any{
+		"apiVersion": apiextensionsV1, "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "x", "labels": map[string]any{"scpoe": "fine: label names are free"}},
+		"spec": map[string]any{
+			"scpoe":    "Namespaced",
+			"versions": []any{map[string]any{"name": "v1", "servd": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"anything": "goes"}}}},
+		},
+	}
+	got := unknownFields(doc, apiextensionsV1)
+	var ptrs []string
+	for _, p := range got {
+		ptrs = append(ptrs, p.ptr)
+	}
+	if want := []string{"/spec/scpoe", "/spec/versions/0/servd"}; !slices.Equal(ptrs, want) {
+		t.Fatalf("unknown fields at %v, want %v", ptrs, want)
+	}
+	if !strings.Contains(got[1].msg, `"spec.versions[0].servd"`) || !strings.Contains(got[1].msg, "did you mean served?") {
+		t.Errorf("message: %s", got[1].msg)
+	}
+}
