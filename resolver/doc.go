@@ -11,7 +11,8 @@
 // Errors come back as an ErrorList of *Error, each with a file:line:col
 // position, the JSON pointer of the offending node, the $ref, and a cause
 // wrapping ErrUnresolved, ErrCycle, ErrNotStructural, ErrInput,
-// ErrOutsideRoot, ErrNetwork or ErrPatch (match with errors.Is).
+// ErrOutsideRoot, ErrNetwork, ErrPatch or ErrBudget (match with
+// errors.Is).
 //
 // # Load
 //
@@ -19,8 +20,32 @@
 // values (map[string]any, []any, string, bool, json.Number, nil) with the
 // position of every node kept beside it. Input is refused before it can do
 // harm: more than MaxInputBytes, a NUL byte, invalid UTF-8, a key written
-// twice, or more values than a sane file holds after alias expansion (YAML
-// alias bombs).
+// twice, or more than the budget allows once YAML aliases are expanded
+// (alias bombs; see Budget).
+//
+// JSON that YAML cannot read (a "\/" escape, say) goes through a strict
+// JSON reader that gives the same values and positions: every key and
+// value has its line:col, a key written twice is an error at the second,
+// and several top-level values are several documents, as in a YAML stream
+// (anything else after a value is an error at its position).
+//
+// Numbers are checked as the apiserver will decode them, as int64 when
+// they are integers and float64 otherwise: NaN and infinities (.nan,
+// .inf), floats beyond float64 (1e400, -1e999; yaml.v3 alone would read
+// them as strings) and integers beyond int64 are errors at their
+// position, even where the apiserver would fall back to a rounded
+// float64, so no large value changes on its way to the cluster. (A
+// number too small for float64, 1e-400, the apiserver reads as zero
+// without complaint; it is kept as written.)
+//
+// A template's CRD fields outside its schemas must be fields of the
+// apiextensions.k8s.io/v1 (or v1beta1) Go types, as the apiserver's strict
+// decoding (kubectl's default) requires: a misspelt scpoe,
+// spec.versions[0].servd or metadata.lables is an error at the key, with
+// the nearest field suggested. The table of fields (ObjectMeta, names,
+// versions, subresources, printer columns, selectable fields, conversion,
+// status) is written out in this package; a test compares it with the
+// Go types, which the compiler itself never links.
 //
 // # Resolve
 //
@@ -36,6 +61,13 @@
 //	python://pkg/path/file.yaml#/ptr    pkg/path/file.yaml under WorkDir (the Python tool's form)
 //	https://raw.githubusercontent.com/kubernetes/kubernetes/v1.X.Y/api/openapi-spec/swagger.json#/definitions/X
 //	                                    the embedded 1.X bundle; nothing is fetched
+//
+// A $ref must point at a schema: a mapping whose keys are all JSON Schema
+// or OpenAPI keywords or x- extensions, each holding a value of its type
+// (type a string or a list of them, properties a mapping, required a
+// list...). A $ref to a document (#, another file's CRD), to its spec or
+// metadata, to a properties mapping, a list or a string is an error at the
+// $ref. Every definition of every embedded bundle passes this rule.
 //
 // Any other URL is refused: the compiler never uses the network. File refs
 // may not leave Options.Root unless AllowOutsideRoot is set. Keys written
@@ -86,7 +118,36 @@
 //
 // EncodeYAML writes sorted keys, block style and two-space indents; the
 // same input gives the same bytes on every machine. A JSON patch (RFC 6902,
-// Options.Patch) applies to each compiled document after resolution.
+// Options.Patch) applies to each compiled document after resolution. The
+// patched document must still be a CRD (apiextensions.k8s.io/v1 or
+// v1beta1, kind CustomResourceDefinition, no unknown fields) with its
+// schemas where the template had them (spec.validation, or every version);
+// otherwise the error names the operation after which it stopped being
+// one, found by applying the operations again one by one.
+//
+// # Budget
+//
+// One Compile may build at most Options.Budget (default DefaultBudget,
+// 16 MiB) of compact JSON, the form the apiserver stores, and one value
+// per 32 bytes of it. Counted as the work goes, never after rendering:
+// every value read (the template, and each file a $ref reaches, once per
+// compile, after YAML aliases are expanded), the full expanded size of
+// every $ref target spliced into the template's schemas (measured once
+// per shared subtree, since resolved targets are shared, not copied: a
+// $ref standing for 10^20 values costs a few hundred steps to refuse),
+// and what each JSON patch operation adds (measured before a copy is
+// made). The compiled documents themselves, with the indentation their
+// YAML will carry, are measured before the patch materialises them. A
+// second count bounds the resolver's own work (definitions decoded,
+// values copied, targets resolved: a cycle cut by RecursionPreserve
+// cannot be shared, so each use is resolved again). Resolved schemas
+// nest at most 2000 levels.
+//
+// Crossing the budget is an error wrapping ErrBudget at what crossed it:
+// the $ref (and its position), the YAML alias being expanded, or the
+// patch operation (its position, index, op and path). A real CRD needs a
+// fraction of the default; raise it (the CLI's --budget 64Mi) only for a
+// CRD that is really that large.
 //
 // A Compiler is not safe for concurrent use; use one per goroutine.
 package resolver

@@ -69,17 +69,11 @@ func lastSlash(s string) int {
 }
 
 // parseDocuments reads every document of a YAML (or JSON) stream within
-// the default budget. Empty documents are skipped. Errors carry
-// file:line:col.
+// the default budget (what a file a $ref reaches builds is then charged to
+// every compile that uses it, see run.useFile). Empty documents are
+// skipped. Errors carry file:line:col.
 func parseDocuments(file string, src []byte) ([]*document, error) {
 	return parseDocumentsWithin(file, src, newBudget(0))
-}
-
-// parseFile parses a file a $ref points at within the compile's budget
-// limit (what it builds is charged to each compile that uses it, see
-// run.useFile).
-func (r *run) parseFile(file string, src []byte) ([]*document, error) {
-	return parseDocumentsWithin(file, src, newBudget(Size(r.budget.limit)))
 }
 
 // parseDocumentsWithin is parseDocuments charging what it builds to b.
