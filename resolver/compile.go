@@ -240,9 +240,13 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		}
 	}
 	if len(r.errs) > 0 {
-		slices.SortStableFunc(r.errs, func(a, b *Error) int {
-			return cmp.Or(comparePos(a.Pos, b.Pos), strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Error(), b.Error()))
-		})
+		sortErrors(r.errs)
+		if more := len(r.errs) - maxErrors; more > 0 {
+			r.errs = append(r.errs[:maxErrors:maxErrors], &Error{Pos: Position{File: display}, Err: fmt.Errorf("%w: and %d more errors (fix these first)", ErrInput, more)})
+		}
+		for _, e := range r.errs {
+			reveal(e)
+		}
 		return nil, r.errs
 	}
 	for _, f := range append(r.readLog, abs) {
@@ -292,4 +296,22 @@ func asList(err error) error {
 		return ErrorList{e}
 	}
 	return ErrorList{{Err: err}}
+}
+
+// sortErrors puts errs in source order (each message formatted once).
+func sortErrors(errs ErrorList) {
+	type keyed struct {
+		e   *Error
+		msg string
+	}
+	ks := make([]keyed, len(errs))
+	for i, e := range errs {
+		ks[i] = keyed{e, e.Error()}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return cmp.Or(comparePos(a.e.Pos, b.e.Pos), strings.Compare(a.e.Pointer, b.e.Pointer), strings.Compare(a.msg, b.msg))
+	})
+	for i, k := range ks {
+		errs[i] = k.e
+	}
 }

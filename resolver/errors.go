@@ -58,6 +58,8 @@ type Error struct {
 	Pointer string // JSON pointer inside the document, e.g. /spec/versions/0/schema
 	Ref     string // the offending $ref, if any
 	Err     error
+
+	suggest func() string // a "did you mean" search not run yet (see hinted)
 }
 
 func (e *Error) Error() string {

@@ -90,7 +90,11 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 // What the operations add may not exceed DefaultBudget (a Compile applies
 // its patch within its own budget).
 func (p *Patch) Apply(doc any) (any, error) {
-	return p.apply(doc, newBudget(0), nil)
+	out, err := p.apply(doc, newBudget(0), nil)
+	if err != nil {
+		reveal(err.(*Error))
+	}
+	return out, err
 }
 
 // apply applies the patch to a copy of doc, charging what each operation
@@ -105,7 +109,7 @@ func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, erro
 		var err error
 		doc, err = op.apply(doc)
 		if err != nil {
-			return nil, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)}
+			return nil, noteHint(&Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)})
 		}
 		if after != nil {
 			after(i, doc)
@@ -246,7 +250,7 @@ func removeAt(doc any, path string) (any, any, error) {
 	case map[string]any:
 		v, ok := t[tok]
 		if !ok {
-			return nil, nil, fmt.Errorf("no key %q to remove%s", tok, didYouMean(tok, sortedKeys(t)))
+			return nil, nil, &hinted{err: fmt.Errorf("no key %q to remove", tok), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
 		}
 		delete(t, tok)
 		return doc, v, nil

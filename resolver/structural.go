@@ -77,6 +77,9 @@ type normalizer struct {
 }
 
 func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
+	if n.r.stopped {
+		return nil
+	}
 	id := mapID(s)
 	if _, done := n.r.c.normalized[id]; done {
 		return nil
@@ -350,6 +353,16 @@ func (r *run) flattenAllOf(s map[string]any, sc scope, p *Path) {
 // differently; they must stay a separate conjunct.
 func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string]any {
 	rest := map[string]any{}
+	// Merging shared subtrees copies them, level by level: work the
+	// budget bounds (two allOf entries naming one 10^20-value target
+	// would otherwise merge forever).
+	if r.stopped {
+		return rest
+	}
+	if r.budget.chargeWork(int64(1 + len(src))) {
+		r.stopForWork(sc, p.String())
+		return rest
+	}
 	for _, k := range sortedKeys(src) {
 		v := src[k]
 		have, exists := dst[k]
@@ -361,6 +374,10 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 			sp, _ := v.(map[string]any)
 			if dp == nil || sp == nil {
 				continue
+			}
+			if r.budget.chargeWork(int64(len(dp))) {
+				r.stopForWork(sc, p.String())
+				return rest
 			}
 			dp = maps.Clone(dp) // may be shared
 			dst[k] = dp

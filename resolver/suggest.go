@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,9 +11,20 @@ import (
 // neither in the document's own definitions nor in the bundle, with the
 // closest names as suggestions.
 func unknownDefinition(name, version string, b Definitions, local []string) error {
-	var cands []string
+	where := "the Kubernetes " + version + " bundle"
+	if len(local) > 0 {
+		where = "the document's definitions or " + where
+	}
+	return &hinted{err: fmt.Errorf("%w: no definition %q in %s", ErrUnresolved, name, where), suggest: func() string {
+		return suggestDefinition(name, b, local)
+	}}
+}
+
+// suggestDefinition names the definitions closest to name.
+func suggestDefinition(name string, b Definitions, local []string) string {
 	// Same last segment (PodSpec -> io.k8s.api.core.v1.PodSpec, v1.PodSpec).
 	short := name[strings.LastIndexByte(name, '.')+1:]
+	var cands []string
 	for _, n := range b.Names() {
 		if strings.HasSuffix(n, "."+short) || n == short || strings.EqualFold(n[strings.LastIndexByte(n, '.')+1:], short) {
 			cands = append(cands, n)
@@ -34,13 +46,40 @@ func unknownDefinition(name, version string, b Definitions, local []string) erro
 		all := append(slices.Clone(local), b.Names()...)
 		hint = didYouMean(name, all)
 	}
-	where := "the Kubernetes " + version + " bundle"
-	if len(local) > 0 {
-		where = "the document's definitions or " + where
-	}
-	return fmt.Errorf("%w: no definition %q in %s%s", ErrUnresolved, name, where, hint)
+	return hint
 }
 
+// hinted is an error whose suggestion ("; did you mean X?") costs a
+// search over thousands of names. The search runs only for the errors a
+// compile reports (the first maxErrors, in source order): the *Error
+// holding it keeps the search (see noteHint) and reveal appends its
+// result to the message.
+type hinted struct {
+	err     error
+	suggest func() string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+
+// Unwrap returns the error without its suggestion.
+func (h *hinted) Unwrap() error { return h.err }
+
+// noteHint moves the suggestion search of a hinted cause into e.
+func noteHint(e *Error) *Error {
+	var h *hinted
+	if errors.As(e.Err, &h) {
+		e.suggest = h.suggest
+	}
+	return e
+}
+
+// reveal appends e's suggestion, if any, to its message.
+func reveal(e *Error) {
+	if e != nil && e.suggest != nil {
+		e.Err = fmt.Errorf("%w%s", e.Err, e.suggest())
+		e.suggest = nil
+	}
+}
 // rankByVersion puts core and stable API groups first: core/v1 before
 // apps/v1 before anything beta.
 func rankByVersion(a, b string) int {
