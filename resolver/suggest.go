@@ -80,6 +80,7 @@ func reveal(e *Error) {
 		e.suggest = nil
 	}
 }
+
 // rankByVersion puts core and stable API groups first: core/v1 before
 // apps/v1 before anything beta.
 func rankByVersion(a, b string) int {
