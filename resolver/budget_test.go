@@ -107,8 +107,10 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestBlowUpsStayBounded compiles the budget golden cases (real
-// blow-ups: 10^20 values through $refs, 59 MB through aliases, 2^40
-// through patch copies, 8^12 through a cut cycle) and checks that each
+// blow-ups: 10^20 values through $refs and through an allOf merge, 59 MB
+// through aliases, 2^40 through patch copies, 8^12 through a cut cycle,
+// merge keys and list insertions going over the same values again and
+// again) and checks that each
 // fails with ErrBudget having allocated a bounded amount of memory: the
 // budget is checked while working, not after.
 func TestBlowUpsStayBounded(t *testing.T) {
@@ -121,6 +123,13 @@ func TestBlowUpsStayBounded(t *testing.T) {
 			abs, _ := filepath.Abs(dir)
 			opts := Options{KubeVersion: "1.30", WorkDir: abs, Root: abs}
 			if raw, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
+				if _, after, ok := bytes.Cut(raw, []byte("budget: ")); ok {
+					b, err := ParseSize(string(bytes.Fields(after)[0]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					opts.Budget = b
+				}
 				if bytes.Contains(raw, []byte("recursion: preserve")) {
 					opts.Recursion = RecursionPreserve
 				}

@@ -30,6 +30,7 @@ type caseOptions struct {
 	Root                 string `json:"root"`
 	AllowOutsideRoot     bool   `json:"allowOutsideRoot"`
 	Template             string `json:"template"`
+	Budget               string `json:"budget"` // Options.Budget, e.g. 64Ki
 }
 
 func loadCase(t *testing.T, dir string) (caseOptions, resolver.Options) {
@@ -48,6 +49,11 @@ func loadCase(t *testing.T, dir string) (caseOptions, resolver.Options) {
 		AllowOutsideRoot:     co.AllowOutsideRoot,
 		WorkDir:              abs,
 		Root:                 abs,
+	}
+	if co.Budget != "" {
+		b, err := resolver.ParseSize(co.Budget)
+		require.NoError(t, err)
+		opts.Budget = b
 	}
 	if co.Root != "" {
 		opts.Root = filepath.Join(abs, co.Root)

@@ -269,6 +269,16 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 			if explicit {
 				return c.errorf(k, "key %q is written twice in this mapping", key)
 			}
+			// A merged key that an explicit or earlier one overrides
+			// builds nothing, but merging a large mapping many times
+			// over is still work.
+			if c.budget.chargeWork(1) {
+				at := k
+				if c.alias != nil {
+					at = c.alias
+				}
+				return &Error{Pos: Position{File: c.file, Line: at.Line, Col: at.Column}, Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.nodeLimit(), human(c.budget.limit)))}
+			}
 			continue
 		}
 		// The key, its colon and a comma.
