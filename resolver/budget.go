@@ -150,19 +150,20 @@ func (c cost) at(depth int64) cost {
 // work counts the values the resolver creates (decodes and copies), which
 // bounds the time spent even where nothing is spliced yet.
 type budget struct {
-	limit int64 // bytes
-	used  cost
-	work  int64
+	limit  int64 // bytes
+	values int64 // limit/budgetValueCost
+	used   cost
+	work   int64
 }
 
 func newBudget(limit Size) *budget {
 	if limit <= 0 {
 		limit = DefaultBudget
 	}
-	return &budget{limit: int64(limit)}
+	return &budget{limit: int64(limit), values: max(int64(limit)/budgetValueCost, 1)}
 }
 
-func (b *budget) nodeLimit() int64 { return max(b.limit/budgetValueCost, 1) }
+func (b *budget) nodeLimit() int64 { return b.values }
 
 // over explains how c exceeds the budget, or returns "".
 func (b *budget) over(c cost) string {
@@ -173,7 +174,7 @@ func (b *budget) over(c cost) string {
 			have, limit = fmt.Sprintf("%d bytes", c.bytes), fmt.Sprintf("%d-byte (%s)", b.limit, limit)
 		}
 		return fmt.Sprintf("%s of JSON, over the %s budget", have, limit)
-	case c.nodes > b.nodeLimit():
+	case c.nodes > b.values:
 		return fmt.Sprintf("%s values, over the %d values a %s budget allows (one per %d bytes)", countString(c.nodes), b.nodeLimit(), human(b.limit), budgetValueCost)
 	case c.indent > b.limit:
 		return fmt.Sprintf("YAML indentation of %s, over twice the %s budget (the values nest too deep for their number)", human(sat(2*c.indent)), human(b.limit))
@@ -191,9 +192,12 @@ func countString(n int64) string {
 // charge adds c to what the compile has built and explains the excess
 // when that goes over the budget.
 func (b *budget) charge(c cost) string {
-	b.used = b.used.plus(c)
-	b.used.depth = 0 // depth is checked per value, not summed
-	return b.over(b.used)
+	u := &b.used
+	u.nodes, u.bytes, u.indent = sat(u.nodes+c.nodes), sat(u.bytes+c.bytes), sat(u.indent+c.indent)
+	if u.bytes <= b.limit && u.nodes <= b.values && u.indent <= b.limit {
+		return ""
+	}
+	return b.over(*u)
 }
 
 // chargeWork adds n created values and reports whether that is over.
@@ -212,23 +216,23 @@ func budgetError(msg string) error {
 }
 
 // measurer computes costs. The costs of maps it has finished are kept in
-// memo (the Compiler's normalized set), so a subtree shared by many uses
-// is walked once: a $ref expanding to 10^20 values costs a few hundred
-// steps to measure. Only the schema nodes of resolved $ref targets are
-// remembered: they are in the normalized set and never change once
-// resolved. Data maps (defaults, examples) are walked with their parent.
+// memo (the Compiler's sizes), so a subtree shared by many uses is walked
+// once: a $ref expanding to 10^20 values costs a few hundred steps to
+// measure. Only the schema nodes of resolved $ref targets are remembered
+// (those in normalized): they never change once resolved. Data maps
+// (defaults, examples) and the properties mappings are walked with their
+// parent.
 type measurer struct {
-	memo  map[unsafe.Pointer]cost
-	store bool // remember the costs (false: the walk is over maps that may still change)
+	memo       map[unsafe.Pointer]cost
+	normalized map[unsafe.Pointer]struct{} // nil: remember nothing (the walk is over maps that may still change)
 }
 
 func (m measurer) measure(v any) cost {
 	switch t := v.(type) {
 	case map[string]any:
 		id := mapID(t)
-		known, normalized := m.memo[id]
-		if known.nodes > 0 {
-			return known
+		if c, ok := m.memo[id]; ok {
+			return c
 		}
 		c := cost{nodes: 1, bytes: 2}
 		n := 0
@@ -237,6 +241,13 @@ func (m measurer) measure(v any) cost {
 				continue
 			}
 			n++
+			if s, ok := x.(string); ok { // most values: no call
+				c.nodes++
+				c.bytes = sat(c.bytes + jsonStringLen(k) + 1 + jsonStringLen(s))
+				c.indent++
+				c.depth = max(c.depth, 1)
+				continue
+			}
 			cc := m.measure(x)
 			c.nodes = sat(c.nodes + cc.nodes)
 			c.bytes = sat(c.bytes + jsonStringLen(k) + 1 + cc.bytes)
@@ -246,8 +257,10 @@ func (m measurer) measure(v any) cost {
 		if n > 1 {
 			c.bytes = sat(c.bytes + int64(n-1))
 		}
-		if m.store && normalized {
-			m.memo[id] = c
+		if m.normalized != nil {
+			if _, ok := m.normalized[id]; ok {
+				m.memo[id] = c
+			}
 		}
 		return c
 	case []any:

@@ -71,7 +71,7 @@ func TestMeasureMatchesEncodingJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range res.Documents {
-				got := measurer{memo: c.normalized}.measure(d.obj)
+				got := measurer{memo: c.sizes}.measure(d.obj)
 				if want := naiveCost(t, d.obj); got != want {
 					t.Errorf("remove=%t: measure %+v, want %+v", remove, got, want)
 				}

@@ -86,11 +86,11 @@ type Compiler struct {
 	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
-	// Once a resolved $ref target is measured, its nodes' entries hold
-	// their cost (they never change again), so measuring a tree that
-	// shares them is linear in its distinct maps; a zero cost means not
-	// measured yet.
-	normalized map[unsafe.Pointer]cost
+	normalized map[unsafe.Pointer]struct{}
+	// sizes holds the cost of the schema nodes of resolved $ref targets
+	// (by identity; they never change once resolved), so measuring a
+	// tree that shares them is linear in its distinct maps.
+	sizes map[unsafe.Pointer]cost
 	render     *renderCache
 	scratch    []byte // decompression buffer, reused for every definition
 }
@@ -135,7 +135,8 @@ func New(opts Options) (*Compiler, error) {
 		bundles:    map[string]Definitions{version: b},
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
-		normalized: map[unsafe.Pointer]cost{},
+		normalized: map[unsafe.Pointer]struct{}{},
+		sizes:      map[unsafe.Pointer]cost{},
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	return c, nil

@@ -101,7 +101,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	}
 	// What the document is, exactly, before anything materialises it
 	// (the patch copies it whole): shared $ref targets are measured once.
-	size := measurer{memo: r.c.normalized}.measure(out)
+	size := measurer{memo: r.c.sizes}.measure(out)
 	if !r.checkOutput(sc, size, "the compiled CRD") {
 		return nil, false
 	}

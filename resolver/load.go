@@ -246,7 +246,16 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 		if err != nil {
 			return nil, err
 		}
-		return v, c.charge(n, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
+		var size int64
+		switch t := v.(type) {
+		case string:
+			size = jsonStringLen(t)
+		case json.Number:
+			size = int64(len(t))
+		default:
+			size = scalarJSONLen(v)
+		}
+		return v, c.charge(n, cost{nodes: 1, bytes: size, indent: int64(depth)})
 	}
 	return nil, c.errorf(n, "unsupported YAML node")
 }

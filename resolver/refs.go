@@ -441,7 +441,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// The template's own targets are cached for this compile only.
 	// Measuring remembers the cost of every map of the target: it is
 	// shared from now on and never modified.
-	c := measurer{memo: r.c.normalized, store: true}.measure(resolved)
+	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(resolved)
 	if r.cuts == cutsBefore && len(r.errs) == errsBefore {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
@@ -502,8 +502,14 @@ func uniqueDiagnostics(ds []Diagnostic) []Diagnostic { return unique(ds) }
 func uniqueStrings(ss []string) []string { return unique(ss) }
 
 func unique[T comparable](xs []T) []T {
-	if len(xs) <= 1 {
-		return slices.Clone(xs)
+	if len(xs) <= 16 {
+		var out []T
+		for _, x := range xs {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
 	}
 	seen := make(map[T]bool, len(xs))
 	out := make([]T, 0, len(xs))

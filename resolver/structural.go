@@ -85,7 +85,7 @@ func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 		return nil
 	}
 	n.r.structuralNode(s, n.sc, p)
-	n.r.c.normalized[id] = cost{}
+	n.r.c.normalized[id] = struct{}{}
 	return n
 }
 
