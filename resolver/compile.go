@@ -90,9 +90,9 @@ type Compiler struct {
 	// sizes holds the cost of the schema nodes of resolved $ref targets
 	// (by identity; they never change once resolved), so measuring a
 	// tree that shares them is linear in its distinct maps.
-	sizes map[unsafe.Pointer]cost
-	render     *renderCache
-	scratch    []byte // decompression buffer, reused for every definition
+	sizes   map[unsafe.Pointer]cost
+	render  *renderCache
+	scratch []byte // decompression buffer, reused for every definition
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
