@@ -430,18 +430,19 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		resolved, _ = r.resolveSchema(node, sc, t.pointer).(map[string]any)
 		r.normalize(resolved, sc, t.pointer)
 	}
-	// Resolved and normalised targets are cached, with the warnings they
-	// raised (replayed on every use), for the life of the Compiler. Not
-	// cached: targets that failed (so every template using them fails),
-	// targets whose shape depends on where a cycle was cut, and the
-	// template itself, which may change between Compile calls.
 	if r.stopped || resolved == nil {
 		return nil, errStopped
 	}
-	// The template's own targets are cached for this compile only.
-	// Measuring remembers the cost of every map of the target: it is
+	// Measuring remembers the cost of every schema of the target: it is
 	// shared from now on and never modified.
 	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(resolved)
+	// Resolved and normalised targets are cached, with the warnings they
+	// raised (replayed on every use), for the life of the Compiler; the
+	// template's own, which may change between Compile calls, for this
+	// compile only (resolved again at every use, 20 definitions of 10
+	// properties each naming the next took forever). Not cached: targets
+	// that failed (so every template using them fails) and targets whose
+	// shape depends on where a cycle was cut.
 	if r.cuts == cutsBefore && len(r.errs) == errsBefore {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
