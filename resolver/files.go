@@ -57,7 +57,9 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	if err != nil {
 		return nil, r.readError(abs, err)
 	}
-	docs, err := parseDocuments(r.display[abs], src)
+	// Parsed once per Compiler (cached), so bounded by a budget of its
+	// own; what the compile takes from it counts against the compile.
+	docs, err := parseDocumentsWithin(r.display[abs], src, newBudget(r.c.opts.Budget))
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
