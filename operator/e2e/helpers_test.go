@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 // operatorState is the one reconciler the package runs, started on first use.
@@ -138,7 +138,7 @@ func newNamespace(t *testing.T, c client.Client) string {
 // readExample decodes examples/<file> into an unstructured object in ns.
 func readExample(t *testing.T, file, ns string) *unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile("../examples/" + file)
+	b, err := os.ReadFile("../../examples/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func operatorConfig(cfg *rest.Config) *rest.Config {
 // applyRBAC creates the objects of examples/operator-rbac.yaml that do not
 // exist yet.
 func applyRBAC(ctx context.Context, c client.Client) error {
-	b, err := os.ReadFile("../examples/operator-rbac.yaml")
+	b, err := os.ReadFile("../../examples/operator-rbac.yaml")
 	if err != nil {
 		return err
 	}

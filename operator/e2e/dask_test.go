@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 const timeout = 30 * time.Second

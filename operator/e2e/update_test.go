@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 // TestUpdatesAndIdempotence: a reconcile that has nothing to change writes

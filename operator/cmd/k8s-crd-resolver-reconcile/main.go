@@ -17,7 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 func main() {

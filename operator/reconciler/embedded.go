@@ -6,11 +6,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/dist"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/crds"
 )
 
-// EmbeddedCRDs returns the CRDs compiled into dist/ at build time.
-func EmbeddedCRDs() CRDSource { return fsCRDs{dist.FS} }
+// EmbeddedCRDs returns the compiled CRDs embedded at build time (package
+// crds: the same bytes as dist/ and the Helm chart's crds/).
+func EmbeddedCRDs() CRDSource { return fsCRDs{crds.FS} }
 
 // fsCRDs reads every *.yaml file of an fs.FS.
 type fsCRDs struct{ fsys fs.FS }

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/reconciler"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 var loadClusters = flag.Int("load.clusters", 0, "TestLoad: create this many DaskClusters (e.g. 200) and report convergence time and memory; 0 skips")

@@ -183,15 +183,22 @@ func saveKubeconfig(cfg *rest.Config, path string) error {
 	return os.Chmod(path, 0o600)
 }
 
-// buildBinaries builds k8s-crd-resolver and its reconcile companion into a
-// temporary directory and returns it.
+// buildBinaries builds k8s-crd-resolver (the compiler module, at the
+// repository root) and its reconcile companion (this module) into one
+// temporary directory, as `make install` or a release archive puts them,
+// and returns it.
 func buildBinaries(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
-	for pkg, name := range map[string]string{"..": "k8s-crd-resolver", "../cmd/k8s-crd-resolver-reconcile": "k8s-crd-resolver-reconcile"} {
-		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput()
+	for _, b := range []struct{ dir, pkg, name string }{
+		{"../..", ".", "k8s-crd-resolver"},
+		{"..", "./cmd/k8s-crd-resolver-reconcile", "k8s-crd-resolver-reconcile"},
+	} {
+		c := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, b.name), b.pkg)
+		c.Dir = b.dir
+		out, err := c.CombinedOutput()
 		if err != nil {
-			t.Fatalf("building %s: %v\n%s", name, err, out)
+			t.Fatalf("building %s: %v\n%s", b.name, err, out)
 		}
 	}
 	return bin
