@@ -9,7 +9,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -17,8 +21,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/crds"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
+
+// version is set by releases (.goreleaser.yaml): -ldflags "-X main.version=v1.2.3".
+var version string
 
 func main() {
 	if err := newCmd(os.Stderr).ExecuteContext(ctrl.SetupSignalHandler()); err != nil {
@@ -58,6 +66,8 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 			return reconciler.Run(c.Context(), cfg, o)
 		},
 	}
+	c.Version = moduleVersion()
+	c.SetVersionTemplate(versionString())
 	fl := c.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
 	fl.StringVarP(&o.Namespace, "namespace", "n", "", "watch only this namespace (default: all namespaces)")
@@ -80,4 +90,32 @@ func restConfig(path string) (*rest.Config, error) {
 		return ctrl.GetConfig()
 	}
 	return clientcmd.BuildConfigFromFlags("", path)
+}
+
+// moduleVersion is the release's version (ldflags), else the one Go
+// recorded in the build info ("(devel)" for a build in a checkout).
+func moduleVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// versionString is what --version prints: the version, the embedded CRDs
+// with the Kubernetes minor they were compiled for, and the Go toolchain.
+func versionString() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "k8s-crd-resolver-reconcile %s\n", moduleVersion())
+	names, _ := fs.Glob(crds.FS, "*.yaml")
+	for _, n := range names {
+		data, _ := fs.ReadFile(crds.FS, n)
+		header, _, _ := strings.Cut(string(data), "\n")
+		_, k8s, _ := strings.Cut(header, " for Kubernetes ")
+		fmt.Fprintf(&b, "CRD: %s (Kubernetes %s)\n", n, strings.TrimSuffix(k8s, ". DO NOT EDIT."))
+	}
+	fmt.Fprintf(&b, "Go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return b.String()
 }
