@@ -153,7 +153,7 @@ func (p *companion) stop() error {
 }
 
 // writeKubeconfig writes a kubeconfig acting as the operator's service
-// account (examples/operator-rbac.yaml, which it applies) to a file.
+// account (deploy/'s RBAC, which it applies) to a file.
 func writeKubeconfig(t *testing.T, c client.Client) string {
 	t.Helper()
 	if err := applyRBAC(t.Context(), c); err != nil {

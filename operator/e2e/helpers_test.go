@@ -61,8 +61,8 @@ func (o *operatorState) start(cfg *rest.Config) error {
 		return err
 	}
 	ctx := context.Background()
-	// The operator runs as the service account of examples/operator-rbac.yaml,
-	// so every test also proves those permissions are enough.
+	// The operator runs as the service account of the kustomize base
+	// (deploy/), so every test also proves those permissions are enough.
 	if err := applyRBAC(ctx, c); err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func inNamespace(ns string) func(name string) client.ObjectKey {
 	return func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
 }
 
-// The operator's identity in examples/operator-rbac.yaml.
+// The operator's identity in the kustomize base (deploy/).
 const (
 	operatorNamespace = "dask-operator"
 	operatorAccount   = "dask-operator"
@@ -197,27 +197,36 @@ func operatorConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// applyRBAC creates the objects of examples/operator-rbac.yaml that do not
-// exist yet.
+// applyRBAC creates the objects of the kustomize base's namespace.yaml,
+// serviceaccount.yaml and rbac.yaml (deploy/, the same rules as the Helm
+// chart's; package deploytest keeps them equal) that do not exist yet, in
+// the base's namespace.
 func applyRBAC(ctx context.Context, c client.Client) error {
-	b, err := os.ReadFile("../../examples/operator-rbac.yaml")
-	if err != nil {
-		return err
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml"} {
+		b, err := os.ReadFile("../../deploy/" + f)
+		if err != nil {
+			return err
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return fmt.Errorf("deploy/%s: %w", f, err)
 			}
-			return fmt.Errorf("examples/operator-rbac.yaml: %w", err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+			if len(u.Object) == 0 {
+				continue
+			}
+			switch u.GetKind() {
+			case "ServiceAccount", "Role", "RoleBinding":
+				u.SetNamespace(operatorNamespace)
+			}
+			if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+			}
 		}
 	}
+	return nil
 }
