@@ -1,6 +1,7 @@
-// Package e2e holds the end-to-end tests of k8s-crd-resolver. They run the
-// compiled dist/ CRDs and the reconciler against a real etcd and
-// kube-apiserver started by controller-runtime's envtest on 127.0.0.1.
+// Package e2e holds the end-to-end tests of the Dask operator. They run the
+// compiled CRDs (operator/crds, the same bytes as dist/) and the reconciler
+// against a real etcd and kube-apiserver started by controller-runtime's
+// envtest on 127.0.0.1.
 //
 // # Control plane
 //
@@ -9,7 +10,7 @@
 // go.etcd.io/etcd/server/v3), caches them, and prints the directory to export
 // as KUBEBUILDER_ASSETS:
 //
-//	export KUBEBUILDER_ASSETS="$(hack/control-plane.sh)"
+//	export KUBEBUILDER_ASSETS="$(../hack/control-plane.sh)"   # in operator/
 //	go test ./...
 //
 // TestMain starts etcd and kube-apiserver through envtest, and

@@ -34,7 +34,7 @@ type Options struct {
 	// (default: Namespace, else the in-cluster namespace).
 	LeaderElectionID        string
 	LeaderElectionNamespace string
-	// CRDs are installed at start; nil means the embedded dist/ CRDs.
+	// CRDs are installed at start; nil means the embedded ones (package crds).
 	CRDs CRDSource
 	// SkipCRDInstall leaves the CRDs as they are on the server.
 	SkipCRDInstall bool

@@ -44,7 +44,7 @@ func newCmd(logs io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-reconcile",
 		Short: "Run the Dask operator against the cluster in KUBECONFIG",
-		Long: `reconcile installs or upgrades the embedded Dask CRDs (dist/) with server-side
+		Long: `reconcile installs or upgrades the embedded Dask CRDs (operator/crds) with server-side
 apply, waits until they are Established, then runs the DaskCluster,
 DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 (SIGINT or SIGTERM). The cluster is the one in --kubeconfig, $KUBECONFIG,
