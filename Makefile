@@ -25,40 +25,93 @@ schemas-bump:
 fidelity:
 	hack/fidelity.sh $(or $(VERSIONS),all)
 
-# build: the main binary and every companion (k8s-crd-resolver-validate, ...) into bin/.
-# install: the same into $GOBIN (or $GOPATH/bin), as pre-commit's `go install ./...` does.
-.PHONY: build install dist check-dist
+# build: the main binary and every companion (k8s-crd-resolver-validate, and
+# k8s-crd-resolver-reconcile from the operator module) into bin/.
+# install: the same into $GOBIN (or $GOPATH/bin); pre-commit's `go install ./...`
+# installs only this module's two (the operator is its own module, operator/).
+.PHONY: build build-cli install dist check-dist image
 # CGO_ENABLED=0: a static binary starts ~3 ms faster (no dynamic loader; cgo only came in
 # through net, which pflag imports and we never use).
-build:
+build: build-cli
+	cd operator && CGO_ENABLED=0 $(GO) build -o ../bin/ ./cmd/...
+
+build-cli:
 	CGO_ENABLED=0 $(GO) build -o bin/ . ./cmd/...
 
 install:
 	CGO_ENABLED=0 $(GO) install . ./cmd/...
+	cd operator && CGO_ENABLED=0 $(GO) install ./cmd/...
 
-# dist: compile templates/ into dist/ (see .crd-resolver.yaml); check-dist: fail with a diff
-# when dist/ is stale (what .ci/run does).
-dist: build
+# dist: compile templates/ into dist/, charts/dask-operator/crds/ and
+# operator/crds/ (see .crd-resolver.yaml); check-dist: fail with a diff when
+# any of them is stale (what .ci/run does).
+dist: build-cli
 	bin/k8s-crd-resolver build
 
-check-dist: build
+check-dist: build-cli
 	bin/k8s-crd-resolver check
 
-# test: everything CI runs. Builds (once, then cached) a real etcd + kube-apiserver for the
-# end-to-end tests, runs every Go test against it, the lossless fidelity check for the three
-# newest embedded Kubernetes versions, and the dist/ drift check.
-.PHONY: test test-short bench control-plane
-test: control-plane
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 ./...
-	hack/fidelity.sh newest
-	$(MAKE) check-dist
+# image: the operator's OCI image for linux/amd64 and linux/arm64, built
+# without a container daemon (operator/hack/image, go-containerregistry),
+# as an OCI archive in bin/; IMAGE=registry/name:tag pushes it as well.
+VERSION ?= $(shell git describe --tags --match 'v*' --always 2>/dev/null || echo v0.0.0)
+image:
+	for arch in amd64 arm64; do \
+	  (cd operator && CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath \
+	    -ldflags "-s -w -X main.version=$(VERSION)" -o ../bin/image/$$arch/ ./cmd/k8s-crd-resolver-reconcile) || exit 1; \
+	done
+	cd operator && $(GO) run ./hack/image -version $(VERSION) -o ../bin/dask-operator-image.tar \
+	  -binary linux/amd64=../bin/image/amd64/k8s-crd-resolver-reconcile \
+	  -binary linux/arm64=../bin/image/arm64/k8s-crd-resolver-reconcile \
+	  $(if $(IMAGE),-push $(IMAGE))
 
-# test-short: the quick loop; skips the end-to-end tests that need the control plane.
+# test: everything CI runs, each step even when an earlier one failed (the
+# failed ones are listed at the end):
+#   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
+#                  check and a snapshot release of this platform)
+#   test-operator  the operator module's tests against a real etcd +
+#                  kube-apiserver (+ kube-controller-manager), built once by
+#                  hack/control-plane.sh, then cached: e2e, the Helm chart and
+#                  kustomize base applied and run (deploytest), the image
+#   fidelity       the lossless check for the three newest embedded versions
+#   check-dist     dist/, the chart's crds/ and operator/crds/ are up to date
+.PHONY: test test-root test-operator test-short release-check bench control-plane tools
+TEST_STEPS := test-root test-operator fidelity-newest check-dist
+test: control-plane tools
+	@failed=; for step in $(TEST_STEPS); do \
+	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed" >&2; exit 1; fi; \
+	echo "make test: all of $(TEST_STEPS) passed"
+
+test-root:
+	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 ./...
+
+test-operator:
+	cd operator && KUBEBUILDER_ASSETS="$$(../hack/control-plane.sh --print-dir)" $(GO) test -count=1 ./...
+
+.PHONY: fidelity-newest
+fidelity-newest:
+	hack/fidelity.sh newest
+
+# release-check: what CI checks of the release (goreleaser check, a snapshot
+# release of this platform, its archive); a real release is
+# `$$(hack/tools.sh goreleaser) release --clean` on a tag, then `make image IMAGE=...`.
+release-check: tools
+	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 -run '^TestRelease$$' ./integration/
+
+# test-short: the quick loop of both modules; skips what needs the control
+# plane, GoReleaser or pre-commit.
 test-short:
 	$(GO) test -short ./...
+	cd operator && $(GO) test -short ./...
 
 control-plane:
 	WITH_KUBECTL=$${WITH_KUBECTL:-0} hack/control-plane.sh >/dev/null
+
+# tools: GoReleaser, built once from the Go module proxy into the cache dir.
+tools:
+	hack/tools.sh goreleaser >/dev/null
 
 # bench: the compiler's benchmarks (in-process), then whole-process timings of compiling the
 # four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build.
@@ -70,3 +123,4 @@ bench: build
 .PHONY: lint
 lint:
 	golangci-lint run ./...
+	cd operator && golangci-lint run --config ../.golangci.yml ./...

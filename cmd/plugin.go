@@ -21,6 +21,16 @@ import (
 // modulePath is where `go install` finds the companions.
 const modulePath = "github.com/k8s-crd-resolver/k8s-crd-resolver"
 
+// pluginPackage is the package `go install` builds the companion for
+// command name from. The operator (reconcile) is its own module, so that
+// this one never compiles controller-runtime or client-go.
+func pluginPackage(name string) string {
+	if name == "reconcile" {
+		return modulePath + "/operator/cmd/k8s-crd-resolver-reconcile"
+	}
+	return modulePath + "/cmd/k8s-crd-resolver-" + name
+}
+
 // errPluginMissing: a companion binary is not installed.
 var errPluginMissing = errors.New("companion binary not found")
 
@@ -59,7 +69,7 @@ func findPlugin(name string) (string, error) {
 	if p, err := exec.LookPath(file); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; install it with\n  go install %s/cmd/k8s-crd-resolver-%s@latest\n(or `make install` in a checkout)", errPluginMissing, file, modulePath, name)
+	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; install it with\n  go install %s@latest\n(or `make install` in a checkout)", errPluginMissing, file, pluginPackage(name))
 }
 
 // newPluginCmd returns a command that runs the companion binary
@@ -71,7 +81,7 @@ func newPluginCmd(name, short, long string) *cobra.Command {
 	return &cobra.Command{
 		Use:                name + " [ARGS]...",
 		Short:              short,
-		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. Install it with\n  go install " + modulePath + "/cmd/k8s-crd-resolver-" + name + "@latest",
+		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. Install it with\n  go install " + pluginPackage(name) + "@latest",
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			path, err := findPlugin(name)

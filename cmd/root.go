@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -62,6 +63,8 @@ SRC and DST are files, "-" is standard input or output.`,
 		},
 	}
 	f.register(root)
+	root.Version = version.Module()
+	root.SetVersionTemplate(version.String("k8s-crd-resolver"))
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.AddCommand(
@@ -71,6 +74,7 @@ SRC and DST are files, "-" is standard input or output.`,
 		newCheckCmd(),
 		newValidateCmd(),
 		newReconcileCmd(),
+		newVersionCmd(),
 	)
 	return root
 }

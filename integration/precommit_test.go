@@ -3,11 +3,14 @@ package integration
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPreCommitHooks runs this repository's .pre-commit-hooks.yaml with the
@@ -34,6 +37,32 @@ func TestPreCommitHooks(t *testing.T) {
 	write(t, repo, ".pre-commit-config.yaml", "repos:\n  - repo: "+hooks+"\n    rev: "+rev+"\n    hooks:\n      - id: k8s-crd-resolver\n      - id: k8s-crd-resolver-check\n")
 	home := t.TempDir()
 	preCommit(t, repo, home, "install").must(t, 0)
+
+	// What a new user waits for once: pre-commit clones the hook repository
+	// and runs `go install ./...` in it. Printed, never asserted. With
+	// PRECOMMIT_COLD_BUILD_CACHE=1 the Go build cache starts empty (the
+	// module cache stays the developer's), as on a machine that never built
+	// this module.
+	cache := "warm"
+	var env []string
+	if os.Getenv("PRECOMMIT_COLD_BUILD_CACHE") == "1" {
+		cache = "cold"
+		env = append(env, "GOCACHE="+t.TempDir())
+	}
+	start := time.Now()
+	runWithPreCommitEnv(t, repo, home, env, "pre-commit", "install-hooks").must(t, 0)
+	t.Logf("pre-commit install-hooks: %.1f s (%s Go build cache, warm module cache); reproduce: PRECOMMIT_COLD_BUILD_CACHE=1 go test ./integration -run TestPreCommitHooks -v", time.Since(start).Seconds(), cache)
+	// `go install ./...` built this module's two binaries and not the
+	// operator, which is its own module.
+	bins, _ := filepath.Glob(filepath.Join(home, "repo*", "golangenv-*", "bin", "*"))
+	var names []string
+	for _, b := range bins {
+		names = append(names, filepath.Base(b))
+	}
+	slices.Sort(names)
+	if want := []string{"k8s-crd-resolver", "k8s-crd-resolver-validate"}; !slices.Equal(names, want) {
+		t.Errorf("pre-commit installed %v, want %v", names, want)
+	}
 
 	// 1. Templates without their compiled CRDs: blocked, and fixed.
 	git(t, repo, "add", ".")
@@ -80,15 +109,17 @@ func TestPreCommitHooks(t *testing.T) {
 // twice.
 func preCommit(t *testing.T, repo, home string, args ...string) result {
 	t.Helper()
-	return runWithPreCommitEnv(t, repo, home, "pre-commit", args...)
+	return runWithPreCommitEnv(t, repo, home, nil, "pre-commit", args...)
 }
 
 func commit(t *testing.T, repo, home, msg string) result {
 	t.Helper()
-	return runWithPreCommitEnv(t, repo, home, "git", "commit", "-q", "-m", msg)
+	return runWithPreCommitEnv(t, repo, home, nil, "git", "commit", "-q", "-m", msg)
 }
 
-func runWithPreCommitEnv(t *testing.T, dir, home, name string, args ...string) result {
+// runWithPreCommitEnv runs name in dir with pre-commit's home and the Go
+// caches set; extra variables come last and win.
+func runWithPreCommitEnv(t *testing.T, dir, home string, extra []string, name string, args ...string) result {
 	t.Helper()
 	c := exec.CommandContext(t.Context(), name, args...)
 	c.Dir = dir
@@ -98,6 +129,7 @@ func runWithPreCommitEnv(t *testing.T, dir, home, name string, args ...string) r
 		"GOCACHE="+goEnv(t, "GOCACHE"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	)
+	c.Env = append(c.Env, extra...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	err := c.Run()
@@ -124,8 +156,9 @@ func goEnv(t *testing.T, key string) string {
 }
 
 // snapshotModule commits, to a new git repository, what a user's
-// pre-commit gets from GitHub: go.mod, go.sum, .pre-commit-hooks.yaml and
-// the sources (and embedded files) of every package the binaries build.
+// pre-commit gets from GitHub: go.mod, go.sum, .pre-commit-hooks.yaml, the
+// sources (and embedded files) of every package the binaries build, and
+// the operator module's sources (a module of its own in operator/).
 func snapshotModule(t *testing.T) string {
 	t.Helper()
 	list := exec.CommandContext(t.Context(), "go", "list", "-deps",
@@ -149,6 +182,24 @@ func snapshotModule(t *testing.T) string {
 	}
 	for _, f := range []string{"go.mod", "go.sum", ".pre-commit-hooks.yaml"} {
 		copyFile(f)
+	}
+	// The operator module is in the repository too; `go install ./...`
+	// must leave it alone (the test checks what was installed).
+	err = filepath.WalkDir(filepath.Join(root, "operator"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if n := d.Name(); strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" || strings.HasSuffix(n, ".yaml") {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			copyFile(rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

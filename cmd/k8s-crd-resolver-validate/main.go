@@ -18,6 +18,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -132,6 +133,8 @@ answers in JSON (the protocol build and check use; see package project).`,
 			return nil
 		},
 	}
+	c.Version = buildversion.Module()
+	c.SetVersionTemplate(buildversion.String("k8s-crd-resolver-validate"))
 	c.SetOut(stdout)
 	c.SetErr(stderr)
 	c.Flags().StringVar(&version, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")

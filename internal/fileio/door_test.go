@@ -29,6 +29,7 @@ func TestOneDoor(t *testing.T) {
 		"internal/golden":      "test helper: writes golden files under -update",
 		"e2e":                  "tests",
 		"integration":          "tests",
+		"operator":             "its own module (the Dask operator and its release tools), not the compiler's",
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {

@@ -1,0 +1,35 @@
+// Package e2e holds the end-to-end tests of the Dask operator. They run the
+// compiled CRDs (operator/crds, the same bytes as dist/) and the reconciler
+// against a real etcd and kube-apiserver started by controller-runtime's
+// envtest on 127.0.0.1.
+//
+// # Control plane
+//
+// hack/control-plane.sh builds kube-apiserver and kube-controller-manager
+// from the k8s.io/kubernetes Go module and etcd (Debian's etcd-server, or
+// go.etcd.io/etcd/server/v3), caches them, and prints the directory to export
+// as KUBEBUILDER_ASSETS:
+//
+//	export KUBEBUILDER_ASSETS="$(../hack/control-plane.sh)"   # in operator/
+//	go test ./...
+//
+// TestMain starts etcd and kube-apiserver through envtest, and
+// kube-controller-manager with only its garbage collector, so that deleting
+// a parent really deletes its children. No kubelet or deployment controller
+// runs: tests that need a ready scheduler or a finished runner Pod write
+// that status themselves.
+//
+// # Failing loudly
+//
+// The tests fail, rather than skip, when KUBEBUILDER_ASSETS is unset or a
+// binary is missing: a green run must mean the control plane really ran.
+// Only `go test -short` skips them, for the quick unit loop.
+//
+// # Load run
+//
+// -load.clusters N (e.g. 200) enables TestLoad, which runs the reconciler as
+// its own process (k8s-crd-resolver-reconcile), creates N DaskClusters, and
+// reports the time to converge and the reconciler's resident memory:
+//
+//	go test ./e2e -run TestLoad -load.clusters 200 -v
+package e2e
