@@ -27,9 +27,9 @@ func TestOneDoor(t *testing.T) {
 		"internal/fileio":      "the door itself",
 		"schemas/internal/gen": "make schemas: reads the Kubernetes module cache and writes schemas/data, run by developers only",
 		"internal/golden":      "test helper: writes golden files under -update",
-		"e2e":                  "tests",
 		"integration":          "tests",
-		"operator":             "its own module (the Dask operator and its release tools), not the compiler's",
+		"operator/e2e":         "tests",
+		"operator/hack":        "release tools run by developers and CI (the image builder reads built binaries, writes the image archive)",
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
