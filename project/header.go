@@ -38,8 +38,11 @@ func sanitizeName(s string) string {
 }
 
 // IsGeneratedLine reports whether line (without its newline) is exactly a
-// GeneratedHeader.
-func IsGeneratedLine(line []byte) bool { return headerRE().Match(line) }
+// GeneratedHeader. A carriage return before the newline is allowed: git
+// checks outputs out with CRLF line ends where core.autocrlf asks for it.
+func IsGeneratedLine(line []byte) bool {
+	return headerRE().Match(bytes.TrimSuffix(line, []byte("\r")))
+}
 
 // IsGenerated reports whether the first line of data is exactly a
 // GeneratedHeader.
