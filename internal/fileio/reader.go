@@ -128,54 +128,29 @@ func (r *Reader) ReadFrom(name string, rd io.Reader) ([]byte, error) {
 // template"; what is then read goes through ReadFile, which checks again
 // on the opened file.
 func (r *Reader) Stat(name string) (fs.FileInfo, error) {
-	abs := absClean(name)
-	shown := r.Display(abs)
-	if rel, ok := within(r.root, abs); ok {
-		root, err := r.rootHandle()
-		if err != nil {
-			return nil, rootError(r.root, err)
-		}
-		fi, err := root.Stat(rel)
-		if err == nil || !isEscape(err) {
-			return fi, describeOpenError(root, rel, shown, err)
-		}
-		if !r.allowOutside {
-			return nil, outsideError(shown, r.root, true)
-		}
-	} else if !r.allowOutside {
-		return nil, outsideError(shown, r.root, false)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
-	}
-	return fi, nil
+	var fi fs.FileInfo
+	_, err := r.confined(name, func(fsys filesystem, p, shown string) error {
+		var err error
+		fi, err = fsys.Stat(p)
+		return describeOpenError(fsys, p, shown, err)
+	})
+	return fi, err
 }
 
 // DirNames lists the names in directory dir, confined like ReadFile (for
 // did-you-mean suggestions).
 func (r *Reader) DirNames(dir string) ([]string, error) {
-	abs := absClean(dir)
-	var d *os.File
-	if rel, ok := within(r.root, abs); ok {
-		root, err := r.rootHandle()
+	var names []string
+	_, err := r.confined(dir, func(fsys filesystem, p, shown string) error {
+		d, err := fsys.OpenFile(p, os.O_RDONLY|readFlags, 0)
 		if err != nil {
-			return nil, rootError(r.root, err)
+			return describeOpenError(fsys, p, shown, err)
 		}
-		if d, err = root.OpenFile(rel, os.O_RDONLY|readFlags, 0); err != nil && !(isEscape(err) && r.allowOutside) {
-			return nil, err
-		}
-	} else if !r.allowOutside {
-		return nil, outsideError(r.Display(abs), r.root, false)
-	}
-	if d == nil {
-		var err error
-		if d, err = os.OpenFile(abs, os.O_RDONLY|readFlags, 0); err != nil {
-			return nil, err
-		}
-	}
-	defer d.Close()
-	return d.Readdirnames(-1)
+		defer d.Close()
+		names, err = d.Readdirnames(-1)
+		return err
+	})
+	return names, err
 }
 
 func (r *Reader) rootHandle() (*os.Root, error) {
@@ -185,25 +160,55 @@ func (r *Reader) rootHandle() (*os.Root, error) {
 
 // open opens name for reading after the checks of the package doc.
 func (r *Reader) open(name string) (*os.File, string, error) {
+	var f *os.File
+	shown, err := r.confined(name, func(fsys filesystem, p, shown string) error {
+		var err error
+		f, err = openRegular(fsys, p, shown)
+		return err
+	})
+	return f, shown, err
+}
+
+// confined runs op on name (absolute, or relative to the working
+// directory) where the confinement rules allow it: below the root through
+// the root's handle, so no symlink leads out; elsewhere, or where a
+// symlink leads out, by its absolute path only when AllowOutside. It
+// returns the name as shown in messages.
+func (r *Reader) confined(name string, op func(fsys filesystem, p, shown string) error) (string, error) {
 	abs := absClean(name)
 	shown := r.Display(abs)
-	if rel, ok := within(r.root, abs); ok {
+	rel, inside := within(r.root, abs)
+	if inside {
 		root, err := r.rootHandle()
 		if err != nil {
-			return nil, shown, rootError(r.root, err)
+			return shown, rootError(r.root, err)
 		}
-		f, err := openRegular(root, rel, shown)
-		if err == nil || !isEscape(err) {
-			return f, shown, err
+		if err := op(root, rel, shown); !isEscape(err) {
+			return shown, err
 		}
-		if !r.allowOutside {
-			return nil, shown, outsideError(shown, r.root, true)
-		}
-	} else if !r.allowOutside {
-		return nil, shown, outsideError(shown, r.root, false)
 	}
-	f, err := openPlain(abs, shown)
-	return f, shown, err
+	if !r.allowOutside {
+		return shown, outsideError(shown, r.root, inside)
+	}
+	return shown, op(hostFS{}, abs, shown)
+}
+
+// filesystem is what the reader needs of a directory tree: an *os.Root
+// (confined) or hostFS (the whole file system, for allowed outside paths).
+type filesystem interface {
+	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	Readlink(name string) (string, error)
+	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+}
+
+type hostFS struct{}
+
+func (hostFS) Stat(name string) (fs.FileInfo, error)  { return os.Stat(name) }
+func (hostFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+func (hostFS) Readlink(name string) (string, error)   { return os.Readlink(name) }
+func (hostFS) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
 }
 
 func rootError(root string, err error) error {
@@ -218,35 +223,20 @@ func outsideError(shown, root string, viaLink bool) error {
 	return &Error{Path: shown, Msg: msg + "; move the file into the project, or pass --allow-outside-root", Err: ErrOutsideRoot}
 }
 
-// openRegular opens rel below root: a stat first, so a FIFO or device is
-// never opened at all, then the open (non-blocking, so a FIFO swapped in
-// cannot hang it) and a check of what was actually opened.
-func openRegular(root *os.Root, rel, shown string) (*os.File, error) {
-	fi, err := root.Stat(rel)
+// openRegular opens p in fsys: a stat first, so a FIFO or device is never
+// opened at all, then the open (non-blocking, so a FIFO swapped in cannot
+// hang it) and a check of what was actually opened.
+func openRegular(fsys filesystem, p, shown string) (*os.File, error) {
+	fi, err := fsys.Stat(p)
 	if err != nil {
-		return nil, describeOpenError(root, rel, shown, err)
+		return nil, describeOpenError(fsys, p, shown, err)
 	}
 	if err := regular(fi, shown); err != nil {
 		return nil, err
 	}
-	f, err := root.OpenFile(rel, os.O_RDONLY|readFlags, 0)
+	f, err := fsys.OpenFile(p, os.O_RDONLY|readFlags, 0)
 	if err != nil {
-		return nil, describeOpenError(root, rel, shown, err)
-	}
-	return checkOpened(f, shown)
-}
-
-func openPlain(abs, shown string) (*os.File, error) {
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, describeOpenError(nil, abs, shown, err)
-	}
-	if err := regular(fi, shown); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|readFlags, 0)
-	if err != nil {
-		return nil, describeOpenError(nil, abs, shown, err)
+		return nil, describeOpenError(fsys, p, shown, err)
 	}
 	return checkOpened(f, shown)
 }
@@ -294,21 +284,17 @@ func Kind(m fs.FileMode) string {
 
 // describeOpenError turns a failed stat or open into an *Error; for a
 // missing file it tells a dangling symlink from a missing name.
-func describeOpenError(root *os.Root, name, shown string, err error) error {
-	if err == nil {
-		return nil
+func describeOpenError(fsys filesystem, name, shown string, err error) error {
+	if err == nil || isEscape(err) {
+		return err // an escape is the caller's to word (see confined)
 	}
 	var fe *Error
 	if errors.As(err, &fe) {
 		return err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		lstat, readlink := os.Lstat, os.Readlink
-		if root != nil {
-			lstat, readlink = root.Lstat, root.Readlink
-		}
-		if fi, lerr := lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			target, _ := readlink(name)
+		if fi, lerr := fsys.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := fsys.Readlink(name)
 			return &Error{Path: shown, Msg: fmt.Sprintf("is a symbolic link to %s, which does not exist", target), Err: fmt.Errorf("%w: %w", ErrDanglingLink, err)}
 		}
 		return &Error{Path: shown, Msg: "does not exist", Err: err}
@@ -325,10 +311,11 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// isEscape reports whether err is os.Root refusing a path that leaves it
-// (the error is unexported; its text is stable).
+// isEscape reports whether err is os.Root refusing a path that leaves it.
+// The error is unexported; its text is stable.
 func isEscape(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
 }
 
 func readLimited(rd io.Reader, shown string, limit int64) ([]byte, error) {
