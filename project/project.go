@@ -126,13 +126,7 @@ func (p *Project) Reader() *fileio.Reader { return p.reader }
 
 // Rel returns path relative to the project directory, slash-separated, or
 // path itself when it lies outside.
-func (p *Project) Rel(abs string) string {
-	rel, err := filepath.Rel(p.Dir, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
+func (p *Project) Rel(abs string) string { return fileio.Rel(p.Dir, abs) }
 
 func (p *Project) abs(name string) string {
 	name = filepath.FromSlash(name)

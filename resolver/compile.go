@@ -281,12 +281,6 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 // defaultRoot finds the project root for a template living in dir.
 func defaultRoot(dir, workDir string) string { return fileio.ProjectRoot(dir, workDir) }
 
-// within reports whether path is root or below it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
 func asList(err error) error {
 	var l ErrorList
 	if errors.As(err, &l) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
@@ -16,7 +15,7 @@ import (
 func (r *run) fileTarget(abs, frag string) (target, error) {
 	abs = filepath.Clean(abs)
 	if !r.c.opts.AllowOutsideRoot {
-		if !within(r.root, abs) || !within(realPath(r.root), realPath(abs)) {
+		if !fileio.Within(r.root, abs) || !fileio.Within(realPath(r.root), realPath(abs)) {
 			return target{}, fmt.Errorf("%w: %s is outside the project root %s; move the file into the project or pass --allow-outside-root", ErrOutsideRoot, r.relative(abs), r.relative(r.root))
 		}
 	}
@@ -44,11 +43,7 @@ func realPath(p string) string {
 func (r *run) loadFile(abs string) ([]*document, error) {
 	r.noteRead(abs)
 	if _, ok := r.display[abs]; !ok {
-		if rel, err := filepath.Rel(r.c.opts.WorkDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			r.display[abs] = filepath.ToSlash(rel)
-		} else {
-			r.display[abs] = abs
-		}
+		r.display[abs] = fileio.Rel(r.c.opts.WorkDir, abs)
 	}
 	if docs, ok := r.c.files[abs]; ok {
 		return docs, nil

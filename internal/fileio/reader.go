@@ -359,6 +359,10 @@ func Within(root, path string) bool {
 	return ok
 }
 
+// Rel names abs relative to root, slash-separated, when it is root or
+// below it; otherwise abs itself.
+func Rel(root, abs string) string { return display(root, abs) }
+
 func display(root, abs string) string {
 	if rel, ok := within(root, abs); ok {
 		return filepath.ToSlash(rel)
