@@ -197,7 +197,6 @@ type Staged struct {
 	d         *os.Root
 	tmp, base string
 	shown     string
-	w         *Writer
 }
 
 // Stage writes what write produces into a temporary file beside name,
@@ -223,7 +222,7 @@ func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error
 	if mode == 0 {
 		mode = 0o644
 	}
-	s := &Staged{d: d, base: base, shown: shown, w: w, tmp: tempName(base)}
+	s := &Staged{d: d, base: base, shown: shown, tmp: tempName(base)}
 	if !temps.add(s) {
 		return nil, &Error{Path: shown, Msg: "not written: " + ErrInterrupted.Error(), Err: ErrInterrupted}
 	}
@@ -246,14 +245,11 @@ func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error
 	return s, nil
 }
 
-// Commit renames the temporary file over the target, after checking the
-// target again.
+// Commit renames the temporary file over the target, which Stage has
+// checked. The rename replaces the directory entry itself: it never
+// follows a symlink put there since.
 func (s *Staged) Commit() error {
 	defer temps.remove(s)
-	if _, err := s.w.existing(s.d, s.base, s.shown, true); err != nil {
-		s.d.Remove(s.tmp)
-		return err
-	}
 	if err := s.d.Rename(s.tmp, s.base); err != nil {
 		s.d.Remove(s.tmp)
 		return &Error{Path: s.shown, Msg: "cannot be replaced: " + errText(err), Err: err}
