@@ -2,7 +2,6 @@ package deploytest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,7 +21,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -31,6 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // The chart is installed as release dask-helm in namespace dask-helm, beside
@@ -175,7 +174,7 @@ func container(t *testing.T, dep *unstructured.Unstructured) containerSpec {
 type operator struct {
 	cmd    *exec.Cmd
 	exited chan error
-	logs   *syncBuffer
+	logs   *testenv.SyncBuffer
 }
 
 // startOperator builds the operator and runs it with the container's
@@ -206,7 +205,7 @@ func startOperator(t *testing.T, admin *rest.Config, sa string, ctr containerSpe
 		if value != fmt.Sprintf(":%d", ports[role]) {
 			t.Errorf("%s=%s, but the container's %s port is %d", flag, value, role, ports[role])
 		}
-		p, err := freePort()
+		p, err := testenv.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +223,7 @@ func startOperator(t *testing.T, admin *rest.Config, sa string, ctr containerSpe
 
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	saveKubeconfig(t, admin, sa, kubeconfig)
-	o := &operator{exited: make(chan error, 1), logs: &syncBuffer{}}
+	o := &operator{exited: make(chan error, 1), logs: &testenv.SyncBuffer{}}
 	o.cmd = exec.Command(bin, append(args, "--kubeconfig", kubeconfig)...)
 	o.cmd.Stdout, o.cmd.Stderr = o.logs, o.logs
 	if err := o.cmd.Start(); err != nil {
@@ -241,7 +240,7 @@ func startOperator(t *testing.T, admin *rest.Config, sa string, ctr containerSpe
 		}
 	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", free["probes"])
-	eventually(t, "the operator's readiness probe "+ctr.ReadinessProbe.HTTPGet.Path, func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "the operator's readiness probe "+ctr.ReadinessProbe.HTTPGet.Path, func(ctx context.Context) (bool, string, error) {
 		select {
 		case err := <-o.exited:
 			return false, "", fmt.Errorf("the operator exited: %w\n%s", err, o.logs.String())
@@ -315,7 +314,7 @@ func scenario(t *testing.T, c client.Client) {
 	createExample(t, c, "daskcluster.yaml")
 
 	waitDeployments(t, c, exampleCluster, 3) // scheduler and two workers
-	eventually(t, "scheduler Service and default DaskWorkerGroup", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "scheduler Service and default DaskWorkerGroup", func(ctx context.Context) (bool, string, error) {
 		errS := c.Get(ctx, key(exampleCluster+"-scheduler"), &corev1.Service{})
 		errW := c.Get(ctx, key(exampleCluster+"-default"), &reconciler.DaskWorkerGroup{})
 		return errS == nil && errW == nil, fmt.Sprint(errS, errW), nil
@@ -330,7 +329,7 @@ func scenario(t *testing.T, c client.Client) {
 	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: userNamespace, Name: exampleCluster}}, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "new images, one worker, two service ports", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "new images, one worker, two service ports", func(ctx context.Context) (bool, string, error) {
 		var deps appsv1.DeploymentList
 		if err := c.List(ctx, &deps, client.InNamespace(userNamespace), client.MatchingLabels{reconciler.LabelCluster: exampleCluster}); err != nil {
 			return false, "", err
@@ -349,7 +348,7 @@ func scenario(t *testing.T, c client.Client) {
 
 	// An autoscaler for the cluster: its status is written.
 	createExample(t, c, "daskautoscaler.yaml")
-	eventually(t, "autoscaler status", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "autoscaler status", func(ctx context.Context) (bool, string, error) {
 		var a reconciler.DaskAutoscaler
 		if err := c.Get(ctx, key("example"), &a); err != nil {
 			return false, "", err
@@ -362,7 +361,7 @@ func scenario(t *testing.T, c client.Client) {
 	// deleted.
 	createExample(t, c, "daskjob.yaml")
 	var pod corev1.Pod
-	eventually(t, "the job's cluster and runner pod", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "the job's cluster and runner pod", func(ctx context.Context) (bool, string, error) {
 		errC := c.Get(ctx, key("example-job"), &reconciler.DaskCluster{})
 		errP := c.Get(ctx, key("example-job-runner"), &pod)
 		return errC == nil && errP == nil, fmt.Sprint(errC, errP), nil
@@ -382,7 +381,7 @@ func scenario(t *testing.T, c client.Client) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "the finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
 		var j reconciler.DaskJob
 		if err := c.Get(ctx, key("example-job"), &j); err != nil {
 			return false, "", err
@@ -416,7 +415,7 @@ func createExample(t *testing.T, c client.Client, file string) {
 
 func waitDeployments(t *testing.T, c client.Client, cluster string, n int) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%d Deployments of %s", n, cluster), func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, fmt.Sprintf("%d Deployments of %s", n, cluster), func(ctx context.Context) (bool, string, error) {
 		var deps appsv1.DeploymentList
 		if err := c.List(ctx, &deps, client.InNamespace(userNamespace), client.MatchingLabels{reconciler.LabelCluster: cluster}); err != nil {
 			return false, "", err
@@ -427,46 +426,13 @@ func waitDeployments(t *testing.T, c client.Client, cluster string, n int) {
 
 func waitCluster(t *testing.T, c client.Client, key client.ObjectKey, ok func(*reconciler.DaskCluster) bool) {
 	t.Helper()
-	eventually(t, "DaskCluster "+key.Name, func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, waitFor, "DaskCluster "+key.Name, func(ctx context.Context) (bool, string, error) {
 		var dc reconciler.DaskCluster
 		if err := c.Get(ctx, key, &dc); err != nil {
 			return false, err.Error(), nil
 		}
 		return ok(&dc), fmt.Sprintf("status %+v", dc.Status), nil
 	})
-}
-
-// eventually polls cond until it holds, failing with its last message
-// after a minute.
-func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, string, error)) {
-	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, waitFor, true, func(ctx context.Context) (bool, error) {
-		ok, msg, err := cond(ctx)
-		last = msg
-		return ok, err
-	})
-	if err != nil {
-		t.Fatalf("%s: %v (last: %s)", what, err, last)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the exec copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // call is one kind of request: who asked is implied (the operator).

@@ -1,28 +1,23 @@
 package deploytest
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // Every test binary of the repository accepts -update (see internal/golden
 // in the root module); this package has no golden files.
 var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
-
-const assetsEnv = "KUBEBUILDER_ASSETS"
 
 // Set by TestMain when the control plane runs.
 var (
@@ -49,9 +44,9 @@ func TestMain(m *testing.M) {
 }
 
 func runWithControlPlane(m *testing.M) int {
-	assets := os.Getenv(assetsEnv)
-	if err := checkAssets(assets); err != nil {
-		fmt.Fprintf(os.Stderr, "deploytest: %v\ndeploytest: build the control plane with:  export %s=\"$(hack/control-plane.sh)\"\ndeploytest: or skip these tests with:      go test -short ./...\n", err, assetsEnv)
+	assets := os.Getenv(testenv.AssetsEnv)
+	if err := testenv.CheckAssets(assets); err != nil {
+		fmt.Fprintf(os.Stderr, "deploytest: %v\ndeploytest: build the control plane with:  export %s=\"$(hack/control-plane.sh)\"\ndeploytest: or skip these tests with:      go test -short ./...\n", err, testenv.AssetsEnv)
 		return 1
 	}
 	dir, err := os.MkdirTemp("", "deploytest-")
@@ -66,26 +61,16 @@ func runWithControlPlane(m *testing.M) int {
 		return 1
 	}
 	auditLog = filepath.Join(dir, "audit.log")
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
-	api := env.ControlPlane.GetAPIServer()
-	apiPort, err := freePort()
+	env, err := testenv.New(assets)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	api.SecureServing.Address = "127.0.0.1"
-	api.SecureServing.Port = strconv.Itoa(apiPort)
-	api.Configure().
+	env.ControlPlane.GetAPIServer().Configure().
 		Set("audit-policy-file", policy).
 		Set("audit-log-path", auditLog).
 		Set("audit-log-format", "json").
 		Set("audit-log-mode", "blocking")
-	etcdPort, err := freePort()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	env.ControlPlane.Etcd = &envtest.Etcd{URL: &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(etcdPort))}}
 	cfg, err = env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "deploytest: starting the control plane: %v\n", err)
@@ -111,28 +96,4 @@ func restConfig(t *testing.T) *rest.Config {
 		t.Fatal("control plane not started")
 	}
 	return rest.CopyConfig(cfg)
-}
-
-// freePort returns a TCP port that was free on 127.0.0.1 a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// checkAssets reports why dir cannot serve as KUBEBUILDER_ASSETS.
-func checkAssets(dir string) error {
-	if dir == "" {
-		return errors.New(assetsEnv + " is unset; these tests need a real etcd and kube-apiserver")
-	}
-	var errs []error
-	for _, b := range []string{"etcd", "kube-apiserver"} {
-		if st, err := os.Stat(filepath.Join(dir, b)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			errs = append(errs, fmt.Errorf("%s: not an executable file (%v)", filepath.Join(dir, b), err))
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // TestReconcileCommand checks `k8s-crd-resolver reconcile`: the main binary
@@ -41,7 +42,7 @@ func TestReconcileCommand(t *testing.T) {
 	proc := startCompanion(t, bin, writeKubeconfig(t, c),
 		"--namespace", "kube-system",
 		"--leader-elect", "--leader-election-namespace", operatorNamespace)
-	eventually(t, timeout, "leader lease", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "leader lease", func(ctx context.Context) (bool, string, error) {
 		var lease coordinationv1.Lease
 		err := c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "dask-operator.kubernetes.dask.org"}, &lease)
 		return err == nil && lease.Spec.HolderIdentity != nil, fmt.Sprint(err), nil
@@ -64,25 +65,7 @@ type companion struct {
 	pid        int
 	metricsURL string
 	exited     chan error
-	logs       *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for the exec copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs       *testenv.SyncBuffer
 }
 
 // startCompanion runs the reconcile companion from bin against kubeconfig
@@ -90,18 +73,18 @@ func (s *syncBuffer) String() string {
 // until it is ready. It is killed at the end of the test unless stopped.
 func startCompanion(t *testing.T, bin, kubeconfig string, args ...string) *companion {
 	t.Helper()
-	mp, err := freePort()
+	mp, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp, err := freePort()
+	pp, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &companion{
 		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", mp),
 		exited:     make(chan error, 1),
-		logs:       &syncBuffer{},
+		logs:       &testenv.SyncBuffer{},
 	}
 	p.cmd = exec.Command(filepath.Join(bin, "k8s-crd-resolver-reconcile"), append([]string{
 		"--kubeconfig", kubeconfig,
@@ -120,7 +103,7 @@ func startCompanion(t *testing.T, bin, kubeconfig string, args ...string) *compa
 			<-p.exited
 		}
 	})
-	eventually(t, timeout, "companion ready", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "companion ready", func(ctx context.Context) (bool, string, error) {
 		select {
 		case err := <-p.exited:
 			return false, "", fmt.Errorf("reconcile exited early: %w\n%s", err, p.logs.String())

@@ -24,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 const timeout = 30 * time.Second
@@ -160,7 +162,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 
 	// Scheduler Deployment: the user's pod spec, our labels, our owner.
 	var sched appsv1.Deployment
-	eventually(t, timeout, "scheduler deployment", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "scheduler deployment", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-scheduler"), &sched)
 		return err == nil, fmt.Sprint(err), nil
 	})
@@ -174,7 +176,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	assertOwner(t, &sched, "DaskCluster", dc.UID)
 
 	var svc corev1.Service
-	eventually(t, timeout, "scheduler service", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "scheduler service", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-scheduler"), &svc)
 		return err == nil, fmt.Sprint(err), nil
 	})
@@ -187,7 +189,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	assertOwner(t, &svc, "DaskCluster", dc.UID)
 
 	var wg reconciler.DaskWorkerGroup
-	eventually(t, timeout, "default worker group", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "default worker group", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-default"), &wg)
 		return err == nil, fmt.Sprint(err), nil
 	})
@@ -266,7 +268,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	if got := names(workers); !slices.Equal(got, []string{"example-default-worker-0"}) {
 		t.Errorf("scale-down to 1 left %v, want the oldest ready worker", got)
 	}
-	eventually(t, timeout, "worker group status", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "worker group status", func(ctx context.Context) (bool, string, error) {
 		var wg reconciler.DaskWorkerGroup
 		if err := c.Get(ctx, key("example-default"), &wg); err != nil {
 			return false, "", err
@@ -290,7 +292,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 			t.Fatalf("deleting %s: %v", o.GetName(), err)
 		}
 		fresh := o.DeepCopyObject().(client.Object)
-		eventually(t, timeout, "recreating "+o.GetName(), func(ctx context.Context) (bool, string, error) {
+		testenv.Eventually(t, timeout, "recreating "+o.GetName(), func(ctx context.Context) (bool, string, error) {
 			err := c.Get(ctx, client.ObjectKeyFromObject(o), fresh)
 			if err != nil {
 				return false, err.Error(), nil
@@ -311,7 +313,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	waitWorkers(t, c, ns, "example-default", 2) // cluster asks for 1
 	setReplicas(t, c, key("example"), 10)
 	waitWorkers(t, c, ns, "example-default", 3) // cluster asks for 10
-	eventually(t, timeout, "autoscaler status", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "autoscaler status", func(ctx context.Context) (bool, string, error) {
 		var a reconciler.DaskAutoscaler
 		if err := c.Get(ctx, key("example"), &a); err != nil {
 			return false, "", err
@@ -353,7 +355,7 @@ func TestDaskJob(t *testing.T) {
 	key := inNamespace(ns)
 
 	var dc reconciler.DaskCluster
-	eventually(t, timeout, "job cluster", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "job cluster", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-job"), &dc)
 		return err == nil, fmt.Sprint(err), nil
 	})
@@ -361,7 +363,7 @@ func TestDaskJob(t *testing.T) {
 	waitWorkers(t, c, ns, "example-job-default", 2)
 
 	var pod corev1.Pod
-	eventually(t, timeout, "runner pod", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "runner pod", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-job-runner"), &pod)
 		return err == nil, fmt.Sprint(err), nil
 	})
@@ -378,7 +380,7 @@ func TestDaskJob(t *testing.T) {
 	waitJobStatus(t, c, key("example-job"), reconciler.JobRunning)
 	setPodPhase(t, c, &pod, corev1.PodSucceeded)
 	waitJobStatus(t, c, key("example-job"), reconciler.JobSuccessful)
-	eventually(t, timeout, "finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-job"), &reconciler.DaskCluster{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
@@ -428,7 +430,7 @@ func httpGet(t *testing.T, url string) (int, string) {
 func waitWorkers(t *testing.T, c client.Client, ns, group string, n int) []appsv1.Deployment {
 	t.Helper()
 	var out []appsv1.Deployment
-	eventually(t, timeout, fmt.Sprintf("%d workers in %s", n, group), func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, fmt.Sprintf("%d workers in %s", n, group), func(ctx context.Context) (bool, string, error) {
 		var list appsv1.DeploymentList
 		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{reconciler.LabelWorkerGroup: group}); err != nil {
 			return false, "", err
@@ -490,7 +492,7 @@ func setPodPhase(t *testing.T, c client.Client, p *corev1.Pod, phase corev1.PodP
 
 func waitPhase(t *testing.T, c client.Client, key client.ObjectKey, phase string) {
 	t.Helper()
-	eventually(t, timeout, "phase "+phase, func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "phase "+phase, func(ctx context.Context) (bool, string, error) {
 		var dc reconciler.DaskCluster
 		if err := c.Get(ctx, key, &dc); err != nil {
 			return false, "", err
@@ -501,7 +503,7 @@ func waitPhase(t *testing.T, c client.Client, key client.ObjectKey, phase string
 
 func waitJobStatus(t *testing.T, c client.Client, key client.ObjectKey, status string) {
 	t.Helper()
-	eventually(t, timeout, "job status "+status, func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "job status "+status, func(ctx context.Context) (bool, string, error) {
 		var j reconciler.DaskJob
 		if err := c.Get(ctx, key, &j); err != nil {
 			return false, "", err
@@ -512,7 +514,7 @@ func waitJobStatus(t *testing.T, c client.Client, key client.ObjectKey, status s
 
 func waitEvent(t *testing.T, c client.Client, ns, regarding, reason string) {
 	t.Helper()
-	eventually(t, timeout, "event "+reason, func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "event "+reason, func(ctx context.Context) (bool, string, error) {
 		var list eventsv1.EventList
 		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			return false, "", err

@@ -24,6 +24,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // operatorState is the one reconciler the package runs, started on first use.
@@ -74,11 +76,11 @@ func (o *operatorState) start(cfg *rest.Config) error {
 	if err := reconciler.InstallCRDs(ctx, oc, reconciler.EmbeddedCRDs(), time.Minute); err != nil {
 		return err
 	}
-	mp, err := freePort()
+	mp, err := testenv.FreePort()
 	if err != nil {
 		return err
 	}
-	pp, err := freePort()
+	pp, err := testenv.FreePort()
 	if err != nil {
 		return err
 	}
@@ -148,21 +150,6 @@ func readExample(t *testing.T, file, ns string) *unstructured.Unstructured {
 	}
 	u.SetNamespace(ns)
 	return u
-}
-
-// eventually polls cond until it returns true or timeout passes, then fails
-// with cond's last message.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, string, error)) {
-	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, msg, err := cond(ctx)
-		last = msg
-		return ok, err
-	})
-	if err != nil {
-		t.Fatalf("%s: %v (last: %s)", what, err, last)
-	}
 }
 
 // createExample creates examples/<file> in a new namespace.

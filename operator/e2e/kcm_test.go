@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // kcm is the kube-controller-manager running the garbage collector; nil when
@@ -23,14 +25,14 @@ import (
 var kcm *exec.Cmd
 
 // kcmLogs holds its output, printed when it fails to start.
-var kcmLogs syncBuffer
+var kcmLogs testenv.SyncBuffer
 
 // startKCM runs kube-controller-manager from the assets directory with only
 // the garbage collector, against cfg, serving nothing. It returns a stop
 // function; a missing binary is not an error here (TestGarbageCollection
 // fails instead).
 func startKCM(cfg *rest.Config, dir string) (func(), error) {
-	bin := filepath.Join(os.Getenv(assetsEnv), "kube-controller-manager")
+	bin := filepath.Join(os.Getenv(testenv.AssetsEnv), "kube-controller-manager")
 	if _, err := os.Stat(bin); err != nil {
 		return func() {}, nil
 	}
@@ -76,7 +78,7 @@ func startKCM(cfg *rest.Config, dir string) (func(), error) {
 func TestGarbageCollection(t *testing.T) {
 	c := startOperator(t)
 	if kcm == nil {
-		t.Fatalf("kube-controller-manager is not in %s=%s; rebuild the control plane with WITH_KCM=1 hack/control-plane.sh", assetsEnv, os.Getenv(assetsEnv))
+		t.Fatalf("kube-controller-manager is not in %s=%s; rebuild the control plane with WITH_KCM=1 hack/control-plane.sh", testenv.AssetsEnv, os.Getenv(testenv.AssetsEnv))
 	}
 	ctx := t.Context()
 	ns, u := createExample(t, c, "daskcluster.yaml")
@@ -86,7 +88,7 @@ func TestGarbageCollection(t *testing.T) {
 	}
 	childNames := []string{"example-scheduler", "example-scheduler", "example-default"}
 	for i, o := range children {
-		eventually(t, timeout, childNames[i], func(ctx context.Context) (bool, string, error) {
+		testenv.Eventually(t, timeout, childNames[i], func(ctx context.Context) (bool, string, error) {
 			err := c.Get(ctx, key(childNames[i]), o)
 			return err == nil, fmt.Sprint(err), nil
 		})
@@ -101,7 +103,7 @@ func TestGarbageCollection(t *testing.T) {
 		childNames = append(childNames, w.Name)
 	}
 	for i, o := range children {
-		eventually(t, 2*timeout, "garbage collection of "+childNames[i], func(ctx context.Context) (bool, string, error) {
+		testenv.Eventually(t, 2*timeout, "garbage collection of "+childNames[i], func(ctx context.Context) (bool, string, error) {
 			err := c.Get(ctx, key(childNames[i]), o)
 			return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 		})

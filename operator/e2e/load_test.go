@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 var loadClusters = flag.Int("load.clusters", 0, "TestLoad: create this many DaskClusters (e.g. 200) and report convergence time and memory; 0 skips")
@@ -75,7 +77,7 @@ func TestLoad(t *testing.T) {
 	}
 	created := time.Since(start)
 
-	eventually(t, 10*time.Minute, fmt.Sprintf("%d clusters converged", n), func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, 10*time.Minute, fmt.Sprintf("%d clusters converged", n), func(ctx context.Context) (bool, string, error) {
 		var dcs reconciler.DaskClusterList
 		if err := c.List(ctx, &dcs, client.InNamespace(ns)); err != nil {
 			return false, "", err

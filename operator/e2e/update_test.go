@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // TestUpdatesAndIdempotence: a reconcile that has nothing to change writes
@@ -74,7 +76,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, client.RawPatch("application/merge-patch+json", spec)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, timeout, "new images everywhere", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "new images everywhere", func(ctx context.Context) (bool, string, error) {
 		var deps appsv1.DeploymentList
 		if err := c.List(ctx, &deps, client.InNamespace(ns)); err != nil {
 			return false, "", err
@@ -87,7 +89,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 		}
 		return len(stale) == 0 && len(deps.Items) == 3, fmt.Sprint(stale), nil
 	})
-	eventually(t, timeout, "service port added", func(ctx context.Context) (bool, string, error) {
+	testenv.Eventually(t, timeout, "service port added", func(ctx context.Context) (bool, string, error) {
 		if err := c.Get(ctx, key("example-scheduler"), &svc); err != nil {
 			return false, "", err
 		}
