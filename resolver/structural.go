@@ -487,12 +487,13 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 }
 
 // beforeListTypes adapts a node to Kubernetes before 1.16, whose CRD
-// schemas have no list or map types (their apiservers drop the extensions
-// unread) and no defaults: 1.12 to 1.14 refuse "default", 1.15 accepts it
-// only with the CustomResourceDefaulting feature gate on. So list-map keys
-// get no defaults from the bundle, and a template's own list types and
-// defaults are reported where they are written (bundle definitions carry
-// list types from 1.13 on; they go without a word).
+// schemas have no list types (1.16) or map types (1.17): their apiservers
+// drop the extensions unread. Nor do they take defaults: 1.12 to 1.14
+// refuse "default", 1.15 accepts it only with the CustomResourceDefaulting
+// feature gate on. So list-map keys get no defaults from the bundle, and a
+// template's own list types and defaults are reported where they are
+// written (bundle definitions carry list types from 1.13 on; they go
+// without a word).
 func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
 	for _, k := range []string{"x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type"} {
 		if _, ok := s[k]; !ok {
@@ -500,7 +501,7 @@ func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
 		}
 		delete(s, k)
 		if !sc.inBundle() {
-			r.warn(sc, p.join(k), fmt.Sprintf("dropped %s: Kubernetes %s has no list or map types in CRD schemas (they came in 1.16)", k, r.c.version))
+			r.warn(sc, p.join(k), fmt.Sprintf("dropped %s: Kubernetes %s has no list or map types in CRD schemas (list types came in 1.16, map types in 1.17)", k, r.c.version))
 		}
 	}
 	if _, ok := s["default"]; ok && !sc.inBundle() {
