@@ -399,13 +399,27 @@ func searchLargest(t *testing.T, c client.Client) int {
 	return lo
 }
 
-// TestSizeDaskWithDescriptions: the Dask CRDs the operator embeds carry
-// Kubernetes' own descriptions (`kubectl explain` documents every field),
-// are above what client-side apply can create (the apiserver refuses
-// that), and install with server-side apply, Established.
+// TestSizeDaskWithDescriptions: the Dask CRDs compiled with Kubernetes'
+// descriptions (`resolve` without -r; .crd-resolver.yaml strips them for
+// the Helm chart's sake) are above what client-side apply can create (the
+// apiserver refuses that) and install with server-side apply, as the
+// operator does it, Established.
 func TestSizeDaskWithDescriptions(t *testing.T) {
 	c := sizeClient(t)
-	crds, err := reconciler.EmbeddedCRDs().CRDs()
+	bin := buildBinaries(t)
+	src := reconciler.YAMLCRDs{}
+	for _, name := range []string{"daskautoscaler", "daskcluster", "daskjob", "daskworkergroup"} {
+		cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "k8s-crd-resolver"), "resolve", "--k8s-version", "1.37", "templates/"+name+".yaml")
+		cmd.Dir = "../.."
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("resolve templates/%s.yaml: %v\n%s", name, err, stderr.String())
+		}
+		src[name] = out
+	}
+	crds, err := src.CRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,13 +432,13 @@ func TestSizeDaskWithDescriptions(t *testing.T) {
 		}
 		t.Logf("%s: %d bytes of compact JSON", u.GetName(), len(b))
 		if u.GetName() != "daskautoscalers.kubernetes.dask.org" && !bytes.Contains(b, []byte(podDescription)) {
-			t.Errorf("%s carries no Kubernetes descriptions (%q): operator/crds compiled with removeDescriptions?", u.GetName(), podDescription)
+			t.Errorf("%s carries no Kubernetes descriptions (%q)", u.GetName(), podDescription)
 		}
 		if largest == nil || len(b) > compactLen(t, largest.Object) {
 			largest = u
 		}
 	}
-	if err := reconciler.InstallCRDs(t.Context(), c, reconciler.EmbeddedCRDs(), timeout); err != nil {
+	if err := reconciler.InstallCRDs(t.Context(), c, src, timeout); err != nil {
 		t.Fatalf("server-side apply of the Dask CRDs: %v", err)
 	}
 	for _, u := range crds {
@@ -436,5 +450,9 @@ func TestSizeDaskWithDescriptions(t *testing.T) {
 	err = c.Create(t.Context(), u, client.DryRunAll)
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.annotations: Too long") {
 		t.Errorf("%s, client-side apply: %v; want metadata.annotations too long", u.GetName(), err)
+	}
+	// Leave the CRDs as the operator installs them, for the other tests.
+	if err := reconciler.InstallCRDs(t.Context(), c, reconciler.EmbeddedCRDs(), timeout); err != nil {
+		t.Fatal(err)
 	}
 }
