@@ -31,14 +31,14 @@ import (
 // the comments say. The thresholds are read from the tool's own messages,
 // so the tool and this test cannot drift apart.
 //
-// -size.search re-measures the hard limit by binary search (about two
-// minutes) and prints it; project/size.go's measuredLargestCRD holds the
-// result.
+// -size.search enables TestSizeSearch, which re-measures the limits by
+// binary search and prints them; project/size.go's measuredLargestCRD and
+// largestCreate below hold its results.
 var sizeSearch = flag.Bool("size.search", false, "binary-search the largest CRD the control plane stores and Establishes, and print it")
 
 // margin is what project.MaxSize leaves below the measured largest CRD
 // (measuredLargestCRD), and largestCreate the largest padded CRD etcd
-// stores at all (measured with TestSizeSearch's bisection of creates).
+// stores at all (both measured by TestSizeSearch).
 const (
 	margin        = 1 << 10
 	largestCreate = 1_572_329
@@ -141,6 +141,14 @@ func waitEstablished(t *testing.T, c client.Client, name string) *apiextensionsv
 		return false, fmt.Sprint(crd.Status.Conditions), nil
 	})
 	return &crd
+}
+
+// removeAtEnd deletes the CRD u when the test ends, so that megabyte-sized
+// CRDs do not weigh on the tests after it (a CRD stored at etcd's very limit
+// may not take the deletion timestamp; the control plane goes with the
+// test binary anyway).
+func removeAtEnd(t *testing.T, c client.Client, u *unstructured.Unstructured) {
+	t.Cleanup(func() { _ = c.Delete(context.WithoutCancel(t.Context()), u.DeepCopy()) })
 }
 
 func sizeClient(t *testing.T) client.Client {
@@ -270,6 +278,7 @@ func TestSizeClientSideApply(t *testing.T) {
 	if err := c.Create(t.Context(), u, client.FieldOwner("kubectl-client-side-apply")); err != nil {
 		t.Fatalf("%d bytes of JSON, created as client-side apply does: %v", warn, err)
 	}
+	removeAtEnd(t, c, u)
 	waitEstablished(t, c, u.GetName())
 
 	u, out, code = toolBuild(t, bin, "overjust", warn+1)
@@ -302,6 +311,7 @@ func TestSizeHardLimit(t *testing.T) {
 	if err := c.Patch(t.Context(), u, client.Apply, client.FieldOwner("size-e2e"), client.ForceOwnership); err != nil {
 		t.Fatalf("%d bytes, server-side apply: %v", maxSize, err)
 	}
+	removeAtEnd(t, c, u)
 	waitEstablished(t, c, u.GetName())
 	if _, out, code := toolBuild(t, bin, "overlimit", maxSize+1); code != 2 || !strings.Contains(out, "compiled CRD too large") {
 		t.Fatalf("%d bytes: exit %d, want 2 and too large:\n%s", maxSize+1, code, out)
@@ -319,6 +329,7 @@ func TestSizeHardLimit(t *testing.T) {
 	if err := c.Create(t.Context(), long, client.FieldOwner("a-field-manager-with-a-longer-name-than-most")); err != nil {
 		t.Fatalf("%d bytes with the longest names: %v", maxSize, err)
 	}
+	removeAtEnd(t, c, long)
 	waitEstablished(t, c, long.GetName())
 
 	// The measured limit (project/size.go's measuredLargestCRD) is
@@ -331,6 +342,7 @@ func TestSizeHardLimit(t *testing.T) {
 		if err := c.Create(t.Context(), u, client.FieldOwner("size-e2e")); err != nil {
 			t.Fatalf("creating %d bytes: %v", compactLen(t, u.Object), err)
 		}
+		removeAtEnd(t, c, u)
 	}
 	got := waitEstablished(t, c, fits.GetName())
 	var crd apiextensionsv1.CustomResourceDefinition
@@ -356,41 +368,62 @@ func TestSizeHardLimit(t *testing.T) {
 	}
 }
 
-// TestSizeSearch (-size.search) re-measures the largest CRD the control
-// plane stores and Establishes.
+// TestSizeSearch (-size.search) re-measures the largest padded CRD the
+// control plane stores at all, and the largest it stores and Establishes.
 func TestSizeSearch(t *testing.T) {
 	if !*sizeSearch {
 		t.Skip("measures only with -size.search")
 	}
-	t.Logf("largest CRD the control plane Establishes: %d bytes of compact JSON", searchLargest(t, sizeClient(t)))
+	c := sizeClient(t)
+	created := bisect(t, func(n int) bool {
+		u := nextPadded(t, n)
+		err := c.Create(t.Context(), u, client.FieldOwner("size-e2e"))
+		if err == nil {
+			_ = c.Delete(t.Context(), u)
+		} else if !strings.Contains(err.Error(), "etcdserver: request is too large") {
+			t.Fatalf("creating %d bytes: %v", n, err)
+		}
+		return err == nil
+	})
+	t.Logf("largest CRD the control plane stores: %d bytes of compact JSON", created)
+	established := bisect(t, func(n int) bool {
+		u := nextPadded(t, n)
+		if err := c.Create(t.Context(), u, client.FieldOwner("size-e2e")); err != nil {
+			return false
+		}
+		defer func() { _ = c.Delete(t.Context(), u) }()
+		// A small probe created after it: once the probe is Established,
+		// the apiserver has handled u too.
+		probe := nextPadded(t, 1000)
+		if err := c.Create(t.Context(), probe, client.FieldOwner("size-e2e")); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Delete(t.Context(), probe) }()
+		waitEstablished(t, c, probe.GetName())
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := c.Get(t.Context(), client.ObjectKey{Name: u.GetName()}, &crd); err != nil {
+			t.Fatal(err)
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("largest CRD the control plane stores and Establishes: %d bytes of compact JSON", established)
 }
 
-// searchLargest binary-searches the largest padded CRD that is created and
-// Established: each try creates a small probe CRD after it and waits for
-// the probe to be Established, by which time the try was handled.
-func searchLargest(t *testing.T, c client.Client) int {
+// bisect returns the largest n in [1 MiB, 2 MiB) for which ok holds, ok
+// being true up to some n and false above it.
+func bisect(t *testing.T, ok func(int) bool) int {
+	t.Helper()
 	lo, hi := 1<<20, 2<<20
+	if !ok(lo) || ok(hi) {
+		t.Fatalf("the limit is not between %d and %d bytes", lo, hi)
+	}
 	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		u := nextPadded(t, mid)
-		ok := false
-		if err := c.Create(t.Context(), u, client.FieldOwner("size-e2e")); err == nil {
-			probe := nextPadded(t, 1000)
-			if err := c.Create(t.Context(), probe, client.FieldOwner("size-e2e")); err != nil {
-				t.Fatal(err)
-			}
-			waitEstablished(t, c, probe.GetName())
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(t.Context(), client.ObjectKey{Name: u.GetName()}, &crd); err != nil {
-				t.Fatal(err)
-			}
-			for _, cond := range crd.Status.Conditions {
-				ok = ok || cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue
-			}
-			_ = c.Delete(t.Context(), u)
-			_ = c.Delete(t.Context(), probe)
-		}
-		if ok {
+		if mid := (lo + hi) / 2; ok(mid) {
 			lo = mid
 		} else {
 			hi = mid
