@@ -11,8 +11,8 @@ import (
 // annotation), never by its YAML. Both thresholds come from the real
 // limits of kube-apiserver v1.37.2 with a default etcd v3.6.16; the
 // end-to-end test operator/e2e/size_test.go checks them against that
-// control plane (`go test ./e2e -run TestSize -size.search` measures them
-// afresh).
+// control plane (in operator/, `go test ./e2e -run TestSizeSearch
+// -size.search -v` measures them afresh).
 const (
 	// AnnotationLimit is the apiserver's limit on the total of a
 	// object's annotation keys and values (TotalAnnotationSizeLimitB,
@@ -37,12 +37,12 @@ const (
 	// --max-request-bytes (1.5 MiB, 1,572,864 bytes) stores and
 	// Establishes, measured by binary search with CRDs padded with a
 	// description (name s0000001.size.example.com, field manager of 8
-	// characters): 1,571,876 bytes, the lowest of the runs (the status the
-	// apiserver writes varies by a few bytes; one run Established
+	// characters): 1,571,876 bytes in two bisections (the status the
+	// apiserver writes varies by a few bytes: one other run Established
 	// 1,571,877). Creates succeed up to 1,572,329 bytes (then "etcdserver:
-	// request is too large"), but from about 1,571,880 the status the
-	// apiserver then writes no longer fits: the CRD exists and is never
-	// Established.
+	// request is too large"), but a few bytes above 1,571,876 the status
+	// the apiserver then writes no longer fits: the CRD exists and is
+	// never Established.
 	measuredLargestCRD = 1_571_876
 
 	// MaxSize is the hard limit: measuredLargestCRD less 1 KiB for the
