@@ -78,7 +78,17 @@ output; 2 on bad input.`,
 	return c
 }
 
-// printBuildSummary prints one line per template (outputs, size,
+// jsonSize describes an output's size as the size guard measures it: the
+// compact JSON of its CRD, or of each of its CRDs.
+func jsonSize(o *project.Output) string {
+	parts := make([]string, len(o.JSONSizes))
+	for i, n := range o.JSONSizes {
+		parts[i] = project.FormatSize(int(n))
+	}
+	return strings.Join(parts, " + ") + " JSON"
+}
+
+// printBuildSummary prints one line per template (outputs, JSON size,
 // Kubernetes version, what happened) with its warnings, then removals.
 func printBuildSummary(w io.Writer, comp *compiled, plan []*project.FileStatus, quiet bool) {
 	byPath := map[string]*project.FileStatus{}
@@ -100,7 +110,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan []*project.FileStatus, 
 			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
 		}
 		if changed || !quiet {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), project.FormatSize(len(o.Data)), o.KubeVersion, len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), o.KubeVersion, len(o.Warnings))
 		}
 		for _, warn := range o.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", warn)

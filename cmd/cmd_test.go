@@ -104,3 +104,43 @@ func TestFailureLeavesOutputAlone(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
+
+// TestBuildSizeGuard: build's summary line gives each CRD's compact-JSON
+// size; a CRD too large for client-side apply gets the warning, one above
+// the hard limit fails (exit 2, nothing written) unless --allow-large.
+func TestBuildSizeGuard(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	tpl := strings.Replace(template, "{$ref: io.k8s.api.core.v1.LocalObjectReference}", "{$ref: defs.yaml#/definitions/Spec}", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
+	pad := func(n int) {
+		defs := "definitions:\n  Spec: {type: object, description: " + strings.Repeat("x", n) + "}\n"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/defs.yaml"), []byte(defs), 0o644))
+	}
+	abs, _ := filepath.Abs("../testdata/cmd")
+	for _, tc := range []struct {
+		name, golden string
+		pad          int
+		args         []string
+		wantCode     int
+	}{
+		{"small", "build-size-small.txt", 10, nil, 0},
+		{"too large for client-side apply", "build-size-warning.txt", 300 << 10, nil, 0},
+		{"above the hard limit", "build-size-error.txt", 1600 << 10, nil, 2},
+		{"above the hard limit with --allow-large", "build-size-allow-large.txt", 1600 << 10, []string{"--allow-large"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pad(tc.pad)
+			before, _ := os.ReadFile(filepath.Join(dir, "dist/widget.yaml"))
+			stdout, stderr, code := runCmd(t, dir, "", append([]string{"build", "--no-validate", "--k8s-version", "1.30"}, tc.args...)...)
+			require.Equal(t, tc.wantCode, code, "stderr: %s", stderr)
+			golden.Check(t, filepath.Join(abs, tc.golden), []byte(stdout+"--- stderr\n"+stderr))
+			if code != 0 {
+				after, err := os.ReadFile(filepath.Join(dir, "dist/widget.yaml"))
+				require.NoError(t, err)
+				require.Equal(t, string(before), string(after), "a failed build wrote its output")
+			}
+		})
+	}
+}

@@ -24,7 +24,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
 	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
-	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %s", project.FormatSize(project.MaxSize)))
+	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %d bytes of compact JSON (what a default etcd stores; for an etcd with a larger --max-request-bytes)", project.MaxSize))
 	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
 	fs.StringVar(&f.opts.Policy.Budget, "budget", "", "the most one compile may build, in bytes of compact JSON (64MiB, 100MB or plain bytes), overriding the configuration's budget (default "+resolver.DefaultBudget.String()+")")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")

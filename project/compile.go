@@ -9,18 +9,6 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
-// Size guard. A CRD above WarnSize no longer fits the last-applied-
-// configuration annotation client-side `kubectl apply` writes (256 KiB
-// for all annotations); one above MaxSize is near the apiserver's request
-// and etcd limits and fails to compile unless Options.AllowLarge.
-const (
-	WarnSize = 256 << 10
-	MaxSize  = 1 << 20
-)
-
-// ErrTooLarge marks a compiled CRD above MaxSize.
-var ErrTooLarge = errors.New("compiled CRD too large")
-
 // Output is one compiled template.
 type Output struct {
 	Template *Template
@@ -30,6 +18,9 @@ type Output struct {
 	KubeVersion string
 	// CRDs are the metadata.name of each compiled CRD, in order.
 	CRDs []string
+	// JSONSizes are the sizes of their compact JSON, in bytes, in the
+	// same order: what the size guard judges.
+	JSONSizes []int64
 	// Files are the absolute paths of every file the output depends on:
 	// the template, each file its $refs read, and its patch. Sorted.
 	Files []string
@@ -107,22 +98,21 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 		slices.Sort(out.Files)
 		out.Files = slices.Compact(out.Files)
 	}
-	for _, d := range res.Documents {
-		out.CRDs = append(out.CRDs, d.Name)
-		out.objects = append(out.objects, d.Object())
-	}
 	for _, w := range res.Warnings {
 		out.Warnings = append(out.Warnings, w.String())
 	}
-	switch n := len(out.Data); {
-	case n > MaxSize && !p.opts.AllowLarge:
-		return nil, fmt.Errorf("%s: %w: %s is more than the %s limit; shorten it (remove-descriptions, maxDescriptionLength) or pass --allow-large", t.Name, ErrTooLarge, FormatSize(n), FormatSize(MaxSize))
-	case n > WarnSize:
-		shrink := "shrink it with removeDescriptions (-r)"
-		if opts.RemoveDescriptions {
-			shrink = "shrink it with maxDescriptionLength or shorter descriptions of your own"
+	for _, d := range res.Documents {
+		obj := d.Object()
+		warning, err := checkSize(t.Name, d.Name, obj, d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions)
+		if err != nil {
+			return nil, err
 		}
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: the compiled CRD is %s, above %s: client-side `kubectl apply` will fail (the last-applied annotation is limited to 256 KiB); apply with `kubectl apply --server-side`, or %s", t.Name, FormatSize(n), FormatSize(WarnSize), shrink))
+		if warning != "" {
+			out.Warnings = append(out.Warnings, t.Name+": "+warning)
+		}
+		out.CRDs = append(out.CRDs, d.Name)
+		out.JSONSizes = append(out.JSONSizes, d.JSONSize())
+		out.objects = append(out.objects, obj)
 	}
 	return out, nil
 }

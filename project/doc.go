@@ -25,7 +25,10 @@
 //
 // Compile runs every template through the resolver, applies its patch,
 // prefixes the generated-file header (GeneratedHeader) and applies the size
-// guard. Each Output records the files the template read (Files), so a
+// guard (size.go) to each CRD's compact JSON, as the resolver measured it
+// (resolver.Document.JSONSize): a warning above WarnSize, where client-side
+// `kubectl apply` can no longer create it, and an error above MaxSize, near
+// what a default etcd stores. Each Output records the files the template read (Files), so a
 // caller holding a list of changed files can select exactly the templates
 // that reach them (Affected).
 //

@@ -211,26 +211,86 @@ func TestAffectedAndPlan(t *testing.T) {
 	}
 }
 
+// TestSizeGuard: the guard judges each CRD by its compact JSON, at the
+// exact thresholds (operator/e2e/size_test.go checks them against the
+// real apiserver): WarnSize bytes compile quietly and one more warns, a
+// CRD with annotations of its own is judged with them, MaxSize bytes
+// compile and one more fails unless AllowLarge.
 func TestSizeGuard(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, ".git/HEAD", "")
-	big := strings.Repeat("x", 300<<10)
-	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+big+"}\n")
-	write(t, dir, "templates/a.yaml", template("as", "defs.yaml#/definitions/Spec"))
+	tpl := template("as", "defs.yaml#/definitions/Spec")
+	write(t, dir, "templates/a.yaml", tpl)
+	write(t, dir, "templates/defs.yaml", "definitions: {}\n")
 	p, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
+	// compileAt pads the description until the CRD's compact JSON is size
+	// bytes, and compiles.
+	compileAt := func(t *testing.T, size int64) (*Output, error) {
+		t.Helper()
+		pad := func(n int64) ([]*Output, error) {
+			write(t, dir, "templates/a.yaml", tpl)
+			write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+strings.Repeat("x", int(n))+"}\n")
+			return p.Compile(nil)
+		}
+		p.opts.AllowLarge = true
+		outs, err := pad(1)
+		p.opts.AllowLarge = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err = pad(1 + size - outs[0].JSONSizes[0])
+		if err != nil {
+			return nil, err
+		}
+		if got := outs[0].JSONSizes[0]; got != size {
+			t.Fatalf("padded to %d bytes of JSON, want %d", got, size)
+		}
+		return outs[0], nil
 	}
-	if w := strings.Join(outs[0].Warnings, "\n"); !strings.Contains(w, "--server-side") {
-		t.Errorf("no size warning: %q", w)
+	sizeWarning := func(o *Output) string {
+		for _, w := range o.Warnings {
+			if strings.Contains(w, "last-applied-configuration") {
+				return w
+			}
+		}
+		return ""
 	}
-	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+big+big+big+big+"}\n")
-	if _, err := p.Compile(nil); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("1.2 MiB: got %v, want ErrTooLarge", err)
+	if len(LastAppliedAnnotation) != 48 || len(`"annotations":{},`) != 17 {
+		t.Fatal("WarnSize's arithmetic is off")
+	}
+	o, err := compileAt(t, WarnSize)
+	if err != nil || sizeWarning(o) != "" {
+		t.Errorf("%d bytes: %v, warning %q; want no warning", WarnSize, err, sizeWarning(o))
+	}
+	o, err = compileAt(t, WarnSize+1)
+	want := "templates/a.yaml: CRD as.example.com is 262,079 bytes (255.9 KiB) of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making 262,145 bytes (256.0 KiB) of annotations where the apiserver allows 262,144 bytes (256.0 KiB) (a CRD without annotations may have 262,078 bytes (255.9 KiB) of JSON); apply with `kubectl apply --server-side`, or shrink it with removeDescriptions (-r)"
+	if err != nil || sizeWarning(o) != want {
+		t.Errorf("%d bytes: %v\ngot  %q\nwant %q", WarnSize+1, err, sizeWarning(o), want)
+	}
+
+	// Annotations of its own count once in the JSON and once more as
+	// annotations, and replace kubectl's empty map.
+	annotated := strings.Replace(template("as", "defs.yaml#/definitions/Spec"), "metadata:\n", "metadata:\n  annotations: {owner: me}\n", 1)
+	tpl = annotated
+	fits := int64(AnnotationLimit - len(LastAppliedAnnotation) - 1 - len("owner") - len("me"))
+	if o, err = compileAt(t, fits); err != nil || sizeWarning(o) != "" {
+		t.Errorf("annotated, %d bytes: %v, warning %q; want none", fits, err, sizeWarning(o))
+	}
+	if o, err = compileAt(t, fits+1); err != nil || !strings.Contains(sizeWarning(o), "making 262,145 bytes (256.0 KiB) of annotations") {
+		t.Errorf("annotated, %d bytes: %v, warning %q", fits+1, err, sizeWarning(o))
+	}
+	tpl = template("as", "defs.yaml#/definitions/Spec")
+
+	if _, err := compileAt(t, MaxSize); err != nil {
+		t.Errorf("%d bytes: %v", MaxSize, err)
+	}
+	_, err = compileAt(t, MaxSize+1)
+	want = "templates/a.yaml: compiled CRD too large: CRD as.example.com is 1,570,853 bytes (1.50 MiB) of compact JSON, more than the 1,570,852 bytes (1.50 MiB) a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large"
+	if !errors.Is(err, ErrTooLarge) || err.Error() != want {
+		t.Errorf("%d bytes:\ngot  %v\nwant %s", MaxSize+1, err, want)
 	}
 	p.opts.AllowLarge = true
 	if _, err := p.Compile(nil); err != nil {

@@ -152,7 +152,15 @@ type Document struct {
 	// obj shares subtrees with the Compiler's cache and carries private
 	// bookkeeping keys; Object returns a clean copy.
 	obj map[string]any
+	// jsonSize is what the compile measured for its budget.
+	jsonSize int64
 }
+
+// JSONSize is the length in bytes of the CRD's compact JSON: exactly what
+// json.Marshal(d.Object()) returns (the form the apiserver is sent, and
+// what client-side `kubectl apply` copies into its annotation). It was
+// measured during the compile; nothing is encoded to get it.
+func (d Document) JSONSize() int64 { return d.jsonSize }
 
 // Object returns the CRD as plain JSON-like values (map[string]any, []any,
 // string, bool, json.Number, nil), a fresh copy the caller may modify. It
@@ -234,10 +242,10 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{render: c.render}
 	for _, d := range docs {
-		obj, ok := r.compileDocument(abs, d)
+		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, obj: obj})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size})
 		}
 	}
 	if len(r.errs) > 0 {

@@ -12,14 +12,15 @@ const (
 
 // compileDocument turns one template document into a CRD: every schema
 // resolved and made structural, the template's own definitions dropped,
-// then the patch applied. It reports false when the document failed.
-func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
+// then the patch applied. It returns the CRD's compact-JSON size and
+// reports false when the document failed.
+func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, bool) {
 	errsBefore := len(r.errs)
 	sc := scope{file: abs, doc: d}
 	obj, ok := d.value.(map[string]any)
 	if !ok {
 		r.errAt(site{sc: sc}, fmt.Errorf("%w: expected a CustomResourceDefinition mapping, found %s", ErrInput, describeValue(d.value)))
-		return nil, false
+		return nil, 0, false
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
@@ -33,7 +34,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			ptr = ""
 		}
 		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, msg))
-		return nil, false
+		return nil, 0, false
 	}
 	// Fields the apiserver's strict decoding would refuse, where the
 	// author wrote them.
@@ -55,7 +56,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	spec, _ := out["spec"].(map[string]any)
 	if spec == nil {
 		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))
-		return nil, false
+		return nil, 0, false
 	}
 	found := 0
 	compileAt := func(holder map[string]any, ptr string) {
@@ -100,13 +101,13 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	// and is not resolved: say so rather than pass it through.
 	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema", false)
 	if len(r.errs) > errsBefore {
-		return nil, false
+		return nil, 0, false
 	}
 	// What the document is, exactly, before anything materialises it
 	// (the patch copies it whole): shared $ref targets are measured once.
 	size := measurer{memo: r.c.sizes}.measure(out)
 	if !r.checkOutput(sc, size, "the compiled CRD") {
-		return nil, false
+		return nil, 0, false
 	}
 	if p := r.c.opts.Patch; p != nil {
 		shape := schemaShapeOf(obj)
@@ -116,21 +117,21 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 			if errors.As(err, &e) {
 				r.errs = append(r.errs, e)
 			}
-			return nil, false
+			return nil, 0, false
 		}
 		if problem := crdProblem(patched, shape); problem != "" {
 			r.errs = append(r.errs, p.breakingOp(out, shape, Size(r.budget.limit), problem))
-			return nil, false
+			return nil, 0, false
 		}
 		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
 		size = measurer{}.measure(out)
 		if !r.checkOutput(sc, size, "the patched CRD") {
-			return nil, false
+			return nil, 0, false
 		}
 	}
 	r.output = r.output.plus(size)
-	return out, len(r.errs) == errsBefore
+	return out, size.bytes, len(r.errs) == errsBefore
 }
 
 // scanRefs reports every $ref keyword left in a compiled document with the
