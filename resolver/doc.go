@@ -85,6 +85,12 @@
 // defaults are set aside (see Flatten). RemoveDescriptions and
 // MaxDescriptionLength act on bundle text only; what you wrote stays.
 //
+// A definition's description documents the field that refers to it: a
+// property that is a $ref and has no description of its own gets the
+// target's. A map value (additionalProperties) or list item (items)
+// written as a $ref does not: the enclosing property documents it. Text
+// written beside the $ref stays in both places.
+//
 // # Flatten
 //
 // A Walk with a Visitor then makes each openAPIV3Schema structural, as the
