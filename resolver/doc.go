@@ -111,6 +111,14 @@
 // a default is never invented. No other Kubernetes default is copied into
 // the CRD, since the apiserver would then write it into every object.
 //
+// A v1beta1 CRD may hold defaults only with spec.preserveUnknownFields:
+// false (the apiservers serving v1beta1, 1.16-1.21, refuse them beside
+// true, its v1beta1 default). A v1beta1 template that does not write it
+// and compiles to a schema with a default gets false, with a warning. One
+// that writes true keeps it: list-maps that only a Kubernetes default made
+// valid become atomic lists without it, with a warning, and a default the
+// author wrote is an error at preserveUnknownFields.
+//
 // # Check
 //
 // Nothing here imports k8s.io/apiextensions-apiserver: linking its
