@@ -78,6 +78,16 @@
 // itself is ErrCycle, naming the chain, or with RecursionPreserve is cut
 // with x-kubernetes-preserve-unknown-fields.
 //
+// A problem inside a bundle definition has no place in the user's files:
+// it is reported at the user's $ref that led into the bundle, with the
+// chain of definitions from there (CustomResourceValidation ->
+// .openAPIV3Schema -> JSONSchemaProps -> .allOf[*] -> JSONSchemaProps).
+// An error comes once per such $ref and problem (a cycle, however many
+// paths close it, is one), a warning once per problem (per cycle, or per
+// definition and message), at the first $ref by position, with the
+// shortest chain. A cached definition keeps its warnings relative to
+// itself and replays them at every use with the chain that led there.
+//
 // Definitions from the Kubernetes bundles are imported first: types the
 // swagger cannot express in a CRD (IntOrString, Quantity, RawExtension,
 // apiextensions JSON, FieldsV1) get their structural form, extensions other
