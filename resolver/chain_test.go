@@ -12,16 +12,19 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
-// crdTemplate is a CRD template whose root schema has the given
-// properties, written from line 16 on, one a line.
-func crdTemplate(props ...string) string {
+// crdTemplate is a CRD template (kind Thing) whose root schema has the
+// given properties, written from line 16 on, one a line.
+func crdTemplate(props ...string) string { return crdTemplateFor("Thing", "things", props...) }
+
+// crdTemplateFor is crdTemplate for another kind and plural.
+func crdTemplateFor(kind, plural string, props ...string) string {
 	var b strings.Builder
-	b.WriteString(`apiVersion: apiextensions.k8s.io/v1
+	fmt.Fprintf(&b, `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: things.example.com}
+metadata: {name: %[2]s.example.com}
 spec:
   group: example.com
-  names: {kind: Thing, plural: things}
+  names: {kind: %[1]s, plural: %[2]s}
   scope: Namespaced
   versions:
   - name: v1
@@ -31,7 +34,7 @@ spec:
       openAPIV3Schema:
         type: object
         properties:
-`)
+`, kind, plural)
 	for _, p := range props {
 		fmt.Fprintf(&b, "          %s\n", p)
 	}

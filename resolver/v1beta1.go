@@ -58,7 +58,7 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 		var first []string
 		h["openAPIV3Schema"] = dropKubernetesDefaults(s, nil, map[unsafe.Pointer]map[string]any{}, &first)
 		if first != nil {
-			r.warn(sc, "/spec/preserveUnknownFields", fmt.Sprintf("preserveUnknownFields: true, and apiservers reject defaults beside it: list-maps whose keys only Kubernetes defaults (the first at %s) are atomic lists in this CRD, without the default (server-side apply replaces them whole)", place(ptrs[i], first)))
+			r.warn(sc, "/spec/preserveUnknownFields", fmt.Sprintf("preserveUnknownFields: true, and apiservers reject defaults beside it: list-maps with a key that only Kubernetes defaults (the first at %s) are atomic lists in this CRD, without that default (server-side apply replaces them whole)", place(ptrs[i], first)))
 		}
 		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil, map[unsafe.Pointer]bool{}); ok {
 			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and apiservers reject defaults unless preserveUnknownFields is false: set it to false (unknown fields are then pruned) or remove the default", ErrInput, place(ptrs[i], at)))
