@@ -5,6 +5,7 @@
 #   ${K8S_CRD_RESOLVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-crd-resolver}/tools/TOOL-VERSION/
 #
 #   hack/tools.sh goreleaser      # GoReleaser (release archives, `make release-check`)
+#   hack/tools.sh controller-gen  # controller-gen (hack/compare-controller-gen.sh)
 #
 # Helm and kustomize need no binary: the operator module's tests use the
 # Helm v3 SDK (helm.sh/helm/v3) and kustomize's API (sigs.k8s.io/kustomize/api)
@@ -14,12 +15,16 @@ set -euo pipefail
 # GoReleaser v2.15.1: the newest v2 whose module builds with Go 1.26 (v2.18
 # and later need a newer Go). Cold build: a few minutes on 2 cores, once.
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.15.1}"
+# controller-gen v0.23.0: the release hack/compare-controller-gen.sh measures
+# us against (the newest that builds with Go 1.26).
+CONTROLLER_GEN_VERSION="${CONTROLLER_GEN_VERSION:-v0.23.0}"
 
 CACHE_ROOT="${K8S_CRD_RESOLVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-crd-resolver}/tools"
 
 case "${1:-}" in
 goreleaser) pkg=github.com/goreleaser/goreleaser/v2 ver=$GORELEASER_VERSION ;;
-*) echo "usage: hack/tools.sh goreleaser" >&2; exit 2 ;;
+controller-gen) pkg=sigs.k8s.io/controller-tools/cmd/controller-gen ver=$CONTROLLER_GEN_VERSION ;;
+*) echo "usage: hack/tools.sh goreleaser|controller-gen" >&2; exit 2 ;;
 esac
 
 dir="$CACHE_ROOT/$1-$ver"

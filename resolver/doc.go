@@ -129,6 +129,13 @@
 // valid become atomic lists without it, with a warning, and a default the
 // author wrote is an error at preserveUnknownFields.
 //
+// Compiling for Kubernetes before 1.16 (KubeVersion 1.12 to 1.15) follows
+// those apiservers: CRD schemas have no list or map types and no defaults
+// there, so the x-kubernetes-list-type, -list-map-keys and -map-type
+// extensions are dropped (the template's own with a warning) and list-map
+// keys get no default; a template's own default is kept with a warning, as
+// is an apiextensions.k8s.io/v1 template (those minors serve only v1beta1).
+//
 // # Check
 //
 // Nothing here imports k8s.io/apiextensions-apiserver: linking its

@@ -40,8 +40,11 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, bool) {
 	for _, p := range unknownFields(obj, apiVersion, "definitions") {
 		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
 	}
-	if apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22) {
+	switch {
+	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
+	case apiVersion == apiextensionsV1 && !r.c.atLeast(1, 16):
+		r.warn(sc, "/apiVersion", fmt.Sprintf("apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: convert the template to v1beta1 or pass --k8s-version 1.16 or later", r.c.version))
 	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {

@@ -31,7 +31,8 @@ var fidelityTemplate = crdTemplateFor("Fidelity", "fidelities",
 )
 
 // fixtureFields maps a spec field to the round-trip fixture file of
-// k8s.io/api (testdata/HEAD) and the part of it to embed.
+// k8s.io/api (testdata/HEAD, or an older release's testdata/v1.MINOR.0)
+// and the part of it to embed.
 var fixtureFields = []struct{ field, file, part string }{
 	{"pod", "core.v1.Pod.json", "spec"},
 	{"podTemplate", "core.v1.PodTemplate.json", "template"},
@@ -40,14 +41,20 @@ var fixtureFields = []struct{ field, file, part string }{
 	{"deployment", "apps.v1.Deployment.json", "spec"},
 }
 
-// apiFixtures finds the k8s.io/api module to take fixtures from and the
+// apiFixtures finds the directory of round-trip fixtures and the
 // Kubernetes minor they belong to. FIDELITY_API_DIR and
-// FIDELITY_K8S_VERSION (set by `make fidelity`) choose another release;
-// by default it is the k8s.io/api this module builds with.
+// FIDELITY_K8S_VERSION (set by `make fidelity`) choose another k8s.io/api
+// release, and FIDELITY_FIXTURES another directory of its testdata than
+// HEAD (v1.14.0: the 1.14 fixtures k8s.io/api v0.15 keeps); by default it
+// is testdata/HEAD of the k8s.io/api this module builds with.
 func apiFixtures(t *testing.T) (dir, minor string) {
 	t.Helper()
 	if dir, v := os.Getenv("FIDELITY_API_DIR"), os.Getenv("FIDELITY_K8S_VERSION"); dir != "" && v != "" {
-		return dir, v
+		sub := os.Getenv("FIDELITY_FIXTURES")
+		if sub == "" {
+			sub = "HEAD"
+		}
+		return filepath.Join(dir, "testdata", sub), v
 	}
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}}", "k8s.io/api").Output()
 	require.NoError(t, err, "locating the k8s.io/api module (go mod download)")
@@ -56,7 +63,7 @@ func apiFixtures(t *testing.T) (dir, minor string) {
 	var major, min int
 	_, err = fmt.Sscanf(fields[1], "v0.%d.%d", &major, &min)
 	require.NoError(t, err)
-	return fields[0], fmt.Sprintf("1.%d", major)
+	return filepath.Join(fields[0], "testdata", "HEAD"), fmt.Sprintf("1.%d", major)
 }
 
 func compileFidelityCRD(t *testing.T, minor string) *oracle.CRD {
@@ -80,12 +87,12 @@ func compileFidelityCRD(t *testing.T, minor string) *oracle.CRD {
 // pruning and validation with nothing pruned, nothing rejected and nothing
 // changed.
 func TestFidelity(t *testing.T) {
-	apiDir, minor := apiFixtures(t)
-	t.Logf("fixtures from %s, Kubernetes %s", apiDir, minor)
+	fixtureDir, minor := apiFixtures(t)
+	t.Logf("fixtures from %s, Kubernetes %s", fixtureDir, minor)
 	crd := compileFidelityCRD(t, minor)
 	spec := map[string]any{}
 	for _, f := range fixtureFields {
-		raw, err := os.ReadFile(filepath.Join(apiDir, "testdata", "HEAD", f.file))
+		raw, err := os.ReadFile(filepath.Join(fixtureDir, f.file))
 		require.NoError(t, err)
 		// Decode numbers as the apiserver does: integers stay integers.
 		dec := json.NewDecoder(bytes.NewReader(raw))

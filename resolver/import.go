@@ -118,6 +118,13 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))
 	}
+	// 1.12 and 1.13 keep their pre-1.8 names as aliases, {"description":
+	// "Deprecated. Please use io.k8s.api.core.v1.Pod instead.", "$ref":
+	// ...}: the name is deprecated, not the field; the target's own
+	// description documents it.
+	if d, _ := def["description"].(string); len(def) == 2 && def["$ref"] != nil && strings.HasPrefix(d, "Deprecated. Please use ") {
+		delete(def, "description")
+	}
 	if known := knownType(name); known != nil {
 		if d, ok := def["description"]; ok {
 			known["description"] = d

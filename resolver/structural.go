@@ -247,8 +247,12 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	if t, _ := s["type"].(string); t != "object" && t != "" {
 		delete(s, "x-kubernetes-map-type")
 	}
-	r.listMap(s, sc, p)
-	r.setOfObjects(s)
+	if r.c.atLeast(1, 16) {
+		r.listMap(s, sc, p)
+		r.setOfObjects(s)
+	} else {
+		r.beforeListTypes(s, sc, p)
+	}
 	// bundleDefault stays: a list-map node elsewhere may still need it. The
 	// emitter and Document.Object leave it out.
 }
@@ -481,6 +485,29 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		delete(s, "x-kubernetes-list-type")
 		delete(s, "x-kubernetes-list-map-keys")
 		r.warn(sc, p.String(), fmt.Sprintf("list-map key %s is neither required nor defaulted by Kubernetes; the list is atomic in this CRD (server-side apply replaces it whole)", strings.Join(missing, ", ")))
+	}
+}
+
+// beforeListTypes adapts a node to Kubernetes before 1.16, whose CRD
+// schemas have no list types (1.16) or map types (1.17): their apiservers
+// drop the extensions unread. Nor do they take defaults: 1.12 to 1.14
+// refuse "default", 1.15 accepts it only with the CustomResourceDefaulting
+// feature gate on. So list-map keys get no defaults from the bundle, and a
+// template's own list types and defaults are reported where they are
+// written (bundle definitions carry list types from 1.13 on; they go
+// without a word).
+func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
+	for _, k := range []string{"x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type"} {
+		if _, ok := s[k]; !ok {
+			continue
+		}
+		delete(s, k)
+		if !sc.inBundle() {
+			r.warn(sc, p.join(k), fmt.Sprintf("dropped %s: Kubernetes %s has no list or map types in CRD schemas (list types came in 1.16, map types in 1.17)", k, r.c.version))
+		}
+	}
+	if _, ok := s["default"]; ok && !sc.inBundle() {
+		r.warn(sc, p.join("default"), fmt.Sprintf("Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on): remove it or pass --k8s-version 1.16 or later", r.c.version))
 	}
 }
 

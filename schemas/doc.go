@@ -1,6 +1,6 @@
 // Package schemas embeds the Kubernetes OpenAPI definitions the resolver compiles `$ref`s
-// against: one bundle per Kubernetes minor, from 1.16 to the newest release, each taken
-// from the newest patch release of that minor.
+// against: one bundle per Kubernetes minor, from 1.12 (the oldest the Python tool ships
+// bundles of) to the newest release, each taken from the newest patch release of that minor.
 //
 // # Layout
 //
@@ -20,7 +20,7 @@
 // is copied in. This brings e.g. `protocol: TCP` to ContainerPort, ServicePort and
 // EndpointPort and, from 1.34, `name: ""` to LocalObjectReference. It also brings the zero
 // values v3 records for required fields ("default": 0, "", {}); consumers decide which
-// defaults to keep. Releases 1.16 to 1.22 publish no v3 documents: they borrow the 1.23
+// defaults to keep. Releases 1.12 to 1.22 publish no v3 documents: they borrow the 1.23
 // defaults for the definitions and properties they share with it, where the types agree
 // (Source.DefaultsFrom names the release).
 //

@@ -33,7 +33,7 @@ var ErrNoDefinition = errors.New("no such definition")
 // std is the loader of the embedded bundles. Its only state is the per-version once-cache.
 var std = &loader{fsys: embedded, dir: "data"}
 
-// Versions returns the embedded minors, oldest first, e.g. ["1.16", ..., "1.37"]. The slice
+// Versions returns the embedded minors, oldest first, e.g. ["1.12", ..., "1.37"]. The slice
 // is a fresh copy the caller may modify.
 func Versions() []string { return slices.Clone(std.index().versions) }
 

@@ -15,7 +15,8 @@ import (
 )
 
 // TestVersions checks that the embedded bundles are exactly the releases versions.txt pins,
-// a contiguous run of minors from 1.16 that reaches at least 1.37.
+// a contiguous run of minors from 1.12 (the oldest the Python tool ships) that reaches at
+// least 1.37.
 func TestVersions(t *testing.T) {
 	pins := readPins(t)
 	got := Versions()
@@ -23,8 +24,8 @@ func TestVersions(t *testing.T) {
 		t.Fatalf("Versions() = %v, but versions.txt pins %v", got, pins)
 	}
 	for i, v := range got {
-		if want := fmt.Sprintf("1.%d", 16+i); v != want {
-			t.Fatalf("Versions() = %v, want contiguous minors from 1.16", got)
+		if want := fmt.Sprintf("1.%d", 12+i); v != want {
+			t.Fatalf("Versions() = %v, want contiguous minors from 1.12", got)
 		}
 		b, err := Load(v)
 		if err != nil {
@@ -38,7 +39,7 @@ func TestVersions(t *testing.T) {
 		t.Errorf("Latest() = %q", Latest())
 	}
 	got[0] = "mutated"
-	if Versions()[0] != "1.16" {
+	if Versions()[0] != "1.12" {
 		t.Error("Versions returned shared state")
 	}
 }
@@ -67,18 +68,18 @@ func TestCanonical(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q, %v; want 1.21", in, got, err)
 		}
 	}
-	for _, in := range []string{"", "1", "v", "1.", "1.21.", "1.021", "x1.21", "1.21.1.1", "1.21-rc.1", "2.21", "1.15", "1.99", "vv1.21", " 1.21"} {
+	for _, in := range []string{"", "1", "v", "1.", "1.21.", "1.021", "x1.21", "1.21.1.1", "1.21-rc.1", "2.21", "1.11", "1.99", "vv1.21", " 1.21"} {
 		got, err := Canonical(in)
 		if !errors.Is(err, ErrUnknownVersion) {
 			t.Errorf("Canonical(%q) = %q, %v; want ErrUnknownVersion", in, got, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), "1.16, 1.17") || !strings.Contains(err.Error(), Latest()) {
+		if !strings.Contains(err.Error(), "1.12, 1.13") || !strings.Contains(err.Error(), Latest()) {
 			t.Errorf("Canonical(%q) error does not list the versions: %v", in, err)
 		}
 	}
-	if _, err := Load("1.15"); !errors.Is(err, ErrUnknownVersion) {
-		t.Errorf("Load(1.15) error = %v, want ErrUnknownVersion", err)
+	if _, err := Load("1.11"); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("Load(1.11) error = %v, want ErrUnknownVersion", err)
 	}
 }
 

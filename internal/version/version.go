@@ -46,7 +46,7 @@ func Module() string {
 }
 
 // Kubernetes describes the embedded Kubernetes minors, e.g.
-// "1.16 to 1.37 (22 minors, default 1.37)".
+// "1.12 to 1.37 (26 minors, default 1.37)".
 func Kubernetes() string {
 	v := schemas.Versions()
 	if len(v) == 0 {
