@@ -60,23 +60,7 @@ func TestEveryDefinition(t *testing.T) {
 			require.NoError(t, err)
 			cycles := 0
 			for _, name := range b.Names() {
-				src := fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: things.example.com}
-spec:
-  group: example.com
-  names: {kind: Thing, plural: things}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {$ref: %q}
-`, name)
+				src := crdTemplate(fmt.Sprintf("spec: {$ref: %q}", name))
 				res, err := strict.Compile("thing.yaml", []byte(src))
 				if errors.Is(err, resolver.ErrCycle) {
 					cycles++

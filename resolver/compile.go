@@ -236,7 +236,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]Diagnostic{}, display: map[string]string{abs: display},
+	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]cycleCut{}, bundleWarnings: map[string]bundleWarning{}, display: map[string]string{abs: display},
 		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
@@ -249,6 +249,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		}
 	}
 	if len(r.errs) > 0 {
+		r.settleBundleErrors()
 		sortErrors(r.errs)
 		if more := len(r.errs) - maxErrors; more > 0 {
 			r.errs = append(r.errs[:maxErrors:maxErrors], &Error{Pos: Position{File: display}, Err: fmt.Errorf("%w: and %d more errors (fix these first)", ErrInput, more)})
@@ -265,9 +266,11 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	}
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
-	for _, d := range r.cycleCuts {
-		r.warnings = append(r.warnings, d)
+	for _, c := range r.cycleCuts {
+		c.d.Message += ": " + renderChain(c.links)
+		r.warnings = append(r.warnings, c.d)
 	}
+	r.warnings = append(r.warnings, r.bundleDiagnostics()...)
 	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
 		return cmp.Or(comparePos(a.Pos, b.Pos), strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
 	})

@@ -78,12 +78,28 @@
 // itself is ErrCycle, naming the chain, or with RecursionPreserve is cut
 // with x-kubernetes-preserve-unknown-fields.
 //
+// A problem inside a bundle definition has no place in the user's files:
+// it is reported at the user's $ref that led into the bundle, with the
+// chain of definitions from there (CustomResourceValidation ->
+// .openAPIV3Schema -> JSONSchemaProps -> .allOf[*] -> JSONSchemaProps).
+// An error comes once per such $ref and problem (a cycle, however many
+// paths close it, is one), a warning once per problem (per cycle, or per
+// definition and message), at the first $ref by position, with the
+// shortest chain. A cached definition keeps its warnings relative to
+// itself and replays them at every use with the chain that led there.
+//
 // Definitions from the Kubernetes bundles are imported first: types the
 // swagger cannot express in a CRD (IntOrString, Quantity, RawExtension,
 // apiextensions JSON, FieldsV1) get their structural form, extensions other
 // than the CRD-legal x-kubernetes-* ones are dropped, and Kubernetes'
 // defaults are set aside (see Flatten). RemoveDescriptions and
 // MaxDescriptionLength act on bundle text only; what you wrote stays.
+//
+// A definition's description documents the field that refers to it: a
+// property that is a $ref and has no description of its own gets the
+// target's. A map value (additionalProperties) or list item (items)
+// written as a $ref does not: the enclosing property documents it. Text
+// written beside the $ref stays in both places.
 //
 // # Flatten
 //
@@ -104,6 +120,14 @@
 // the bundle; with none to take the list becomes atomic, with a warning:
 // a default is never invented. No other Kubernetes default is copied into
 // the CRD, since the apiserver would then write it into every object.
+//
+// A v1beta1 CRD may hold defaults only with spec.preserveUnknownFields:
+// false (the apiservers serving v1beta1, 1.16-1.21, refuse them beside
+// true, its v1beta1 default). A v1beta1 template that does not write it
+// and compiles to a schema with a default gets false, with a warning. One
+// that writes true keeps it: list-maps that only a Kubernetes default made
+// valid become atomic lists without it, with a warning, and a default the
+// author wrote is an error at preserveUnknownFields.
 //
 // Compiling for Kubernetes before 1.16 (KubeVersion 1.12 to 1.15) follows
 // those apiservers: CRD schemas have no list or map types and no defaults

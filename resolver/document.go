@@ -103,6 +103,11 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 	if len(r.errs) > errsBefore {
 		return nil, 0, false
 	}
+	if apiVersion == apiextensionsV1beta1 {
+		if r.v1beta1Defaults(out, sc); len(r.errs) > errsBefore {
+			return nil, false
+		}
+	}
 	// What the document is, exactly, before anything materialises it
 	// (the patch copies it whole): shared $ref targets are measured once.
 	size := measurer{memo: r.c.sizes}.measure(out)

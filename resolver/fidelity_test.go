@@ -19,31 +19,16 @@ import (
 )
 
 // fidelityTemplate embeds every type the fidelity check covers.
-const fidelityTemplate = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: fidelities.example.com
-spec:
-  group: example.com
-  names: {kind: Fidelity, plural: fidelities}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              pod: {$ref: io.k8s.api.core.v1.PodSpec}
-              podTemplate: {$ref: io.k8s.api.core.v1.PodTemplateSpec}
-              service: {$ref: io.k8s.api.core.v1.ServiceSpec}
-              job: {$ref: io.k8s.api.batch.v1.JobSpec}
-              deployment: {$ref: io.k8s.api.apps.v1.DeploymentSpec}
-`
+var fidelityTemplate = crdTemplateFor("Fidelity", "fidelities",
+	"spec:",
+	"  type: object",
+	"  properties:",
+	"    pod: {$ref: io.k8s.api.core.v1.PodSpec}",
+	"    podTemplate: {$ref: io.k8s.api.core.v1.PodTemplateSpec}",
+	"    service: {$ref: io.k8s.api.core.v1.ServiceSpec}",
+	"    job: {$ref: io.k8s.api.batch.v1.JobSpec}",
+	"    deployment: {$ref: io.k8s.api.apps.v1.DeploymentSpec}",
+)
 
 // fixtureFields maps a spec field to the round-trip fixture file of
 // k8s.io/api (testdata/HEAD, or an older release's testdata/v1.MINOR.0)

@@ -98,23 +98,7 @@ func countValues(v any) int {
 }
 
 // patchTarget is the CRD FuzzParsePatch applies patches to.
-const patchTarget = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {$ref: io.k8s.api.core.v1.ServiceSpec}
-`
+var patchTarget = crdTemplate(`spec: {$ref: io.k8s.api.core.v1.ServiceSpec}`)
 
 // FuzzParsePatch feeds arbitrary patches (seeded with the golden cases'
 // patches) to ParsePatch and applies those that parse, as a Compile

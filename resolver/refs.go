@@ -24,15 +24,20 @@ type run struct {
 	display   map[string]string // absolute path -> name shown in messages
 	errs      ErrorList
 	warnings  []Diagnostic
-	raised    []Diagnostic // every warning raised, duplicates included
-	cycleCuts map[string]Diagnostic
-	readLog   []string // every file read, in order, for the cache
-	stack     []string
-	cuts      int             // cycle cuts so far; results containing one are not cached
-	reported  map[string]bool // errors already reported, by message
+	raised    []Diagnostic        // every warning raised, duplicates included
+	cycleCuts map[string]cycleCut // by cycle (cycleID)
+	readLog   []string            // every file read, in order, for the cache
+	stack     []frame             // the $ref targets being resolved, outermost first
+	cuts      int                 // cycle cuts so far; results containing one are not cached
+	reported  map[string]bool     // errors already reported, by message
+	failures  int                 // errors raised, each reported or not (a repeat is reported once)
 	warned    map[string]bool
-	names     map[string]string // target key -> label, for cycle messages
-	files     *fileio.Reader    // see reader
+	files     *fileio.Reader // see reader
+
+	// Diagnostics raised inside bundles (see chain.go).
+	bundleErrs     map[string]*bundleError
+	raisedBundle   []bundleWarning // every one raised, as raised
+	bundleWarnings map[string]bundleWarning
 
 	budget  *budget
 	used    map[string]bool          // files whose reading this compile has been charged for
@@ -96,6 +101,10 @@ type site struct {
 }
 
 func (r *run) errAt(s site, err error) {
+	r.failures++
+	if s.sc.inBundle() && r.errInBundle(s, err) {
+		return
+	}
 	e := noteHint(&Error{Pointer: s.ptr, Ref: s.ref, Err: err})
 	if s.sc.inBundle() {
 		e.Pos = Position{File: "Kubernetes " + s.sc.version + " bundle"}
@@ -119,6 +128,9 @@ func (r *run) errAt(s site, err error) {
 const maxErrors = 100
 
 func (r *run) warn(sc scope, ptr, msg string) {
+	if sc.inBundle() && r.warnInBundle(ptr, sc.version+"\x00"+ptr+"\x00"+msg, msg, nil) {
+		return
+	}
 	d := Diagnostic{Pointer: ptr, Message: msg}
 	if sc.inBundle() {
 		d.Pos = Position{File: "Kubernetes " + sc.version + " bundle"}
@@ -222,7 +234,7 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 			if schemaLists[k] {
 				break
 			}
-			return r.resolveSchema(v, sc, joinPointer(ptr, k))
+			return itemSchema(k, v, r.resolveSchema(v, sc, joinPointer(ptr, k)))
 		}
 		out := list
 		if !inPlace {
@@ -252,6 +264,29 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 		return v
 	}
 	return r.copyData(v, sc, ptr)
+}
+
+// itemSchema drops, from the resolved schema of a map value or list item
+// (k is additionalProperties or items) written as a $ref, the description
+// the $ref brought in: the enclosing property documents its values, and
+// a definition's text repeated on every map value and list item
+// (Quantity's 2.4 KB grammar on 33 of them in one CRD) only adds bytes.
+// A description written beside the $ref stays; a property that is a $ref
+// keeps the definition's text, as it documents that field.
+func itemSchema(k string, written, resolved any) any {
+	if k != "items" && k != "additionalProperties" {
+		return resolved
+	}
+	w, _ := written.(map[string]any)
+	out, _ := resolved.(map[string]any)
+	if _, ref := w["$ref"]; !ref || out == nil {
+		return resolved
+	}
+	if _, own := w["description"]; !own {
+		// out is the fresh map resolveSchema built for the $ref site.
+		delete(out, "description")
+	}
+	return resolved
 }
 
 // copyData deep-copies a value that is data, not a schema (a default, an
@@ -308,8 +343,9 @@ func (r *run) stopForWork(sc scope, ptr string) {
 type cachedTarget struct {
 	schema   map[string]any
 	warnings []Diagnostic // each once
-	files    []string     // files read to resolve it (each once), replayed into Result.Files
-	cost     cost         // the expanded size of schema
+	bundle   []bundleWarning
+	files    []string // files read to resolve it (each once), replayed into Result.Files
+	cost     cost     // the expanded size of schema
 }
 
 // follow resolves one $ref written at ptr in scope sc and returns the
@@ -338,6 +374,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		for _, w := range cached.warnings {
 			r.addWarning(w)
 		}
+		r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
 		for _, f := range cached.files {
 			r.noteRead(f)
 			if err := r.useFile(f); err != nil {
@@ -351,27 +388,28 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 		return cached.schema, nil
 	}
-	if i := slices.Index(r.stack, key); i >= 0 {
-		chain := make([]string, 0, len(r.stack)-i+1)
-		for _, k := range r.stack[i:] {
-			chain = append(chain, r.labelKey(k))
-		}
-		chain = append(chain, r.label(t))
+	if i := r.frameIndex(key); i >= 0 {
+		id := r.cycleID(i)
+		closing := link{label: r.chainLabel(t)}
 		if r.c.opts.Recursion == RecursionPreserve {
 			if r.budget.chargeWork(followWork) {
 				r.stopForWork(sc, ptr)
 				return nil, errStopped
 			}
 			r.cuts++
-			// One warning per cycle, at the first place it closes (by
-			// pointer, so the choice does not depend on walk order).
-			msg := "recursive $ref cut with x-kubernetes-preserve-unknown-fields: " + strings.Join(chain, " -> ")
-			d := Diagnostic{Pointer: ptr, Message: msg, Pos: Position{File: "Kubernetes " + sc.version + " bundle"}}
-			if !sc.inBundle() {
-				d.Pos = sc.doc.position(ptr)
-			}
-			if have, ok := r.cycleCuts[msg]; !ok || ptr < have.Pointer {
-				r.cycleCuts[msg] = d
+			const cut = "recursive $ref cut with x-kubernetes-preserve-unknown-fields"
+			// One warning per cycle: inside a bundle at the first $ref
+			// that leads there; in a file at the first place it closes
+			// (by pointer, so the choice does not depend on walk order).
+			if !sc.inBundle() || !r.warnInBundle(ptr, "cycle "+id, cut, &closing) {
+				have, ok := r.cycleCuts[id]
+				if !ok || ptr < have.d.Pointer || (ptr == have.d.Pointer && r.shorterChain(i, ptr, closing, have.links)) {
+					d := Diagnostic{Pointer: ptr, Message: cut, Pos: Position{File: "Kubernetes " + sc.version + " bundle"}}
+					if !sc.inBundle() {
+						d.Pos = sc.doc.position(ptr)
+					}
+					r.cycleCuts[id] = cycleCut{d, append(r.links(i, ptr), closing)}
+				}
 			}
 			cutSchema := map[string]any{"x-kubernetes-preserve-unknown-fields": true}
 			if r.targetIsObject(t) {
@@ -379,7 +417,11 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 			}
 			return cutSchema, nil
 		}
-		return nil, fmt.Errorf("%w: %s; a CRD schema cannot be recursive: pass --recursion=preserve to cut the cycle with x-kubernetes-preserve-unknown-fields", ErrCycle, strings.Join(chain, " -> "))
+		links := r.links(i, ptr)
+		if _, chain, _, ok := r.bundleChain(ptr); ok && sc.inBundle() {
+			links = chain
+		}
+		return nil, &cycleError{links: append(links, closing), id: id}
 	}
 	if outer {
 		r.outer = &site{sc: sc, ptr: ptr, ref: ref}
@@ -389,12 +431,12 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.stopForWork(sc, ptr)
 		return nil, errStopped
 	}
-	r.stack = append(r.stack, key)
-	if r.names == nil {
-		r.names = map[string]string{}
+	root := t.pointer
+	if t.file == "" {
+		root = "#/definitions/" + t.name
 	}
-	r.names[key] = r.label(t)
-	cutsBefore, errsBefore, raisedBefore, readBefore := r.cuts, len(r.errs), len(r.raised), len(r.readLog)
+	r.stack = append(r.stack, frame{key: key, label: r.chainLabel(t), root: root, bundle: t.file == "", from: site{sc: sc, ptr: ptr, ref: ref}})
+	cutsBefore, failuresBefore, raisedBefore, readBefore, bundleBefore := r.cuts, r.failures, len(r.raised), len(r.readLog), len(r.raisedBundle)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 
 	var resolved map[string]any
@@ -443,8 +485,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// properties each naming the next took forever). Not cached: targets
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
-	if r.cuts == cutsBefore && len(r.errs) == errsBefore {
-		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
+	if r.cuts == cutsBefore && r.failures == failuresBefore {
+		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}
 			r.c.defs[key] = ct
@@ -540,13 +582,6 @@ func (r *run) targetIsObject(t target) bool {
 	m, _ := node.(map[string]any)
 	_, props := m["properties"]
 	return m["type"] == "object" || props
-}
-
-func (r *run) labelKey(k string) string {
-	if l, ok := r.names[k]; ok {
-		return l
-	}
-	return k
 }
 
 var (

@@ -469,7 +469,9 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 			prop = maps.Clone(prop)
 			prop["default"] = d
 			delete(prop, "nullable")
-			delete(prop, bundleDefault)
+			// bundleDefault stays beside it: it marks the default as
+			// Kubernetes', which a v1beta1 CRD may have to give up (see
+			// v1beta1Defaults).
 			props = maps.Clone(props)
 			props[name] = prop
 			items = maps.Clone(items)

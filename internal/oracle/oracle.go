@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -33,6 +34,9 @@ import (
 // type, ready for validation.
 type CRD struct {
 	Internal *apiextensions.CustomResourceDefinition
+	// APIVersion is the apiVersion the CRD was written in (a create
+	// request of that version, for Validate).
+	APIVersion string
 }
 
 // Decode converts a CRD given as JSON-like values (what the resolver
@@ -66,7 +70,7 @@ func Decode(obj map[string]any) (*CRD, error) {
 	default:
 		return nil, fmt.Errorf("apiVersion %v is not apiextensions.k8s.io/v1 or v1beta1", obj["apiVersion"])
 	}
-	return &CRD{Internal: internal}, nil
+	return &CRD{Internal: internal, APIVersion: obj["apiVersion"].(string)}, nil
 }
 
 func strictUnmarshal(raw []byte, into any) error {
@@ -77,8 +81,22 @@ func strictUnmarshal(raw []byte, into any) error {
 
 // Validate runs ValidateCustomResourceDefinition, exactly as the apiserver
 // does on create, and returns every problem.
+//
+// One exception, for an apiextensions.k8s.io/v1beta1 CRD: spec.
+// preserveUnknownFields: true is allowed, as the apiservers that serve
+// v1beta1 (1.16-1.21) allow it on a v1beta1 create (their
+// validatePreserveUnknownFields returns early for a v1beta1 request; since
+// 1.22, with v1beta1 gone, the check has no such exception). Every other
+// check, defaults needing preserveUnknownFields: false included, is the
+// same code.
 func (c *CRD) Validate(ctx context.Context) field.ErrorList {
-	return apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, c.Internal)
+	errs := apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, c.Internal)
+	if c.APIVersion == apiextensionsv1beta1.SchemeGroupVersion.String() {
+		errs = slices.DeleteFunc(errs, func(e *field.Error) bool {
+			return e.Field == "spec.preserveUnknownFields" && e.Type == field.ErrorTypeInvalid && strings.HasPrefix(e.Detail, "cannot set to true")
+		})
+	}
+	return errs
 }
 
 // UnrecognizedFormats lists the formats the apiserver would warn about, as
