@@ -105,7 +105,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 	}
 	if apiVersion == apiextensionsV1beta1 {
 		if r.v1beta1Defaults(out, sc); len(r.errs) > errsBefore {
-			return nil, false
+			return nil, 0, false
 		}
 	}
 	// What the document is, exactly, before anything materialises it
