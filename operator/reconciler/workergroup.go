@@ -78,6 +78,10 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			idx, _ := workerIndex(wg.Name, name)
 			d := current[idx]
 			if err := r.markRetiring(ctx, d, now); err != nil {
+				if apierrors.IsConflict(err) {
+					// Changed since the cache saw it; choose again on fresh state.
+					return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+				}
 				r.event(&wg, corev1.EventTypeWarning, "FailedRetireWorker", "ScaleDown", "retiring %s: %v", name, err)
 				return ctrl.Result{}, fmt.Errorf("retiring worker %s: %w", name, err)
 			}
@@ -165,14 +169,15 @@ func retiringSince(d *appsv1.Deployment) (time.Time, bool) {
 	return t, true
 }
 
-// markRetiring sets d's AnnotationRetiring to now.
+// markRetiring sets d's AnnotationRetiring to now. It updates (the verb the
+// operator's role already has for Deployments) with d's resourceVersion: a
+// conflict fails the reconcile, which retries on fresh state.
 func (r *WorkerGroupReconciler) markRetiring(ctx context.Context, d *appsv1.Deployment, now string) error {
-	orig := d.DeepCopy()
 	if d.Annotations == nil {
 		d.Annotations = map[string]string{}
 	}
 	d.Annotations[AnnotationRetiring] = now
-	return r.Client.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldOwner))
+	return r.Client.Update(ctx, d, client.FieldOwner(FieldOwner))
 }
 
 // retire moves each retiring worker towards deletion: it asks the cluster's
