@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,10 @@ func (r *AutoscalerReconciler) SetupWithManager(mgr ctrl.Manager, opts Controlle
 		Complete(r)
 }
 
+// errSchedulerNotRunning: the cluster's scheduler Deployment has no
+// available replica yet, so the autoscaler does not ask it.
+var errSchedulerNotRunning = errors.New("scheduler not running")
+
 // Reconcile polls one autoscaler's scheduler and records its decision.
 func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var a DaskAutoscaler
@@ -61,14 +66,22 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		current = a.Status.DesiredWorkers
 	}
 	desired := current
-	target, err := r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service).AdaptiveTarget(ctx)
+	var target int32
+	err := errSchedulerNotRunning
+	if dc.Status.Phase == PhaseRunning {
+		target, err = r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service).AdaptiveTarget(ctx)
+	}
 	switch {
 	case err != nil:
-		r.event(&a, corev1.EventTypeWarning, "SchedulerUnreachable", "Scale", "asking the scheduler of %s for its adaptive target: %v", dc.Name, err)
+		// A scheduler still starting is not worth a warning.
+		if !errors.Is(err, errSchedulerNotRunning) {
+			r.event(&a, corev1.EventTypeWarning, "SchedulerUnreachable", "Scale", "asking the scheduler of %s for its adaptive target: %v", dc.Name, err)
+		}
 		if a.Status.SchedulerTarget == nil {
 			// No target yet: bound the cluster's own request.
 			desired = clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum)
 		} else {
+			// Keep the last choice, within the current bounds.
 			desired = clamp(current, a.Spec.Minimum, a.Spec.Maximum)
 		}
 	default:
