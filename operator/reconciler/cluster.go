@@ -122,9 +122,13 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	var res ctrl.Result
 	if dc.Spec.IdleTimeout > 0 {
-		deleted, err := r.checkIdle(ctx, &dc)
-		if deleted || err != nil {
-			return ctrl.Result{}, err
+		// A scheduler that is not available yet is not asked (and its
+		// cluster not judged).
+		if dc.Status.Phase == PhaseRunning {
+			deleted, err := r.checkIdle(ctx, &dc)
+			if deleted || err != nil {
+				return ctrl.Result{}, err
+			}
 		}
 		res.RequeueAfter = r.Scheduler.withDefaults().IdleCheckPeriod
 	} else {
