@@ -221,6 +221,12 @@ func startOperator(t *testing.T, admin *rest.Config, sa string, ctr containerSpe
 		}
 	}
 
+	// Outside a cluster no scheduler Service resolves: the documented
+	// override points the operator at a port nothing listens on (no Dask
+	// runs here), and scale-down falls back after a short retire timeout
+	// instead of the default minute.
+	args = append(args, "--scheduler-url=http://127.0.0.1:1", "--retire-timeout=2s")
+
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	saveKubeconfig(t, admin, sa, kubeconfig)
 	o := &operator{exited: make(chan error, 1), logs: &testenv.SyncBuffer{}}

@@ -19,6 +19,18 @@
 // runs: tests that need a ready scheduler or a finished runner Pod write
 // that status themselves.
 //
+// # Real Dask
+//
+// The tests named *RealScheduler and TestIdleTimeoutUnsupported run a real
+// dask-scheduler, dask-workers and a Dask client (testdata/dask_client.py)
+// from Debian's python3-distributed on 127.0.0.1, in place of the pods no
+// kubelet runs here: the scheduler process gets the env the operator wrote
+// into the scheduler Deployment, and each worker Deployment is one
+// dask-worker process named by its DASK_WORKER_NAME, stopped when the
+// Deployment goes (daskproc_test.go explains the mapping). Without
+// python3-distributed they skip, except when K8S_CRD_RESOLVER_CI or CI is
+// set (.ci/run sets the first), where they fail.
+//
 // # Failing loudly
 //
 // The tests fail, rather than skip, when KUBEBUILDER_ASSETS is unset or a

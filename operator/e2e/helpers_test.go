@@ -41,6 +41,12 @@ type operatorState struct {
 
 var op operatorState
 
+// The operator's retire timeout and autoscaler cool-down in these tests.
+const (
+	retireTimeout = 4 * time.Second
+	coolDown      = 2 * time.Second
+)
+
 // startOperator installs the embedded CRDs and starts the reconciler (once
 // per test binary) and returns a direct (uncached) client.
 func startOperator(t *testing.T) client.Client {
@@ -88,6 +94,15 @@ func (o *operatorState) start(cfg *rest.Config) error {
 		MetricsAddr: fmt.Sprintf("127.0.0.1:%d", mp),
 		ProbeAddr:   fmt.Sprintf("127.0.0.1:%d", pp),
 		Concurrency: 4,
+		// Short periods, so the tests with real schedulers take seconds.
+		Scheduler: reconciler.SchedulerOptions{
+			URL:               schedulerURL,
+			Timeout:           5 * time.Second,
+			RetireTimeout:     retireTimeout,
+			AutoscalePeriod:   500 * time.Millisecond,
+			AutoscaleCoolDown: coolDown,
+			IdleCheckPeriod:   500 * time.Millisecond,
+		},
 	})
 	if err != nil {
 		return err

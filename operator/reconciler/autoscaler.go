@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,11 +14,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 )
 
-// AutoscalerReconciler reports, for each DaskAutoscaler, the worker count its
-// bounds give the named cluster. The bound itself is applied by
-// ClusterReconciler, the single writer of the default worker group, which
-// watches autoscalers; this keeps two controllers from fighting over one
-// field.
+// AutoscalerReconciler chooses, for each DaskAutoscaler, the worker count of
+// the named cluster's default worker group: every AutoscalePeriod it asks
+// the scheduler for its adaptive target (GET /api/v1/adaptive_target),
+// clamps it to [minimum, maximum], holds scale-down during the cool-down
+// (decideScale), and records the choice in status.desiredWorkers. Until the
+// scheduler first answers, the choice is the cluster's spec.worker.replicas
+// clamped to the bounds. ClusterReconciler, the single writer of the
+// default worker group, applies status.desiredWorkers; this keeps two
+// controllers from fighting over one field.
 type AutoscalerReconciler struct {
 	Deps
 }
@@ -32,12 +37,17 @@ func (r *AutoscalerReconciler) SetupWithManager(mgr ctrl.Manager, opts Controlle
 		Complete(r)
 }
 
-// Reconcile records the bounded worker count of one autoscaler's cluster.
+// errSchedulerNotRunning: the cluster's scheduler Deployment has no
+// available replica yet, so the autoscaler does not ask it.
+var errSchedulerNotRunning = errors.New("scheduler not running")
+
+// Reconcile polls one autoscaler's scheduler and records its decision.
 func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var a DaskAutoscaler
 	if err := r.Client.Get(ctx, req.NamespacedName, &a); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	opts := r.Scheduler.withDefaults()
 	orig := a.DeepCopy()
 	var dc DaskCluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Cluster}, &dc); err != nil {
@@ -47,15 +57,62 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 		return ctrl.Result{}, err
 	}
-	desired := clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum)
+	if !dc.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	now := metav1.Now()
+	current := clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum)
+	if a.Status.LastScaleTime != nil {
+		current = a.Status.DesiredWorkers
+	}
+	desired := current
+	var target int32
+	err := errSchedulerNotRunning
+	if dc.Status.Phase == PhaseRunning {
+		target, err = r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service).AdaptiveTarget(ctx)
+	}
+	switch {
+	case err != nil:
+		// A scheduler still starting is not worth a warning.
+		if !errors.Is(err, errSchedulerNotRunning) {
+			r.event(&a, corev1.EventTypeWarning, "SchedulerUnreachable", "Scale", "asking the scheduler of %s for its adaptive target: %v", dc.Name, err)
+		}
+		if a.Status.SchedulerTarget == nil {
+			// No target yet: bound the cluster's own request.
+			desired = clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum)
+		} else {
+			// Keep the last choice, within the current bounds.
+			desired = clamp(current, a.Spec.Minimum, a.Spec.Maximum)
+		}
+	default:
+		if a.Status.SchedulerTarget == nil || *a.Status.SchedulerTarget != target {
+			a.Status.SchedulerTarget = new(target)
+			a.Status.SchedulerTargetTime = &now
+		}
+		var last time.Time
+		if a.Status.LastScaleTime != nil {
+			last = a.Status.LastScaleTime.Time
+		}
+		var why string
+		desired, why = decideScale(scaleInput{
+			Current: current, Target: target,
+			Minimum: a.Spec.Minimum, Maximum: a.Spec.Maximum,
+			LastScale: last, Now: now.Time, CoolDown: opts.AutoscaleCoolDown,
+		})
+		if desired != current {
+			r.event(&a, corev1.EventTypeNormal, "Scaled", "Scale", "%s: %d -> %d workers (scheduler target %d, bounds [%d, %d])", why, current, desired, target, a.Spec.Minimum, a.Spec.Maximum)
+		}
+	}
 	if desired != a.Status.DesiredWorkers || a.Status.LastScaleTime == nil {
-		now := metav1.Now()
 		a.Status.LastScaleTime = &now
-		if desired != dc.Spec.Worker.Replicas {
+		if err != nil && desired != dc.Spec.Worker.Replicas {
 			r.event(&a, corev1.EventTypeNormal, "Bounded", "Scale", "cluster %s asks for %d workers; bounded to %d", dc.Name, dc.Spec.Worker.Replicas, desired)
 		}
 	}
 	a.Status.DesiredWorkers = desired
 	a.Status.ObservedGeneration = a.Generation
-	return ctrl.Result{}, patchStatus(ctx, &r.Deps, &a, orig, equality.Semantic.DeepEqual(orig.Status, a.Status))
+	if err := patchStatus(ctx, &r.Deps, &a, orig, equality.Semantic.DeepEqual(orig.Status, a.Status)); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: opts.AutoscalePeriod}, nil
 }

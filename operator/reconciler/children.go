@@ -127,6 +127,22 @@ func schedulerDeployment(dc *DaskCluster) *appsv1.Deployment {
 	return oneReplica(SchedulerName(dc.Name), dc.Namespace, s.Metadata, schedulerLabels(dc.Name), s.Spec)
 }
 
+// withSchedulerAPI turns on the scheduler's HTTP API: the scheduler
+// container (the one named "scheduler", else the first) gets
+// EnvSchedulerHTTPRoutes unless its env already names that variable. It is
+// applied outside the spec hash (see ensureWith), so schedulers created
+// before the operator set it keep running untouched until their next change.
+func withSchedulerAPI(d *appsv1.Deployment) {
+	cs := d.Spec.Template.Spec.Containers
+	if len(cs) == 0 {
+		return
+	}
+	i := max(slices.IndexFunc(cs, func(c corev1.Container) bool { return c.Name == "scheduler" }), 0)
+	if !slices.ContainsFunc(cs[i].Env, func(e corev1.EnvVar) bool { return e.Name == EnvSchedulerHTTPRoutes }) {
+		cs[i].Env = append(cs[i].Env, corev1.EnvVar{Name: EnvSchedulerHTTPRoutes, Value: DefaultSchedulerHTTPRoutes})
+	}
+}
+
 // oneReplica builds a single-replica Deployment selecting sel, whose object
 // and pod template carry md's labels (under sel's) and annotations.
 func oneReplica(name, namespace string, md Metadata, sel map[string]string, spec corev1.PodSpec) *appsv1.Deployment {

@@ -3,15 +3,21 @@ package reconciler
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -32,6 +38,19 @@ const (
 // cluster.
 type ClusterReconciler struct {
 	Deps
+
+	// polls holds, per cluster, the last task counts of its scheduler, for
+	// the idle-timeout fallback (decideIdleFromCounts). It lives in memory
+	// only: after a restart the idle clock starts again, which delays a
+	// deletion and never hastens one.
+	mu    sync.Mutex
+	polls map[client.ObjectKey]countsPoll
+}
+
+// countsPoll is one cluster's last task-count poll.
+type countsPoll struct {
+	uid    types.UID
+	counts SchedulerCounts
 }
 
 // SetupWithManager registers the controller and its watches with mgr.
@@ -54,6 +73,9 @@ func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOp
 func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var dc DaskCluster
 	if err := r.Client.Get(ctx, req.NamespacedName, &dc); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.swapPoll(req.NamespacedName, "", nil)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !dc.DeletionTimestamp.IsZero() {
@@ -68,7 +90,7 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		orig = dc.DeepCopy()
 	}
 
-	sched, _, err := ensure(ctx, &r.Deps, &dc, schedulerDeployment(&dc), copyDeployment)
+	sched, _, err := ensureWith(ctx, &r.Deps, &dc, schedulerDeployment(&dc), copyDeployment, withSchedulerAPI)
 	if err != nil {
 		r.event(&dc, corev1.EventTypeWarning, "FailedCreateScheduler", "Reconcile", "scheduler deployment: %v", err)
 		return ctrl.Result{}, err
@@ -98,11 +120,107 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if orig.Status.Phase != dc.Status.Phase {
 		r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
 	}
-	return ctrl.Result{}, patchStatus(ctx, &r.Deps, &dc, orig, equality.Semantic.DeepEqual(orig.Status, dc.Status))
+	var res ctrl.Result
+	if dc.Spec.IdleTimeout > 0 {
+		// A scheduler that is not available yet is not asked (and its
+		// cluster not judged).
+		if dc.Status.Phase == PhaseRunning {
+			deleted, err := r.checkIdle(ctx, &dc)
+			if deleted || err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		res.RequeueAfter = r.Scheduler.withDefaults().IdleCheckPeriod
+	} else {
+		dc.Status.IdleSince, dc.Status.IdleDetection = nil, ""
+		r.swapPoll(req.NamespacedName, "", nil)
+	}
+	return res, patchStatus(ctx, &r.Deps, &dc, orig, equality.Semantic.DeepEqual(orig.Status, dc.Status))
+}
+
+// checkIdle asks dc's scheduler whether it is idle, records the answer in
+// dc's status, and deletes dc (after an event) once it has been idle for
+// longer than spec.idleTimeout. It uses the scheduler's check_idle where it
+// exists, else the task-count fallback (IdleTaskCounts), else reports
+// IdleUnsupported. An unreachable scheduler changes nothing: only a
+// scheduler that says it is idle gets its cluster deleted.
+func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *DaskCluster) (deleted bool, err error) {
+	key := client.ObjectKeyFromObject(dc)
+	sc := r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service)
+	// Status times have whole seconds; so do the decisions.
+	now := time.Now().Truncate(time.Second)
+	since, err := sc.IdleSince(ctx)
+	switch {
+	case err == nil:
+		dc.Status.IdleDetection = IdleCheckIdle
+		r.swapPoll(key, "", nil)
+	case errors.Is(err, ErrNotServed):
+		counts, cerr := sc.Counts(ctx)
+		switch {
+		case cerr == nil:
+			dc.Status.IdleDetection = IdleTaskCounts
+			var recorded *time.Time
+			if dc.Status.IdleSince != nil {
+				recorded = &dc.Status.IdleSince.Time
+			}
+			since = decideIdleFromCounts(idleInput{Counts: counts, Previous: r.swapPoll(key, dc.UID, &counts), IdleSince: recorded, Now: now})
+		case errors.Is(cerr, ErrNotServed):
+			if dc.Status.IdleDetection != IdleUnsupported {
+				r.event(dc, corev1.EventTypeWarning, "IdleTimeoutUnsupported", "IdleCheck",
+					"spec.idleTimeout is ignored: the scheduler serves neither /api/v1/check_idle nor /json/counts.json (add distributed.http.scheduler.api or distributed.http.scheduler.json to %s)", EnvSchedulerHTTPRoutes)
+			}
+			dc.Status.IdleDetection, dc.Status.IdleSince = IdleUnsupported, nil
+			r.swapPoll(key, "", nil)
+			return false, nil
+		default:
+			r.swapPoll(key, "", nil)
+			return false, nil
+		}
+	default:
+		r.swapPoll(key, "", nil)
+		return false, nil
+	}
+	if since == nil {
+		dc.Status.IdleSince = nil
+	} else {
+		t := metav1.NewTime(since.Truncate(time.Second))
+		dc.Status.IdleSince = &t
+	}
+	timeout := time.Duration(dc.Spec.IdleTimeout) * time.Second
+	if !idleExpired(since, now, timeout) {
+		return false, nil
+	}
+	r.event(dc, corev1.EventTypeNormal, "IdleTimeout", "Delete", "scheduler idle since %s, longer than idleTimeout (%ds): deleting the cluster", since.UTC().Format(time.RFC3339), dc.Spec.IdleTimeout)
+	if err := r.Client.Delete(ctx, dc, client.Preconditions{UID: &dc.UID}); err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("deleting idle cluster %s: %w", dc.Name, err)
+	}
+	r.swapPoll(key, "", nil)
+	return true, nil
+}
+
+// swapPoll records counts as key's last poll (forgets it when counts is
+// nil) and returns the poll before, if it was of the same object.
+func (r *ClusterReconciler) swapPoll(key client.ObjectKey, uid types.UID, counts *SchedulerCounts) *SchedulerCounts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, ok := r.polls[key]
+	if counts == nil {
+		delete(r.polls, key)
+	} else {
+		if r.polls == nil {
+			r.polls = map[client.ObjectKey]countsPoll{}
+		}
+		r.polls[key] = countsPoll{uid: uid, counts: *counts}
+	}
+	if !ok || prev.uid != uid {
+		return nil
+	}
+	return &prev.counts
 }
 
 // workerReplicas is the default worker group's size: the cluster's request,
-// clamped by the first (by name) DaskAutoscaler that names the cluster.
+// or, when a DaskAutoscaler names the cluster, the first one's (by name)
+// choice (status.desiredWorkers), clamped to its bounds.
 func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster) (int32, error) {
 	var list DaskAutoscalerList
 	if err := r.Client.List(ctx, &list, client.InNamespace(dc.Namespace), client.MatchingFields{indexAutoscalerCluster: dc.Name}); err != nil {
@@ -118,6 +236,11 @@ func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster)
 	a := list.Items[0]
 	if len(list.Items) > 1 {
 		r.event(dc, corev1.EventTypeWarning, "MultipleAutoscalers", "Scale", "%d autoscalers name this cluster; using %s", len(list.Items), a.Name)
+	}
+	if a.Status.LastScaleTime != nil {
+		// The autoscaler's choice, within its current bounds (they may have
+		// changed since it chose).
+		return clamp(a.Status.DesiredWorkers, a.Spec.Minimum, a.Spec.Maximum), nil
 	}
 	return clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum), nil
 }

@@ -42,6 +42,7 @@ func (c *DaskCluster) DeepCopyInto(out *DaskCluster) {
 	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	c.Spec.DeepCopyInto(&out.Spec)
 	out.Status = c.Status
+	out.Status.IdleSince = c.Status.IdleSince.DeepCopy()
 }
 
 // DeepCopy returns a deep copy of c.
@@ -142,6 +143,10 @@ func (a *DaskAutoscaler) DeepCopyInto(out *DaskAutoscaler) {
 	out.Spec = a.Spec
 	out.Status = a.Status
 	out.Status.LastScaleTime = a.Status.LastScaleTime.DeepCopy()
+	out.Status.SchedulerTargetTime = a.Status.SchedulerTargetTime.DeepCopy()
+	if a.Status.SchedulerTarget != nil {
+		out.Status.SchedulerTarget = new(*a.Status.SchedulerTarget)
+	}
 }
 
 // DeepCopy returns a deep copy of a.

@@ -18,7 +18,7 @@
 //	DaskCluster     -> <name>-scheduler Deployment and Service, <name>-default DaskWorkerGroup
 //	DaskWorkerGroup -> <group>-worker-<i> Deployments, one replica each
 //	DaskJob         -> DaskCluster <name> and runner Pod <name>-runner
-//	DaskAutoscaler  -> status only; ClusterReconciler applies its bounds
+//	DaskAutoscaler  -> status only; ClusterReconciler applies its choice
 //
 // Every child carries a controller owner reference (deleting a parent lets
 // the garbage collector delete its children), the labels dask.org/cluster-name,
@@ -31,11 +31,30 @@
 //
 // # Scale
 //
-// The default worker group's replicas are the cluster's spec.worker.replicas
-// clamped to [minimum, maximum] of a DaskAutoscaler naming the cluster; the
-// cluster reconciler is the only writer. Scaling down retires workers whose
-// Deployment has no available replica first, then the highest indices; new
-// workers take the lowest free indices.
+// The default worker group's replicas are the cluster's spec.worker.replicas,
+// or, when a DaskAutoscaler names the cluster, the autoscaler's choice
+// (status.desiredWorkers) clamped to its [minimum, maximum]; the cluster
+// reconciler is the only writer. The autoscaler polls the scheduler's
+// adaptive target and decides with decideScale: scale up at once, scale down
+// only after a cool-down. New workers take the lowest free indices.
+//
+// # Talk to the scheduler
+//
+// SchedulerClient speaks the scheduler's HTTP API (net/http, per-request
+// timeouts, bounded retries with backoff); SchedulerOptions.URL overrides
+// the in-cluster Service address (SchedulerHTTPURL). The scheduler container
+// gets EnvSchedulerHTTPRoutes, which turns the API on, unless it sets it.
+//
+// Scale-down is graceful: the workers to retire (not ready first, then the
+// highest indices) are marked with AnnotationRetiring, the scheduler is asked
+// to retire them (POST /api/v1/retire_workers), and each Deployment is
+// deleted once the scheduler no longer lists its worker, or, with a Warning
+// event, after RetireTimeout (decideRetire).
+//
+// A cluster with spec.idleTimeout is deleted, after an event, once its
+// scheduler has been idle that long: by the scheduler's check_idle, else by
+// polling its task counts (decideIdleFromCounts); status.idleDetection says
+// which, or that neither is served.
 //
 // # Observe
 //

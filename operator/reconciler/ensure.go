@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,23 @@ type Deps struct {
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
+	// Scheduler says how to reach the Dask schedulers; zero fields take
+	// SchedulerOptions' defaults.
+	Scheduler SchedulerOptions
+}
+
+// scheduler returns a client of the HTTP API of the scheduler of cluster in
+// namespace, whose Service spec is svc (nil when the cluster is unknown).
+func (d *Deps) scheduler(namespace, cluster string, svc *corev1.ServiceSpec) *SchedulerClient {
+	o := d.Scheduler.withDefaults()
+	url := ""
+	if o.URL != nil {
+		url = o.URL(namespace, cluster)
+	}
+	if url == "" {
+		url = SchedulerHTTPURL(namespace, cluster, svc)
+	}
+	return &SchedulerClient{BaseURL: url, Timeout: o.Timeout}
 }
 
 // reader returns the direct reader, falling back to the cached client.
@@ -73,9 +91,20 @@ func newLike[T client.Object](obj T) T {
 // fields the apiserver allocated), retrying on conflicts. It reports whether
 // it wrote, and returns the object as last seen.
 func ensure[T client.Object](ctx context.Context, d *Deps, owner client.Object, desired T, copy func(existing, desired T)) (T, bool, error) {
+	return ensureWith(ctx, d, owner, desired, copy, nil)
+}
+
+// ensureWith is ensure with unhashed, when not nil, applied to desired after
+// its hash is taken: what it adds is written whenever the child is, but a
+// child that differs only by it is left alone (so adding a default to the
+// operator does not restart every running child).
+func ensureWith[T client.Object](ctx context.Context, d *Deps, owner client.Object, desired T, copy func(existing, desired T), unhashed func(T)) (T, bool, error) {
 	hash, err := specHash(desired)
 	if err != nil {
 		return desired, false, err
+	}
+	if unhashed != nil {
+		unhashed(desired)
 	}
 	ann := desired.GetAnnotations()
 	if ann == nil {

@@ -42,6 +42,54 @@ type Options struct {
 	CRDTimeout time.Duration
 	// Concurrency is the number of parallel reconciles per kind (default 4).
 	Concurrency int
+	// Scheduler configures how the operator reaches Dask schedulers.
+	Scheduler SchedulerOptions
+}
+
+// SchedulerOptions configure the operator's use of each scheduler's HTTP
+// API: graceful scale-down, adaptive autoscaling and idle timeouts. A zero
+// field takes the default named on it.
+type SchedulerOptions struct {
+	// URL, when set, returns the base URL of the HTTP API of the scheduler
+	// of cluster in namespace; "" falls back to the in-cluster Service
+	// address (SchedulerHTTPURL). It serves runs outside the cluster (no
+	// pod network) and tests. See SchedulerURLTemplate.
+	URL func(namespace, cluster string) string
+	// Timeout bounds each GET to a scheduler (default 10s).
+	Timeout time.Duration
+	// RetireTimeout bounds graceful retirement: a worker the scheduler has
+	// not retired this long after scale-down chose it is deleted anyway,
+	// with a Warning event (default 60s).
+	RetireTimeout time.Duration
+	// AutoscalePeriod is how often a DaskAutoscaler asks its scheduler for
+	// the adaptive target (default 5s).
+	AutoscalePeriod time.Duration
+	// AutoscaleCoolDown is how long after a change of worker count a
+	// DaskAutoscaler does not scale down (default 30s).
+	AutoscaleCoolDown time.Duration
+	// IdleCheckPeriod is how often a cluster with spec.idleTimeout asks its
+	// scheduler whether it is idle (default 5s).
+	IdleCheckPeriod time.Duration
+}
+
+// withDefaults returns a copy of o with defaults applied.
+func (o SchedulerOptions) withDefaults() SchedulerOptions {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.RetireTimeout <= 0 {
+		o.RetireTimeout = 60 * time.Second
+	}
+	if o.AutoscalePeriod <= 0 {
+		o.AutoscalePeriod = 5 * time.Second
+	}
+	if o.AutoscaleCoolDown <= 0 {
+		o.AutoscaleCoolDown = 30 * time.Second
+	}
+	if o.IdleCheckPeriod <= 0 {
+		o.IdleCheckPeriod = 5 * time.Second
+	}
+	return o
 }
 
 // ControllerOptions are the per-controller settings derived from Options.
@@ -74,6 +122,7 @@ func (o Options) withDefaults() Options {
 	if o.Concurrency == 0 {
 		o.Concurrency = 4
 	}
+	o.Scheduler = o.Scheduler.withDefaults()
 	return o
 }
 
@@ -128,6 +177,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder(FieldOwner),
+		Scheduler: opts.Scheduler,
 	}
 	co := ControllerOptions{Concurrency: opts.Concurrency}
 	for _, c := range []interface {

@@ -74,7 +74,28 @@ type DaskClusterStatus struct {
 	ReadyWorkers       int32  `json:"readyWorkers,omitempty"`
 	SchedulerAddress   string `json:"schedulerAddress,omitempty"`
 	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+	// IdleSince is when the scheduler was last seen to become idle; unset
+	// while it is busy, or when idle timeout is off or cannot be checked.
+	IdleSince *metav1.Time `json:"idleSince,omitempty"`
+	// IdleDetection says how spec.idleTimeout is checked: one of the
+	// Idle* constants; unset when spec.idleTimeout is 0.
+	IdleDetection string `json:"idleDetection,omitempty"`
 }
+
+// Values of DaskClusterStatus.IdleDetection.
+const (
+	// IdleCheckIdle: the scheduler serves /api/v1/check_idle and says
+	// itself since when it is idle.
+	IdleCheckIdle = "CheckIdle"
+	// IdleTaskCounts: the scheduler has no check_idle (distributed before
+	// 2023.4); the operator polls /json/counts.json and counts the scheduler
+	// idle from the first poll that sees no task processing, waiting or
+	// unrunnable and no change in its task counts since the poll before.
+	IdleTaskCounts = "TaskCounts"
+	// IdleUnsupported: the scheduler serves neither route; the cluster is
+	// never deleted for idleness.
+	IdleUnsupported = "Unsupported"
+)
 
 // DaskCluster is a Dask scheduler plus its default worker group.
 type DaskCluster struct {
@@ -175,13 +196,22 @@ type DaskAutoscalerSpec struct {
 
 // DaskAutoscalerStatus is the observed state of a DaskAutoscaler.
 type DaskAutoscalerStatus struct {
-	DesiredWorkers     int32        `json:"desiredWorkers,omitempty"`
-	LastScaleTime      *metav1.Time `json:"lastScaleTime,omitempty"`
-	ObservedGeneration int64        `json:"observedGeneration,omitempty"`
+	// DesiredWorkers is the worker count the autoscaler last chose for the
+	// default worker group; meaningful once LastScaleTime is set.
+	DesiredWorkers int32 `json:"desiredWorkers,omitempty"`
+	// LastScaleTime is when DesiredWorkers last changed.
+	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+	// SchedulerTarget is the last adaptive target the scheduler reported,
+	// before bounds and cool-down; unset until it first answered.
+	SchedulerTarget *int32 `json:"schedulerTarget,omitempty"`
+	// SchedulerTargetTime is when the scheduler first reported
+	// SchedulerTarget's value.
+	SchedulerTargetTime *metav1.Time `json:"schedulerTargetTime,omitempty"`
+	ObservedGeneration  int64        `json:"observedGeneration,omitempty"`
 }
 
-// DaskAutoscaler keeps a DaskCluster's default worker group within
-// [Minimum, Maximum] workers.
+// DaskAutoscaler scales a DaskCluster's default worker group to the
+// scheduler's adaptive target, within [Minimum, Maximum] workers.
 type DaskAutoscaler struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -3,7 +3,9 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,6 +54,7 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, err
 	}
 	current := map[int]*appsv1.Deployment{}
+	var retiring []*appsv1.Deployment
 	var infos []workerInfo
 	for i := range list.Items {
 		d := &list.Items[i]
@@ -61,27 +64,55 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		if !ok || !ours || !d.DeletionTimestamp.IsZero() {
 			continue
 		}
+		if _, ok := retiringSince(d); ok {
+			retiring = append(retiring, d)
+			continue
+		}
 		current[idx] = d
 		infos = append(infos, workerInfo{Name: d.Name, Index: idx, Ready: d.Status.AvailableReplicas > 0})
 	}
 
 	if excess := len(current) - want; excess > 0 {
+		now := time.Now().UTC().Format(time.RFC3339)
 		for _, name := range pickRetirees(infos, excess) {
 			idx, _ := workerIndex(wg.Name, name)
 			d := current[idx]
-			err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			if err := r.markRetiring(ctx, d, now); err != nil {
+				if apierrors.IsConflict(err) {
+					// Changed since the cache saw it; choose again on fresh state.
+					return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+				}
 				r.event(&wg, corev1.EventTypeWarning, "FailedRetireWorker", "ScaleDown", "retiring %s: %v", name, err)
 				return ctrl.Result{}, fmt.Errorf("retiring worker %s: %w", name, err)
 			}
-			r.event(&wg, corev1.EventTypeNormal, "RetiredWorker", "ScaleDown", "retired worker %s", name)
+			retiring = append(retiring, d)
 			delete(current, idx)
 		}
+	}
+
+	var dc *DaskCluster
+	var got DaskCluster
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &got); err == nil {
+		dc = &got
+	}
+	var res ctrl.Result
+	if len(retiring) > 0 {
+		wait, err := r.retire(ctx, &wg, dc, retiring)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		res.RequeueAfter = wait
 	}
 
 	used := map[int]bool{}
 	for idx := range current {
 		used[idx] = true
+	}
+	// A retiring worker's name stays taken until its Deployment is gone.
+	taken := maps.Clone(used)
+	for _, d := range retiring {
+		idx, _ := workerIndex(wg.Name, d.Name)
+		taken[idx] = true
 	}
 	indices := slices.Sorted(func(yield func(int) bool) {
 		for idx := range current {
@@ -90,8 +121,11 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			}
 		}
 	})
-	fresh := freeIndices(used, want-len(current))
-	addr := r.schedulerAddress(ctx, &wg)
+	fresh := freeIndices(taken, want-len(current))
+	addr := SchedulerAddress(wg.Namespace, wg.Spec.Cluster, nil)
+	if dc != nil {
+		addr = SchedulerAddress(wg.Namespace, wg.Spec.Cluster, &dc.Spec.Scheduler.Service)
+	}
 
 	var ready int32
 	for _, idx := range append(indices, fresh...) {
@@ -112,15 +146,110 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	wg.Status.ReadyReplicas = ready
 	wg.Status.Selector = selectorString(workerGroupSelector(&wg))
 	wg.Status.ObservedGeneration = wg.Generation
-	return ctrl.Result{}, patchStatus(ctx, &r.Deps, &wg, orig, equality.Semantic.DeepEqual(orig.Status, wg.Status))
+	return res, patchStatus(ctx, &r.Deps, &wg, orig, equality.Semantic.DeepEqual(orig.Status, wg.Status))
 }
 
-// schedulerAddress is the address of the group's cluster scheduler, using
-// the cluster's Service spec when the cluster exists.
-func (r *WorkerGroupReconciler) schedulerAddress(ctx context.Context, wg *DaskWorkerGroup) string {
-	var dc DaskCluster
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &dc); err != nil {
-		return SchedulerAddress(wg.Namespace, wg.Spec.Cluster, nil)
+// AnnotationRetiring marks a worker Deployment chosen for scale-down with
+// the time (RFC 3339) it was chosen. The operator asks the scheduler to
+// retire the worker and deletes the Deployment once the scheduler no longer
+// lists it, or after SchedulerOptions.RetireTimeout.
+const AnnotationRetiring = "kubernetes.dask.org/retiring-since"
+
+// retiringSince reads d's AnnotationRetiring.
+func retiringSince(d *appsv1.Deployment) (time.Time, bool) {
+	v, ok := d.Annotations[AnnotationRetiring]
+	if !ok {
+		return time.Time{}, false
 	}
-	return SchedulerAddress(wg.Namespace, wg.Spec.Cluster, &dc.Spec.Scheduler.Service)
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		// Unreadable: retire as if chosen long ago, i.e. without waiting.
+		return time.Time{}, true
+	}
+	return t, true
+}
+
+// markRetiring sets d's AnnotationRetiring to now. It updates (the verb the
+// operator's role already has for Deployments) with d's resourceVersion: a
+// conflict fails the reconcile, which retries on fresh state.
+func (r *WorkerGroupReconciler) markRetiring(ctx context.Context, d *appsv1.Deployment, now string) error {
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	d.Annotations[AnnotationRetiring] = now
+	return r.Client.Update(ctx, d, client.FieldOwner(FieldOwner))
+}
+
+// retire moves each retiring worker towards deletion: it asks the cluster's
+// scheduler which workers it knows, asks it to retire those it still lists
+// (POST /api/v1/retire_workers, which returns once their results are copied
+// to other workers), and deletes the Deployments the scheduler no longer
+// lists, and those it has not retired within RetireTimeout (with a Warning
+// event). It returns how soon to look again for the rest.
+func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup, dc *DaskCluster, retiring []*appsv1.Deployment) (time.Duration, error) {
+	opts := r.Scheduler.withDefaults()
+	now := time.Now()
+	var svc *corev1.ServiceSpec
+	if dc != nil {
+		svc = &dc.Spec.Scheduler.Service
+	}
+	sc := r.scheduler(wg.Namespace, wg.Spec.Cluster, svc)
+	listed := map[string]string{} // worker name -> address
+	known, lastErr := sc.Workers(ctx)
+	reached := lastErr == nil
+	for _, w := range known {
+		listed[w.Name] = w.Address
+	}
+	if reached {
+		var addrs []string
+		window := opts.RetireTimeout
+		for _, d := range retiring {
+			if addr, ok := listed[d.Name]; ok {
+				addrs = append(addrs, addr)
+				since, _ := retiringSince(d)
+				window = min(window, since.Add(opts.RetireTimeout).Sub(now))
+			}
+		}
+		if len(addrs) > 0 && window > 0 {
+			rctx, cancel := context.WithTimeout(ctx, window)
+			retired, err := sc.RetireWorkers(rctx, addrs, window)
+			cancel()
+			if err != nil {
+				lastErr = err
+			}
+			for _, addr := range retired {
+				for name, a := range listed {
+					if a == addr {
+						delete(listed, name)
+					}
+				}
+			}
+		}
+	}
+	var wait time.Duration
+	for _, d := range retiring {
+		since, _ := retiringSince(d)
+		_, still := listed[d.Name]
+		verdict := decideRetire(reached, still, since, now, opts.RetireTimeout)
+		if verdict == retireWait {
+			wait = time.Second
+			continue
+		}
+		err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			r.event(wg, corev1.EventTypeWarning, "FailedRetireWorker", "ScaleDown", "deleting %s: %v", d.Name, err)
+			return 0, fmt.Errorf("deleting worker %s: %w", d.Name, err)
+		}
+		if verdict == retireDone {
+			r.event(wg, corev1.EventTypeNormal, "RetiredWorker", "ScaleDown", "retired worker %s", d.Name)
+			continue
+		}
+		why := "the scheduler still lists it"
+		if lastErr != nil {
+			why = lastErr.Error()
+		}
+		r.event(wg, corev1.EventTypeWarning, "RetireTimedOut", "ScaleDown",
+			"deleted worker %s without a graceful retirement after %s (%s); results only it held are lost", d.Name, opts.RetireTimeout, why)
+	}
+	return wait, nil
 }

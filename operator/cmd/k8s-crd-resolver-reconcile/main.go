@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -41,6 +42,7 @@ func newCmd(logs io.Writer) *cobra.Command {
 	var qps float32
 	var burst int
 	var dev bool
+	var schedulerURL string
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-reconcile",
 		Short: "Run the Dask operator against the cluster in KUBECONFIG",
@@ -63,6 +65,7 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 			// client-go's own default (5/s, burst 10) makes 200 clusters
 			// take minutes; the apiserver copes with far more.
 			cfg.QPS, cfg.Burst = qps, burst
+			o.Scheduler.URL = reconciler.SchedulerURLTemplate(schedulerURL)
 			return reconciler.Run(c.Context(), cfg, o)
 		},
 	}
@@ -80,6 +83,12 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 	fl.Float32Var(&qps, "kube-api-qps", 50, "requests per second to the apiserver")
 	fl.IntVar(&burst, "kube-api-burst", 100, "burst of requests to the apiserver")
 	fl.BoolVar(&dev, "dev-log", false, "human-readable development logs")
+	fl.StringVar(&schedulerURL, "scheduler-url", "", "URL of each scheduler's HTTP API, with {namespace} and {cluster} replaced (default: http://{cluster}-scheduler.{namespace}.svc:<the Service's http-dashboard port>); for runs outside the cluster")
+	fl.DurationVar(&o.Scheduler.Timeout, "scheduler-timeout", 10*time.Second, "timeout of each request to a scheduler")
+	fl.DurationVar(&o.Scheduler.RetireTimeout, "retire-timeout", 60*time.Second, "how long scale-down waits for the scheduler to retire a worker before deleting it anyway")
+	fl.DurationVar(&o.Scheduler.AutoscalePeriod, "autoscale-period", 5*time.Second, "how often a DaskAutoscaler asks its scheduler for the adaptive target")
+	fl.DurationVar(&o.Scheduler.AutoscaleCoolDown, "autoscale-cooldown", 30*time.Second, "how long after a change of worker count an autoscaler does not scale down")
+	fl.DurationVar(&o.Scheduler.IdleCheckPeriod, "idle-check-period", 5*time.Second, "how often a cluster with spec.idleTimeout asks its scheduler whether it is idle")
 	return c
 }
 
