@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -85,26 +87,110 @@ func (e *goError) notFound() bool {
 	return false
 }
 
-// fetchRelease downloads one k8s.io/kubernetes release and reads its OpenAPI documents.
-func fetchRelease(version string, log io.Writer) (*release, error) {
+// fetchRelease downloads one k8s.io/kubernetes release and reads its OpenAPI documents, then
+// downloads the Go modules its definitions come from (withGo). The downloads stay until the
+// returned cleanup runs.
+func fetchRelease(version string, withGo bool, log io.Writer) (_ *release, cleanup func(), err error) {
 	w, err := newWorkspace()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer w.close()
-	t0 := time.Now()
-	out, err := w.goCmd("mod", "download", "-json", module+"@"+version)
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	r, err := w.fetchOpenAPI(version, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if withGo {
+		if r.Go, err = w.fetchGo(r, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, w.close, nil
+}
+
+// fetchGo downloads, at the versions matching the release, the Go modules the swagger
+// definitions name: io.k8s.api.* -> k8s.io/api, io.k8s.apimachinery.* -> k8s.io/apimachinery,
+// ... Kubernetes tags these staging modules v0.X.Y for release v1.X.Y; a minor the proxy
+// serves no such tag for is tried at the "kubernetes-1.X.Y" tag they carried before.
+func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
+	names, err := definitionNames(r.Swagger)
 	if err != nil {
 		return nil, err
 	}
-	var info struct {
-		Dir, Sum, Zip, Error string
+	set := map[string]bool{}
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, "io.k8s.")
+		seg, _, _ := strings.Cut(rest, ".")
+		if !ok || seg == "" {
+			return nil, fmt.Errorf("%s: definition %s is not under io.k8s: no Go module to read it from", swaggerPath, n)
+		}
+		set["k8s.io/"+seg] = true
 	}
+	staging := "v0" + strings.TrimPrefix(r.Version, "v1")
+	var mods []goModule
+	t0 := time.Now()
+	var total int64
+	for _, path := range slices.Sorted(maps.Keys(set)) {
+		info, err := w.download(path, staging)
+		var ge *goError
+		if errors.As(err, &ge) && ge.notFound() {
+			info, err = w.download(path, "kubernetes-"+strings.TrimPrefix(r.Version, "v"))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the Go source of the definitions: %w", err)
+		}
+		if st, err := os.Stat(info.Zip); err == nil {
+			total += st.Size()
+		}
+		mods = append(mods, goModule{Path: path, Version: info.Version, Sum: info.Sum, Dir: info.Dir})
+	}
+	var list []string
+	for _, m := range mods {
+		list = append(list, m.Path+"@"+m.Version)
+	}
+	fmt.Fprintf(log, "  downloaded %s (%d MiB) in %s\n", strings.Join(list, " "), total>>20, time.Since(t0).Round(100*time.Millisecond))
+	return newGoSource(mods), nil
+}
+
+type downloadInfo struct {
+	Version, Dir, Sum, Zip, Error string
+}
+
+func (w *workspace) download(path, version string) (*downloadInfo, error) {
+	out, err := w.goCmd("mod", "download", "-json", path+"@"+version)
+	if err != nil {
+		return nil, err
+	}
+	var info downloadInfo
 	if err := json.Unmarshal(out, &info); err != nil {
 		return nil, fmt.Errorf("go mod download: %w", err)
 	}
 	if info.Error != "" || info.Dir == "" {
-		return nil, fmt.Errorf("go mod download %s@%s: %s", module, version, info.Error)
+		return nil, fmt.Errorf("go mod download %s@%s: %s", path, version, info.Error)
+	}
+	return &info, nil
+}
+
+func definitionNames(swagger []byte) ([]string, error) {
+	var doc struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	if err := json.Unmarshal(swagger, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", swaggerPath, err)
+	}
+	return slices.Sorted(maps.Keys(doc.Definitions)), nil
+}
+
+// fetchOpenAPI downloads one k8s.io/kubernetes release and reads its OpenAPI documents.
+func (w *workspace) fetchOpenAPI(version string, log io.Writer) (*release, error) {
+	t0 := time.Now()
+	info, err := w.download(module, version)
+	if err != nil {
+		return nil, err
 	}
 	var zipSize int64
 	if st, err := os.Stat(info.Zip); err == nil {

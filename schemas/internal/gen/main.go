@@ -141,10 +141,11 @@ func (g *generator) run(only, add string, bump bool) error {
 
 func (g *generator) buildOne(minor int, version string) error {
 	t0 := time.Now()
-	r, err := fetchRelease(version, g.log)
+	r, cleanup, err := fetchRelease(version, true, g.log)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	var donor *defaultsDonor
 	if len(r.V3) == 0 {
 		if minor >= defaultsMinor {
@@ -167,6 +168,7 @@ func (g *generator) buildOne(minor int, version string) error {
 	}
 	fmt.Fprintf(g.log, "  wrote %s: %d definitions, %d defaults copied, %d v3 conflicts, %d KiB, %s\n",
 		out, st.Definitions, st.Defaults, st.Conflicts, len(data)>>10, time.Since(t0).Round(100*time.Millisecond))
+	st.Go.log(g.log)
 	return nil
 }
 
@@ -179,10 +181,11 @@ func (g *generator) defaultsDonor() (*defaultsDonor, error) {
 		return g.donor, nil
 	}
 	fmt.Fprintf(g.log, "  borrowing defaults from %s\n", g.donor.Version)
-	r, err := fetchRelease(g.donor.Version, g.log)
+	r, cleanup, err := fetchRelease(g.donor.Version, false, g.log)
 	if err != nil {
 		return nil, err
 	}
+	defer cleanup()
 	schemas, _, err := v3Schemas(r.V3)
 	if err != nil {
 		return nil, err
