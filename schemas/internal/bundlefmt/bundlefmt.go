@@ -100,6 +100,24 @@ const (
 // PreserveUnknownFields is the extension an arbitrary-JSON definition carries.
 const PreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
 
+// IsPropertyless reports whether a decoded schema is an object (or untyped) with nothing
+// inside: no properties, additionalProperties, items or junctors, and no $ref. Every such
+// definition of a bundle is classified in Manifest.Objects.
+func IsPropertyless(s map[string]any) bool {
+	if _, ok := s["$ref"]; ok {
+		return false
+	}
+	if t, ok := s["type"]; ok && t != "object" {
+		return false
+	}
+	for _, k := range []string{"properties", "additionalProperties", "items", "allOf", "anyOf", "oneOf"} {
+		if _, ok := s[k]; ok {
+			return false
+		}
+	}
+	return true
+}
+
 // KnownFormat reports whether the apiserver of Kubernetes 1.minor validates a format on a
 // value of the schema type typ, as apiextensions-apiserver's supported formats list has it
 // (pkg/apiserver/validation/formats.go); the apiserver drops any other format. Bundles hold

@@ -114,8 +114,7 @@ func fetchRelease(version string, withGo bool, log io.Writer) (_ *release, clean
 
 // fetchGo downloads, at the versions matching the release, the Go modules the swagger
 // definitions name: io.k8s.api.* -> k8s.io/api, io.k8s.apimachinery.* -> k8s.io/apimachinery,
-// ... Kubernetes tags these staging modules v0.X.Y for release v1.X.Y; a minor the proxy
-// serves no such tag for is tried at the "kubernetes-1.X.Y" tag they carried before.
+// ... (see downloadStaging for the versions).
 func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
 	names, err := definitionNames(r.Swagger)
 	if err != nil {
@@ -130,18 +129,20 @@ func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
 		}
 		set["k8s.io/"+seg] = true
 	}
-	staging := "v0" + strings.TrimPrefix(r.Version, "v1")
+	minor, patch, err := parseRelease(r.Version)
+	if err != nil {
+		return nil, err
+	}
 	var mods []goModule
 	t0 := time.Now()
 	var total int64
 	for _, path := range slices.Sorted(maps.Keys(set)) {
-		info, err := w.download(path, staging)
-		var ge *goError
-		if errors.As(err, &ge) && ge.notFound() {
-			info, err = w.download(path, "kubernetes-"+strings.TrimPrefix(r.Version, "v"))
-		}
+		info, err := w.downloadStaging(path, minor, patch)
 		if err != nil {
 			return nil, fmt.Errorf("the Go source of the definitions: %w", err)
+		}
+		if info.Version != fmt.Sprintf("v0.%d.%d", minor, patch) {
+			fmt.Fprintf(log, "  %s: the proxy serves no v0.%d.%d; reading %s (patch releases keep the API)\n", path, minor, patch, info.Version)
 		}
 		if st, err := os.Stat(info.Zip); err == nil {
 			total += st.Size()
@@ -156,18 +157,48 @@ func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
 	return newGoSource(mods), nil
 }
 
+// downloadStaging downloads a Kubernetes staging module at the version of release 1.minor.patch.
+// Kubernetes tags them v0.MINOR.PATCH, older releases also kubernetes-1.MINOR.PATCH; the module
+// proxy serves neither for some patches (k8s.io/api v0.18.20), and then the newest served
+// patch below is taken, as hack/fidelity.sh does: patch releases do not change the API types.
+func (w *workspace) downloadStaging(path string, minor, patch int) (*downloadInfo, error) {
+	tries := []string{fmt.Sprintf("v0.%d.%d", minor, patch), fmt.Sprintf("kubernetes-1.%d.%d", minor, patch)}
+	for p := patch - 1; p >= 0 && p >= patch-maxStagingGap; p-- {
+		tries = append(tries, fmt.Sprintf("v0.%d.%d", minor, p))
+	}
+	var first error
+	for _, v := range tries {
+		info, err := w.download(path, v)
+		var ge *goError
+		if err == nil || !errors.As(err, &ge) || !ge.notFound() {
+			return info, err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, fmt.Errorf("%w (nor any of %s)", first, strings.Join(tries[1:], ", "))
+}
+
+// maxStagingGap is how many patches below a release downloadStaging tries.
+const maxStagingGap = 8
+
 type downloadInfo struct {
 	Version, Dir, Sum, Zip, Error string
 }
 
 func (w *workspace) download(path, version string) (*downloadInfo, error) {
 	out, err := w.goCmd("mod", "download", "-json", path+"@"+version)
-	if err != nil {
-		return nil, err
-	}
 	var info downloadInfo
-	if err := json.Unmarshal(out, &info); err != nil {
-		return nil, fmt.Errorf("go mod download: %w", err)
+	if jerr := json.Unmarshal(out, &info); err != nil {
+		// go mod download -json reports why on stdout.
+		var ge *goError
+		if jerr == nil && info.Error != "" && errors.As(err, &ge) && ge.stderr == "" {
+			ge.stderr = info.Error
+		}
+		return nil, err
+	} else if jerr != nil {
+		return nil, fmt.Errorf("go mod download: %w", jerr)
 	}
 	if info.Error != "" || info.Dir == "" {
 		return nil, fmt.Errorf("go mod download %s@%s: %s", path, version, info.Error)

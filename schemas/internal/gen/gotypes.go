@@ -282,7 +282,7 @@ func goAnnotate(s *goSource, minor int, defs map[string]map[string]any) (*goRepo
 	rep := &goReport{Objects: map[string]bundlefmt.Object{}, Constraints: map[string]int{}, Skipped: map[string]int{}}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		def := defs[name]
-		if isPropertyless(def) {
+		if bundlefmt.IsPropertyless(def) {
 			t, err := s.definitionType(name)
 			if err != nil {
 				return nil, err
@@ -321,22 +321,6 @@ func goAnnotate(s *goSource, minor int, defs map[string]map[string]any) (*goRepo
 		}
 	}
 	return rep, nil
-}
-
-// isPropertyless reports whether a schema is an object (or untyped) with nothing inside.
-func isPropertyless(s map[string]any) bool {
-	if _, ok := s["$ref"]; ok {
-		return false
-	}
-	if t, ok := s["type"]; ok && t != "object" {
-		return false
-	}
-	for _, k := range []string{"properties", "additionalProperties", "items", "allOf", "anyOf", "oneOf"} {
-		if _, ok := s[k]; ok {
-			return false
-		}
-	}
-	return true
 }
 
 // markObject writes the classification into the definition: arbitrary JSON keeps unknown
@@ -410,7 +394,12 @@ func (s *goSource) applyMarkers(rep *goReport, minor int, where string, tg targe
 		}
 		return
 	}
-	_, hasDefault := tg.node["default"]
+	// The v3 documents record the zero value ("", 0) as the default of required fields; only
+	// a real default (+default="TCP") fills an empty value before validation.
+	d, hasDefault := tg.node["default"]
+	if hasDefault && (d == "" || d == json.Number("0") || fmt.Sprint(d) == "[]" || fmt.Sprint(d) == "map[]") {
+		hasDefault = false
+	}
 	required := slices.ContainsFunc(ms, func(m marker) bool { return m.name == "required" || m.name == "present" })
 	for _, m := range ms {
 		key, value := m.name, any(nil)

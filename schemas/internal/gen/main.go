@@ -3,7 +3,9 @@
 // It reads the releases pinned in versions.txt (one "vMAJOR.MINOR.PATCH" a line), downloads
 // each k8s.io/kubernetes module through the Go module proxy into a private temporary module
 // cache, and writes data/<minor>.zip from api/openapi-spec/swagger.json plus the defaults of
-// api/openapi-spec/v3/*.json. Releases are processed one at a time and nothing is cached
+// api/openapi-spec/v3/*.json and what the Go source of the staging modules the definitions
+// come from (k8s.io/api, ... at v0.MINOR.PATCH, into the same cache) declares: see "What the
+// Go types say" in package schemas. Releases are processed one at a time and nothing is cached
 // between runs. Run it from the schemas directory (go generate does):
 //
 //	go run ./internal/gen               # rebuild every pinned release
