@@ -63,7 +63,9 @@ const (
 // KnownFormat reports whether the apiserver of Kubernetes 1.minor validates format on a value
 // of the schema type typ; it drops any other format. Bundles hold only formats their minor
 // knows.
-func KnownFormat(minor int, typ, format string) bool { return bundlefmt.KnownFormat(minor, typ, format) }
+func KnownFormat(minor int, typ, format string) bool {
+	return bundlefmt.KnownFormat(minor, typ, format)
+}
 
 // newBundle indexes an opened zip: it checks that the definition entries are sorted and
 // unique (Definition relies on it) and decodes the manifest.
