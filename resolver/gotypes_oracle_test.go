@@ -125,7 +125,7 @@ status:
 `)
 	var got []string
 	for _, e := range invalid.Errors {
-		got = append(got, e.Field+": "+string(e.Type))
+		got = append(got, e.Field+": "+e.Type.String())
 	}
 	want := []string{
 		"spec.pod.evictionResponders: Too many",
