@@ -70,9 +70,17 @@ func apiFixtures(t *testing.T) (dir, minor string) {
 
 func compileFidelityCRD(t *testing.T, minor string) *oracle.CRD {
 	t.Helper()
-	c, err := resolver.New(resolver.Options{KubeVersion: minor, WorkDir: t.TempDir()})
+	return compileOracleCRD(t, resolver.Options{KubeVersion: minor}, fidelityTemplate)
+}
+
+// compileOracleCRD compiles a template and decodes it for the apiserver's code, checking
+// that the apiserver accepts the CRD.
+func compileOracleCRD(t *testing.T, opts resolver.Options, template string) *oracle.CRD {
+	t.Helper()
+	opts.WorkDir = t.TempDir()
+	c, err := resolver.New(opts)
 	require.NoError(t, err)
-	res, err := c.Compile("fidelity.yaml", []byte(fidelityTemplate))
+	res, err := c.Compile("template.yaml", []byte(template))
 	require.NoError(t, err)
 	out, err := res.YAML()
 	require.NoError(t, err)

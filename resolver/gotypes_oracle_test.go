@@ -44,22 +44,6 @@ spec:
                 items: {$ref: io.k8s.apimachinery.pkg.apis.meta.v1.Condition}
 `
 
-func compileGoTypesCRD(t *testing.T) *oracle.CRD {
-	t.Helper()
-	c, err := resolver.New(resolver.Options{KubeVersion: "1.37", WorkDir: t.TempDir(), RemoveDescriptions: true})
-	require.NoError(t, err)
-	res, err := c.Compile("gotypes.yaml", []byte(goTypesTemplate))
-	require.NoError(t, err)
-	out, err := res.YAML()
-	require.NoError(t, err)
-	var obj map[string]any
-	require.NoError(t, yaml.Unmarshal(out, &obj))
-	crd, err := oracle.Decode(obj)
-	require.NoError(t, err)
-	require.Empty(t, crd.Validate(t.Context()))
-	return crd
-}
-
 func admitGoTypes(t *testing.T, crd *oracle.CRD, doc string) *oracle.Admission {
 	t.Helper()
 	var cr map[string]any
@@ -73,7 +57,7 @@ func admitGoTypes(t *testing.T, crd *oracle.CRD, doc string) *oracle.Admission {
 // apiserver's own validation of a custom resource, each error naming its field; values
 // within them pass; an empty struct prunes what is written under it, arbitrary JSON keeps it.
 func TestGoTypesOracle(t *testing.T) {
-	crd := compileGoTypesCRD(t)
+	crd := compileOracleCRD(t, resolver.Options{KubeVersion: "1.37", RemoveDescriptions: true}, goTypesTemplate)
 
 	valid := admitGoTypes(t, crd, `
 apiVersion: example.com/v1
