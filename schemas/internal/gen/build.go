@@ -27,6 +27,7 @@ type release struct {
 	Swagger   []byte            // api/openapi-spec/swagger.json
 	V3        map[string][]byte // module path -> content of each api/openapi-spec/v3/*.json
 	Go        *goSource         // the Go declarations of the definitions
+	dir       string            // the extracted module, while the download lasts
 }
 
 func (r *release) module() string { return "k8s.io/kubernetes@" + r.Version }
@@ -117,7 +118,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	m.DefaultsAdded = st.Defaults
 	m.GoModules = map[string]string{}
 	for _, mod := range r.Go.modules {
-		m.GoModules[mod.Path+"@"+mod.Version] = mod.Sum
+		m.GoModules[mod.label()] = mod.Sum
 	}
 	m.Objects = st.Go.Objects
 	if len(st.Go.Constraints) > 0 {

@@ -116,18 +116,9 @@ func fetchRelease(version string, withGo bool, log io.Writer) (_ *release, clean
 // definitions name: io.k8s.api.* -> k8s.io/api, io.k8s.apimachinery.* -> k8s.io/apimachinery,
 // ... (see downloadStaging for the versions).
 func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
-	names, err := definitionNames(r.Swagger)
+	paths, err := definitionModules(r.Swagger)
 	if err != nil {
 		return nil, err
-	}
-	set := map[string]bool{}
-	for _, n := range names {
-		rest, ok := strings.CutPrefix(n, "io.k8s.")
-		seg, _, _ := strings.Cut(rest, ".")
-		if !ok || seg == "" {
-			return nil, fmt.Errorf("%s: definition %s is not under io.k8s: no Go module to read it from", swaggerPath, n)
-		}
-		set["k8s.io/"+seg] = true
 	}
 	minor, patch, err := parseRelease(r.Version)
 	if err != nil {
@@ -136,7 +127,14 @@ func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
 	var mods []goModule
 	t0 := time.Now()
 	var total int64
-	for _, path := range slices.Sorted(maps.Keys(set)) {
+	for _, path := range paths {
+		// Before 1.15 the staging modules have no go.mod of their own: their source is part
+		// of the k8s.io/kubernetes module, the release itself.
+		if dir := filepath.Join(r.dir, "staging", "src", filepath.FromSlash(path)); r.dir != "" && isDir(dir) && !isFile(filepath.Join(dir, "go.mod")) {
+			mods = append(mods, goModule{Path: path, Version: r.Version, Sum: r.ModuleSum, Dir: dir,
+				Label: r.module() + "/staging/src/" + path})
+			continue
+		}
 		info, err := w.downloadStaging(path, minor, patch)
 		if err != nil {
 			return nil, fmt.Errorf("the Go source of the definitions: %w", err)
@@ -151,9 +149,9 @@ func (w *workspace) fetchGo(r *release, log io.Writer) (*goSource, error) {
 	}
 	var list []string
 	for _, m := range mods {
-		list = append(list, m.Path+"@"+m.Version)
+		list = append(list, m.label())
 	}
-	fmt.Fprintf(log, "  downloaded %s (%d MiB) in %s\n", strings.Join(list, " "), total>>20, time.Since(t0).Round(100*time.Millisecond))
+	fmt.Fprintf(log, "  Go source: %s (%d MiB downloaded in %s)\n", strings.Join(list, " "), total>>20, time.Since(t0).Round(100*time.Millisecond))
 	return newGoSource(mods), nil
 }
 
@@ -206,14 +204,41 @@ func (w *workspace) download(path, version string) (*downloadInfo, error) {
 	return &info, nil
 }
 
-func definitionNames(swagger []byte) ([]string, error) {
+// definitionModules lists the Go modules the definitions of a swagger document are declared
+// in: io.k8s.<module>.* -> k8s.io/<module>. Aliases (a definition that is only a $ref, such
+// as 1.12's deprecated io.k8s.kubernetes.pkg.api.v1.*) have no declaration to read.
+func definitionModules(swagger []byte) ([]string, error) {
 	var doc struct {
-		Definitions map[string]json.RawMessage `json:"definitions"`
+		Definitions map[string]map[string]json.RawMessage `json:"definitions"`
 	}
 	if err := json.Unmarshal(swagger, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", swaggerPath, err)
 	}
-	return slices.Sorted(maps.Keys(doc.Definitions)), nil
+	set := map[string]bool{}
+	for n, d := range doc.Definitions {
+		if _, ref := d["$ref"]; ref {
+			if _, props := d["properties"]; !props {
+				continue
+			}
+		}
+		rest, ok := strings.CutPrefix(n, "io.k8s.")
+		seg, _, _ := strings.Cut(rest, ".")
+		if !ok || seg == "" {
+			return nil, fmt.Errorf("%s: definition %s is not under io.k8s: no Go module to read it from", swaggerPath, n)
+		}
+		set["k8s.io/"+seg] = true
+	}
+	return slices.Sorted(maps.Keys(set)), nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // fetchOpenAPI downloads one k8s.io/kubernetes release and reads its OpenAPI documents.
@@ -229,7 +254,7 @@ func (w *workspace) fetchOpenAPI(version string, log io.Writer) (*release, error
 	}
 	fmt.Fprintf(log, "  downloaded %s@%s (%d MiB) in %s\n", module, version, zipSize>>20, time.Since(t0).Round(100*time.Millisecond))
 
-	r := &release{Version: version, ModuleSum: info.Sum, V3: map[string][]byte{}}
+	r := &release{Version: version, ModuleSum: info.Sum, V3: map[string][]byte{}, dir: info.Dir}
 	if r.Swagger, err = os.ReadFile(filepath.Join(info.Dir, filepath.FromSlash(swaggerPath))); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,17 @@ type goModule struct {
 	Version string // "v0.37.2"
 	Sum     string // "h1:...", empty in tests
 	Dir     string // its extracted source
+	// Label names it in the manifest and in declaration positions; empty means
+	// "<Path>@<Version>". Source inside another module (the staging directories of old
+	// k8s.io/kubernetes releases) is "k8s.io/kubernetes@v1.12.10/staging/src/k8s.io/api".
+	Label string
+}
+
+func (m *goModule) label() string {
+	if m.Label != "" {
+		return m.Label
+	}
+	return m.Path + "@" + m.Version
 }
 
 // goSource indexes the Go declarations behind the swagger definitions of one release. Packages
@@ -66,7 +77,7 @@ func (s *goSource) pos(t *goType) string {
 	if err != nil {
 		rel = filepath.Base(p.Filename)
 	}
-	return fmt.Sprintf("%s@%s/%s:%d", t.pkg.mod.Path, t.pkg.mod.Version, filepath.ToSlash(rel), p.Line)
+	return fmt.Sprintf("%s/%s:%d", t.pkg.mod.label(), filepath.ToSlash(rel), p.Line)
 }
 
 // definitionType finds the Go declaration of a definition name. The name is the package's
@@ -106,7 +117,7 @@ func (s *goSource) definitionType(name string) (*goType, error) {
 func (s *goSource) moduleList() string {
 	var out []string
 	for _, m := range s.modules {
-		out = append(out, m.Path+"@"+m.Version)
+		out = append(out, m.label())
 	}
 	slices.Sort(out)
 	return strings.Join(out, ", ")
