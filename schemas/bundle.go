@@ -40,7 +40,9 @@ type Source struct {
 	// GoModules maps "<module>@<version>" of each Go module whose declarations were read
 	// (k8s.io/api@v0.30.14, ...) to its go.sum hash.
 	GoModules map[string]string
-	// Objects classifies every property-less object definition by its Go declaration.
+	// Objects classifies every property-less object definition by its Go declaration (and
+	// every object whose Go type marshals itself: runtime.RawExtension before 1.16, whose
+	// swagger listed a "Raw" property that is not its JSON).
 	Objects map[string]Object
 	// Constraints counts the value-constraint keywords imported from the Go types'
 	// validation markers, by keyword.

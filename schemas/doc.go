@@ -40,7 +40,9 @@
 // UnmarshalJSON or OpenAPISchemaType method of its own, or a non-struct underlying type) gets
 // "x-kubernetes-preserve-unknown-fields": true; an empty struct (ObjectEmpty: no JSON fields)
 // stays "type": "object", which the apiserver prunes. A property-less definition whose struct
-// has JSON fields, or one without a declaration, fails the generator.
+// has JSON fields, or one without a declaration, fails the generator. An object definition
+// whose Go type marshals itself is arbitrary JSON whatever properties the swagger lists
+// (runtime.RawExtension before 1.16 lists "Raw", which is not its JSON); they are removed.
 //
 // Validation markers become JSON Schema keywords on the property they are declared on (items
 // or map values for +k8s:eachVal; type-level markers such as +k8s:enum wherever the type is

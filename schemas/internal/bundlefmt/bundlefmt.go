@@ -70,7 +70,8 @@ type Manifest struct {
 	// GoModules maps "<module>@<version>" of each Go module whose declarations were read
 	// (k8s.io/api@v0.30.14, ...) to its go.sum hash.
 	GoModules map[string]string `json:"goModules"`
-	// Objects classifies every property-less object definition, by name.
+	// Objects classifies every property-less object definition, by name, and every object
+	// definition whose Go type marshals itself (its swagger properties, if any, removed).
 	Objects map[string]Object `json:"objects"`
 	// Constraints counts the value-constraint keywords taken from the Go types' validation
 	// markers, by keyword ("maxItems": 12).

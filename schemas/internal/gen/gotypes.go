@@ -277,7 +277,8 @@ func (t target) elem() (target, bool) {
 }
 
 // goAnnotate adds to the definitions what their Go declarations say: the classification of
-// every property-less object, and the value constraints of the validation markers.
+// every property-less object (and of an object whose Go type marshals itself, whatever
+// properties the swagger lists), and the value constraints of the validation markers.
 func goAnnotate(s *goSource, minor int, defs map[string]map[string]any) (*goReport, error) {
 	rep := &goReport{Objects: map[string]bundlefmt.Object{}, Constraints: map[string]int{}, Skipped: map[string]int{}}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
@@ -302,6 +303,20 @@ func goAnnotate(s *goSource, minor int, defs map[string]map[string]any) (*goRepo
 		t, err := s.definitionType(name)
 		if err != nil {
 			return nil, err
+		}
+		if m := t.pkg.methods[t.name]; (m["UnmarshalJSON"] || m["MarshalJSON"]) && (def["type"] == nil || def["type"] == "object") {
+			// The swagger lists the struct's fields, but the type marshals itself: its JSON
+			// is not those fields (runtime.RawExtension before 1.16, "Raw" in the swagger).
+			kind, why, err := s.classifyObject(t)
+			if err != nil {
+				return nil, fmt.Errorf("definition %s: %w", name, err)
+			}
+			why += "; the swagger's properties " + strings.Join(slices.Sorted(maps.Keys(props)), ", ") + " are not its JSON"
+			rep.Objects[name] = bundlefmt.Object{Kind: kind, Decl: s.pos(t), Why: why}
+			delete(def, "properties")
+			delete(def, "required")
+			markObject(def, kind)
+			continue
 		}
 		fields, err := s.fields(t)
 		if err != nil {

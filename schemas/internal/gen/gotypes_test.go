@@ -153,3 +153,24 @@ func TestParseMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestGoSelfMarshalling: an object whose Go type marshals itself is arbitrary JSON, whatever
+// properties the swagger lists (runtime.RawExtension's "Raw" before 1.16).
+func TestGoSelfMarshalling(t *testing.T) {
+	defs := map[string]map[string]any{"io.k8s.apimachinery.pkg.runtime.RawExtension": {
+		"type": "object", "required": []any{"Raw"},
+		"properties": map[string]any{"Raw": map[string]any{"type": "string", "format": "byte"}},
+	}}
+	rep, err := goAnnotate(fixtureGo(), 14, defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := encode(defs["io.k8s.apimachinery.pkg.runtime.RawExtension"])
+	if string(got) != `{"type":"object","x-kubernetes-preserve-unknown-fields":true}` {
+		t.Errorf("RawExtension = %s", got)
+	}
+	o := rep.Objects["io.k8s.apimachinery.pkg.runtime.RawExtension"]
+	if o.Kind != "arbitrary" || o.Why != "UnmarshalJSON of its own; the swagger's properties Raw are not its JSON" {
+		t.Errorf("object = %+v", o)
+	}
+}
