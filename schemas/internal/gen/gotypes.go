@@ -252,8 +252,8 @@ type target struct {
 	field   bool // a struct field (optional unless required), not a list item or map value
 }
 
-// deref follows * and named non-struct types' element wrappers: it returns the schema of the
-// list items or map values of t, or false when the swagger and Go shapes do not line up.
+// elem returns the position of the list items or map values of t (through a pointer), or
+// false when t is neither or the swagger and Go shapes do not line up.
 func (t target) elem() (target, bool) {
 	e := t.expr
 	if st, ok := e.(*ast.StarExpr); ok {
