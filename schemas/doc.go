@@ -51,12 +51,13 @@
 // +k8s:required on a non-pointer string or list (minLength or minItems 1, unless a real
 // default fills it), and +kubebuilder:validation: Minimum, Maximum, ExclusiveMinimum,
 // ExclusiveMaximum, MinItems, MaxItems, MinLength, MaxLength, Format, Pattern, Enum. +k8s:beta
-// wrappers are taken off (enforced by default since 1.36). Left out: +k8s:alpha (shadowed,
-// never enforced), feature-gated rules (+k8s:ifEnabled, +k8s:ifDisabled), transition rules
-// and immutability (+k8s:immutable, +k8s:update, +k8s:monotonic: a template must stay
-// editable), what a structural schema cannot express (unions, cross-field rules, +k8s:item
-// selectors, +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of
-// an optional non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
+// wrappers are taken off (enforced by default since 1.36). Left out: +k8s:alpha (run
+// shadowed, never enforced; whether a hand-written check enforces the same rule the types
+// cannot say), feature-gated rules (+k8s:ifEnabled, +k8s:ifDisabled), transition rules and
+// immutability (+k8s:immutable, +k8s:update, +k8s:monotonic: a template must stay editable),
+// what a structural schema cannot express (unions, cross-field rules, +k8s:item selectors,
+// +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of an optional
+// non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
 // beyond list-map keys. The README's "Validation from the Go types" lists the same.
 //
 // # Loading

@@ -132,7 +132,7 @@ type marker struct {
 // markerSkip names the reason each left-out marker kind is not imported; README.md
 // ("Validation from the Go types") and schemas/doc.go list the same.
 var markerSkip = map[string]string{
-	"alpha":              "alpha declarative validation: shadowed, never enforced",
+	"alpha":              "alpha declarative validation: run shadowed, never enforced",
 	"ifEnabled":          "feature-gated",
 	"ifDisabled":         "feature-gated",
 	"immutable":          "transition rule (a template must stay editable)",
