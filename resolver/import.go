@@ -45,9 +45,15 @@ func intOrString() map[string]any {
 	}
 }
 
-// knownType maps Kubernetes definitions whose swagger form cannot be used
-// in a CRD to their structural form. The match is on the name's suffix, so
-// it holds for every version of the definition.
+// knownType maps the Kubernetes definitions whose swagger form cannot be
+// used in a CRD to their structural form: IntOrString and Quantity, which
+// swagger writes as `type: string, format: int-or-string` and `type: string`
+// although both take integers too. The bundle cannot say this (their Go
+// types marshal themselves; the swagger's type is what openapi-gen was
+// told), so the match is on the name's suffix, which holds for every
+// version of the two definitions. Property-less objects are not here: the
+// bundle classifies each from its Go declaration (empty struct or arbitrary
+// JSON; see package schemas).
 func knownType(name string) map[string]any {
 	switch {
 	case strings.HasSuffix(name, ".util.intstr.IntOrString"):
@@ -56,14 +62,6 @@ func knownType(name string) map[string]any {
 		s := intOrString()
 		s["pattern"] = quantityPattern
 		return s
-	case strings.HasSuffix(name, ".pkg.runtime.RawExtension"):
-		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-	case strings.HasSuffix(name, ".apiextensions.v1.JSON"), strings.HasSuffix(name, ".apiextensions.v1beta1.JSON"),
-		strings.HasSuffix(name, ".JSONSchemaPropsOrArray"), strings.HasSuffix(name, ".JSONSchemaPropsOrBool"),
-		strings.HasSuffix(name, ".JSONSchemaPropsOrStringArray"):
-		return map[string]any{"x-kubernetes-preserve-unknown-fields": true}
-	case strings.HasSuffix(name, ".apis.meta.v1.FieldsV1"):
-		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
 	}
 	return nil
 }
@@ -82,7 +80,10 @@ var crdExtensions = map[string]bool{
 // importDefinition reads one bundle definition and makes it ready for a
 // CRD: known types replaced, non-CRD extensions dropped, defaults kept
 // aside, descriptions removed or truncated as the options say. Its $refs
-// are left for the caller to resolve.
+// are left for the caller to resolve. A property-less object stays as the
+// bundle has it: `type: object` for an empty struct (the apiserver prunes
+// what is written under it), x-kubernetes-preserve-unknown-fields for
+// arbitrary JSON.
 func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
@@ -140,22 +141,6 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 		if d, ok := s["default"]; ok {
 			delete(s, "default")
 			s[bundleDefault] = d
-		}
-		if _, hasRef := s["$ref"]; !hasRef && s["x-kubernetes-preserve-unknown-fields"] == nil && s["x-kubernetes-int-or-string"] == nil {
-			_, props := s["properties"]
-			_, addl := s["additionalProperties"]
-			switch s["type"] {
-			case "object":
-				if !props && !addl {
-					s["x-kubernetes-preserve-unknown-fields"] = true
-				}
-			case nil:
-				_, items := s["items"]
-				_, allOf := s["allOf"]
-				if !props && !addl && !items && !allOf {
-					s["x-kubernetes-preserve-unknown-fields"] = true
-				}
-			}
 		}
 		if d, ok := s["description"].(string); ok {
 			switch {

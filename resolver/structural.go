@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // schemaKeys are the keys of apiextensions.k8s.io/v1 JSONSchemaProps.
@@ -32,18 +34,6 @@ var forbiddenKeys = map[string]string{
 }
 
 var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
-
-// k8sNameFormats are formats the apiserver knows from 1.34 on.
-var k8sNameFormats = map[string]bool{"k8s-short-name": true, "k8s-long-name": true}
-
-// stringFormats are the string formats every supported apiserver
-// recognises (dashes removed, as the apiserver compares them).
-var stringFormats = map[string]bool{
-	"bsonobjectid": true, "uri": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true,
-	"cidr": true, "mac": true, "uuid": true, "uuid3": true, "uuid4": true, "uuid5": true, "isbn": true,
-	"isbn10": true, "isbn13": true, "creditcard": true, "ssn": true, "hexcolor": true, "rgbcolor": true,
-	"byte": true, "password": true, "date": true, "duration": true, "datetime": true,
-}
 
 // structural rewrites the resolved schema at ptr, in place, into a
 // structural schema the apiserver accepts. Changes that drop something the
@@ -270,16 +260,7 @@ func (r *run) format(s map[string]any, sc scope, p *Path) {
 		delete(s, "format")
 		return
 	}
-	known := false
-	switch asString(s["type"]) {
-	case "", "string":
-		known = stringFormats[strings.ReplaceAll(f, "-", "")] || (k8sNameFormats[f] && r.c.atLeast(1, 34))
-	case "integer":
-		known = f == "int32" || f == "int64"
-	case "number":
-		known = f == "float" || f == "double"
-	}
-	if !known {
+	if !schemas.KnownFormat(r.c.minor(), asString(s["type"]), f) {
 		delete(s, "format")
 	}
 }
@@ -525,6 +506,16 @@ func (r *run) setOfObjects(s map[string]any) {
 	items = maps.Clone(items) // may be shared
 	items["x-kubernetes-map-type"] = "atomic"
 	s["items"] = items
+}
+
+// minor returns the minor of the target Kubernetes version (1.minor), or
+// -1 if it cannot be read.
+func (c *Compiler) minor() int {
+	var ma, mi int
+	if _, err := fmt.Sscanf(c.version, "%d.%d", &ma, &mi); err != nil || ma != 1 {
+		return -1
+	}
+	return mi
 }
 
 // atLeast reports whether the target Kubernetes version is at least

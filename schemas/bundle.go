@@ -37,6 +37,36 @@ type Source struct {
 	// Releases before 1.23 publish none; their bundles borrow the defaults of the release
 	// named here (e.g. "v1.23.17") for the definitions and properties both releases share.
 	DefaultsFrom string
+	// GoModules maps "<module>@<version>" of each Go module whose declarations were read
+	// (k8s.io/api@v0.30.14, ...) to its go.sum hash.
+	GoModules map[string]string
+	// Objects classifies every property-less object definition by its Go declaration (and
+	// every object whose Go type marshals itself: runtime.RawExtension before 1.16, whose
+	// swagger listed a "Raw" property that is not its JSON).
+	Objects map[string]Object
+	// Constraints counts the value-constraint keywords imported from the Go types'
+	// validation markers, by keyword.
+	Constraints map[string]int
+}
+
+// Object is what the Go declaration of a property-less object definition says it holds.
+type Object = bundlefmt.Object
+
+// Kinds of property-less objects (Object.Kind).
+const (
+	// ObjectEmpty: a struct without JSON fields; the definition is `type: object`, and the
+	// apiserver prunes whatever is written under it.
+	ObjectEmpty = bundlefmt.ObjectEmpty
+	// ObjectArbitrary: any JSON (runtime.RawExtension and the like); the definition carries
+	// x-kubernetes-preserve-unknown-fields.
+	ObjectArbitrary = bundlefmt.ObjectArbitrary
+)
+
+// KnownFormat reports whether the apiserver of Kubernetes 1.minor validates format on a value
+// of the schema type typ; it drops any other format. Bundles hold only formats their minor
+// knows.
+func KnownFormat(minor int, typ, format string) bool {
+	return bundlefmt.KnownFormat(minor, typ, format)
 }
 
 // newBundle indexes an opened zip: it checks that the definition entries are sorted and
@@ -82,6 +112,9 @@ func newBundle(minor string, zr *zip.Reader) (*Bundle, error) {
 		Module:            m.Module,
 		SHA256:            m.SHA256,
 		DefaultsFrom:      m.DefaultsFrom,
+		GoModules:         m.GoModules,
+		Objects:           m.Objects,
+		Constraints:       m.Constraints,
 	}
 	return b, nil
 }
@@ -89,10 +122,13 @@ func newBundle(minor string, zr *zip.Reader) (*Bundle, error) {
 // Version returns the bundle's minor, e.g. "1.30".
 func (b *Bundle) Version() string { return b.version }
 
-// Source returns the bundle's provenance. Its SHA256 map is a fresh copy.
+// Source returns the bundle's provenance. Its maps are fresh copies.
 func (b *Bundle) Source() Source {
 	s := b.source
 	s.SHA256 = maps.Clone(s.SHA256)
+	s.GoModules = maps.Clone(s.GoModules)
+	s.Objects = maps.Clone(s.Objects)
+	s.Constraints = maps.Clone(s.Constraints)
 	return s
 }
 
@@ -168,6 +204,16 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("manifest SHA-256 of %s is malformed: %q", file, sum))
 		}
 	}
+	if len(b.source.GoModules) == 0 {
+		errs = append(errs, errors.New("manifest names no Go modules"))
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.source.Objects)) {
+		if o := b.source.Objects[name]; o.Kind != ObjectEmpty && o.Kind != ObjectArbitrary || o.Decl == "" {
+			errs = append(errs, fmt.Errorf("manifest object %s: kind %q, declaration %q", name, o.Kind, o.Decl))
+		} else if !b.Has(name) {
+			errs = append(errs, fmt.Errorf("manifest object %s: %w", name, ErrNoDefinition))
+		}
+	}
 	if len(b.defs) == 0 {
 		errs = append(errs, errors.New("no definitions"))
 	}
@@ -196,6 +242,9 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("definition %s: trailing data", name))
 			continue
 		}
+		if err := b.checkObject(name, def); err != nil {
+			errs = append(errs, err)
+		}
 		walkRefs(def, func(ref string) {
 			target, ok := strings.CutPrefix(ref, "#/definitions/")
 			switch {
@@ -208,6 +257,26 @@ func (b *Bundle) Validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("schemas: bundle %s: %w", b.version, err)
+	}
+	return nil
+}
+
+// checkObject checks that a property-less object definition is classified, and that the
+// definition says what the classification does: arbitrary JSON preserves unknown fields, an
+// empty struct is a plain object.
+func (b *Bundle) checkObject(name string, def map[string]any) error {
+	if !bundlefmt.IsPropertyless(def) {
+		return nil
+	}
+	o, ok := b.source.Objects[name]
+	preserve := def[bundlefmt.PreserveUnknownFields] == true
+	switch {
+	case !ok:
+		return fmt.Errorf("definition %s: a property-less object the manifest does not classify", name)
+	case o.Kind == ObjectArbitrary && !preserve:
+		return fmt.Errorf("definition %s: arbitrary JSON without %s", name, bundlefmt.PreserveUnknownFields)
+	case o.Kind == ObjectEmpty && (preserve || def["type"] != "object"):
+		return fmt.Errorf("definition %s: an empty struct must be a plain type: object", name)
 	}
 	return nil
 }

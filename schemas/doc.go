@@ -7,14 +7,16 @@
 // A bundle is data/<minor>.zip, a zip archive with one deflated entry per OpenAPI v2
 // definition, "definitions/<name>" (e.g. "definitions/io.k8s.api.core.v1.PodSpec"), holding
 // that definition's minified JSON, and a "manifest.json" entry recording the format
-// version, the Kubernetes release and module, the SHA-256 of every source file and, for
-// releases before 1.23, the release whose defaults were borrowed. Entries are sorted and
+// version, the Kubernetes release and module, the SHA-256 of every source file, for
+// releases before 1.23 the release whose defaults were borrowed, every Go module read
+// (module@version and go.sum hash), the classification of every property-less object
+// (Source.Objects) and the count of each constraint keyword imported. Entries are sorted and
 // carry a fixed modification time, so regenerating a bundle reproduces it byte for byte
 // (with the same Go release). The format is defined in internal/bundlefmt.
 //
 // Definitions are the `definitions` of api/openapi-spec/swagger.json, unchanged ($refs,
 // IntOrString, x-kubernetes-* extensions and all; the resolver normalises), except for
-// defaults. The v2 document carries none, so wherever a property (or its items or
+// defaults and what the Go types say (below). The v2 document carries none, so wherever a property (or its items or
 // additionalProperties, at any depth) lacks "default" and the same position in the
 // release's OpenAPI v3 documents (api/openapi-spec/v3/*.json, 1.23 and later) has one, it
 // is copied in. This brings e.g. `protocol: TCP` to ContainerPort, ServicePort and
@@ -23,6 +25,40 @@
 // defaults to keep. Releases 1.12 to 1.22 publish no v3 documents: they borrow the 1.23
 // defaults for the definitions and properties they share with it, where the types agree
 // (Source.DefaultsFrom names the release).
+//
+// # What the Go types say
+//
+// The generator also reads the Go source of the modules the definitions come from
+// (k8s.io/api, k8s.io/apimachinery, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator at
+// v0.MINOR.PATCH, or the newest patch below it the module proxy serves) with go/parser. A
+// definition maps to exactly one declaration: io.k8s.api.core.v1.PodSpec is type PodSpec of
+// package k8s.io/api/core/v1 (or of the package whose +k8s:openapi-model-package names it),
+// properties map to fields by json tag, embedded structs followed.
+//
+// Property-less objects (type object, or no type, and nothing inside) are classified from
+// their declaration, never from their name: arbitrary JSON (ObjectArbitrary: a MarshalJSON,
+// UnmarshalJSON or OpenAPISchemaType method of its own, or a non-struct underlying type) gets
+// "x-kubernetes-preserve-unknown-fields": true; an empty struct (ObjectEmpty: no JSON fields)
+// stays "type": "object", which the apiserver prunes. A property-less definition whose struct
+// has JSON fields, or one without a declaration, fails the generator. An object definition
+// whose Go type marshals itself is arbitrary JSON whatever properties the swagger lists
+// (runtime.RawExtension before 1.16 lists "Raw", which is not its JSON); they are removed.
+//
+// Validation markers become JSON Schema keywords on the property they are declared on (items
+// or map values for +k8s:eachVal; type-level markers such as +k8s:enum wherever the type is
+// used): +k8s:minimum, +k8s:maximum, +k8s:maxItems, +k8s:maxLength, +k8s:format (only formats
+// the apiserver of the minor knows, KnownFormat), +k8s:enum (the type's constants),
+// +k8s:required on a non-pointer string or list (minLength or minItems 1, unless a real
+// default fills it), and +kubebuilder:validation: Minimum, Maximum, ExclusiveMinimum,
+// ExclusiveMaximum, MinItems, MaxItems, MinLength, MaxLength, Format, Pattern, Enum. +k8s:beta
+// wrappers are taken off (enforced by default since 1.36). Left out: +k8s:alpha (run
+// shadowed, never enforced; whether a hand-written check enforces the same rule the types
+// cannot say), feature-gated rules (+k8s:ifEnabled, +k8s:ifDisabled), transition rules and
+// immutability (+k8s:immutable, +k8s:update, +k8s:monotonic: a template must stay editable),
+// what a structural schema cannot express (unions, cross-field rules, +k8s:item selectors,
+// +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of an optional
+// non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
+// beyond list-map keys. The README's "Validation from the Go types" lists the same.
 //
 // # Loading
 //

@@ -205,6 +205,12 @@ func TestLoadConcurrent(t *testing.T) {
 // fixture writes a small bundle with bundlefmt.Write, the generator's writer.
 func fixture(t testing.TB, defs map[string]string) []byte {
 	t.Helper()
+	return fixtureObjects(t, defs, nil)
+}
+
+// fixtureObjects is fixture with a manifest classifying property-less objects.
+func fixtureObjects(t testing.TB, defs map[string]string, objects map[string]Object) []byte {
+	t.Helper()
 	raw := map[string][]byte{}
 	for k, v := range defs {
 		raw[k] = []byte(v)
@@ -213,6 +219,8 @@ func fixture(t testing.TB, defs map[string]string) []byte {
 		KubernetesVersion: "v1.99.3",
 		Module:            "k8s.io/kubernetes@v1.99.3",
 		SHA256:            map[string]string{"api/openapi-spec/swagger.json": strings.Repeat("ab", 32)},
+		GoModules:         map[string]string{"k8s.io/api@v0.99.3": "h1:x"},
+		Objects:           objects,
 	}
 	var buf bytes.Buffer
 	if err := bundlefmt.Write(&buf, m, raw); err != nil {
@@ -264,6 +272,40 @@ func TestFixtureRoundTrip(t *testing.T) {
 	err = b.Validate()
 	if !errors.Is(err, ErrNoDefinition) || !strings.Contains(err.Error(), "a.Missing") || !strings.Contains(err.Error(), "other.json") {
 		t.Errorf("Validate() = %v, want the dangling and the non-local $ref", err)
+	}
+}
+
+// TestValidateObjects: every property-less object must be classified, and its definition
+// must say what its classification does.
+func TestValidateObjects(t *testing.T) {
+	load := func(defs map[string]string, objects map[string]Object) error {
+		t.Helper()
+		l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: fixtureObjects(t, defs, objects)}}, dir: "data"}
+		b, err := l.load("1.99")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Validate()
+	}
+	decl := "k8s.io/api@v0.99.3/x/types.go:1"
+	if err := load(map[string]string{"a.E": `{"type":"object"}`, "a.J": `{"x-kubernetes-preserve-unknown-fields":true}`},
+		map[string]Object{"a.E": {Kind: ObjectEmpty, Decl: decl}, "a.J": {Kind: ObjectArbitrary, Decl: decl}}); err != nil {
+		t.Errorf("classified bundle: %v", err)
+	}
+	for _, c := range []struct {
+		defs    map[string]string
+		objects map[string]Object
+		want    string
+	}{
+		{map[string]string{"a.E": `{"type":"object"}`}, nil, "a.E: a property-less object the manifest does not classify"},
+		{map[string]string{"a.J": `{}`}, map[string]Object{"a.J": {Kind: ObjectArbitrary, Decl: decl}}, "a.J: arbitrary JSON without x-kubernetes-preserve-unknown-fields"},
+		{map[string]string{"a.E": `{}`}, map[string]Object{"a.E": {Kind: ObjectEmpty, Decl: decl}}, "a.E: an empty struct must be a plain type: object"},
+		{map[string]string{"a.E": `{"type":"object"}`}, map[string]Object{"a.E": {Kind: "guess", Decl: decl}, "a.X": {Kind: ObjectEmpty, Decl: decl}}, `manifest object a.E: kind "guess"`},
+		{map[string]string{"a.E": `{"type":"object"}`}, map[string]Object{"a.E": {Kind: ObjectEmpty, Decl: decl}, "a.X": {Kind: ObjectEmpty, Decl: decl}}, "manifest object a.X: no such definition"},
+	} {
+		if err := load(c.defs, c.objects); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v: Validate() = %v, want %q", c.defs, c.objects, err, c.want)
+		}
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 )
 
 // FormatVersion is the version of the bundle layout. Readers reject any other value.
-const FormatVersion = 1
+// Version 2 added what the release's Go types declare: GoModules, Objects, Constraints, and
+// the keywords they put into the definitions.
+const FormatVersion = 2
 
 // ManifestName is the zip entry holding the Manifest.
 const ManifestName = "manifest.json"
@@ -65,7 +67,85 @@ type Manifest struct {
 	Definitions int `json:"definitions"`
 	// DefaultsAdded is the number of "default" values copied from OpenAPI v3 documents.
 	DefaultsAdded int `json:"defaultsAdded"`
+	// GoModules maps "<module>@<version>" of each Go module whose declarations were read
+	// (k8s.io/api@v0.30.14, ...) to its go.sum hash.
+	GoModules map[string]string `json:"goModules"`
+	// Objects classifies every property-less object definition, by name, and every object
+	// definition whose Go type marshals itself (its swagger properties, if any, removed).
+	Objects map[string]Object `json:"objects"`
+	// Constraints counts the value-constraint keywords taken from the Go types' validation
+	// markers, by keyword ("maxItems": 12).
+	Constraints map[string]int `json:"constraints,omitempty"`
 }
+
+// Object is what the Go declaration of a property-less object definition says it holds.
+type Object struct {
+	// Kind is ObjectEmpty or ObjectArbitrary.
+	Kind string `json:"kind"`
+	// Decl is the declaration, "<module>@<version>/<file>:<line>".
+	Decl string `json:"decl"`
+	// Why is the property of the declaration that decided Kind.
+	Why string `json:"why"`
+}
+
+// Kinds of property-less objects.
+const (
+	// ObjectEmpty is a struct without JSON fields: the definition is `type: object` and the
+	// apiserver prunes whatever is written under it.
+	ObjectEmpty = "empty"
+	// ObjectArbitrary holds any JSON (runtime.RawExtension, apiextensions JSON, ...): the
+	// definition carries PreserveUnknownFields.
+	ObjectArbitrary = "arbitrary"
+)
+
+// PreserveUnknownFields is the extension an arbitrary-JSON definition carries.
+const PreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
+
+// IsPropertyless reports whether a decoded schema is an object (or untyped) with nothing
+// inside: no properties, additionalProperties, items or junctors, and no $ref. Every such
+// definition of a bundle is classified in Manifest.Objects.
+func IsPropertyless(s map[string]any) bool {
+	if _, ok := s["$ref"]; ok {
+		return false
+	}
+	if t, ok := s["type"]; ok && t != "object" {
+		return false
+	}
+	for _, k := range []string{"properties", "additionalProperties", "items", "allOf", "anyOf", "oneOf"} {
+		if _, ok := s[k]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// KnownFormat reports whether the apiserver of Kubernetes 1.minor validates a format on a
+// value of the schema type typ, as apiextensions-apiserver's supported formats list has it
+// (pkg/apiserver/validation/formats.go); the apiserver drops any other format. Bundles hold
+// only formats known to their minor, and the resolver emits only those.
+func KnownFormat(minor int, typ, format string) bool {
+	switch typ {
+	case "", "string":
+		return stringFormats[strings.ReplaceAll(format, "-", "")] || (minor >= 34 && k8sNameFormats[format])
+	case "integer":
+		return format == "int32" || format == "int64"
+	case "number":
+		return format == "float" || format == "double"
+	}
+	return false
+}
+
+// stringFormats are the string formats every supported apiserver recognises (dashes removed,
+// as the apiserver compares them).
+var stringFormats = map[string]bool{
+	"bsonobjectid": true, "uri": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true,
+	"cidr": true, "mac": true, "uuid": true, "uuid3": true, "uuid4": true, "uuid5": true, "isbn": true,
+	"isbn10": true, "isbn13": true, "creditcard": true, "ssn": true, "hexcolor": true, "rgbcolor": true,
+	"byte": true, "password": true, "date": true, "duration": true, "datetime": true,
+}
+
+// k8sNameFormats are the formats the apiserver knows from 1.34 on.
+var k8sNameFormats = map[string]bool{"k8s-short-name": true, "k8s-long-name": true}
 
 // EntryName returns the zip entry name of a definition.
 func EntryName(definition string) string {

@@ -26,6 +26,8 @@ type release struct {
 	ModuleSum string            // "h1:...", empty in tests
 	Swagger   []byte            // api/openapi-spec/swagger.json
 	V3        map[string][]byte // module path -> content of each api/openapi-spec/v3/*.json
+	Go        *goSource         // the Go declarations of the definitions
+	dir       string            // the extracted module, while the download lasts
 }
 
 func (r *release) module() string { return "k8s.io/kubernetes@" + r.Version }
@@ -40,14 +42,23 @@ type defaultsDonor struct {
 // stats reports what build did, for progress output.
 type stats struct {
 	Definitions, Defaults, Conflicts int
+	Go                               *goReport
 }
 
 // build turns a release into bundle bytes. Each v2 definition is kept as it is, except that
 // a property (or its items or additionalProperties, at any depth) lacking "default" gets the
 // default of its OpenAPI v3 counterpart: from the release's own v3 documents, or from donor
-// when the release has none.
+// when the release has none; and that what the Go declarations say is added (goAnnotate):
+// the classification of property-less objects and the value constraints of the markers.
 func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	var st stats
+	if r.Go == nil {
+		return nil, st, fmt.Errorf("%s: the Go source of the definitions was not read", r.Version)
+	}
+	minor, _, err := parseRelease(r.Version)
+	if err != nil {
+		return nil, st, err
+	}
 	var swagger struct {
 		Definitions map[string]json.RawMessage `json:"definitions"`
 	}
@@ -79,29 +90,40 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		maps.Copy(m.SHA256, donor.SHA256)
 	}
 
-	defs := make(map[string][]byte, len(swagger.Definitions))
+	objs := make(map[string]map[string]any, len(swagger.Definitions))
 	for _, name := range slices.Sorted(maps.Keys(swagger.Definitions)) {
-		raw := swagger.Definitions[name]
-		if s3, ok := v3[name]; ok {
-			def, err := decode(raw)
-			if err != nil {
-				return nil, st, fmt.Errorf("definition %s: %w", name, err)
-			}
-			obj, ok := def.(map[string]any)
-			if !ok {
-				return nil, st, fmt.Errorf("definition %s: not an object", name)
-			}
-			if n := mergeDefaults(obj, s3); n > 0 {
-				st.Defaults += n
-				if raw, err = encode(obj); err != nil {
-					return nil, st, fmt.Errorf("definition %s: %w", name, err)
-				}
-			}
+		def, err := decode(swagger.Definitions[name])
+		if err != nil {
+			return nil, st, fmt.Errorf("definition %s: %w", name, err)
 		}
-		defs[name] = raw
+		obj, ok := def.(map[string]any)
+		if !ok {
+			return nil, st, fmt.Errorf("definition %s: not an object", name)
+		}
+		if s3, ok := v3[name]; ok {
+			st.Defaults += mergeDefaults(obj, s3)
+		}
+		objs[name] = obj
+	}
+	if st.Go, err = goAnnotate(r.Go, minor, objs); err != nil {
+		return nil, st, err
+	}
+	defs := make(map[string][]byte, len(objs))
+	for name, obj := range objs {
+		if defs[name], err = encode(obj); err != nil {
+			return nil, st, fmt.Errorf("definition %s: %w", name, err)
+		}
 	}
 	st.Definitions = len(defs)
 	m.DefaultsAdded = st.Defaults
+	m.GoModules = map[string]string{}
+	for _, mod := range r.Go.modules {
+		m.GoModules[mod.label()] = mod.Sum
+	}
+	m.Objects = st.Go.Objects
+	if len(st.Go.Constraints) > 0 {
+		m.Constraints = st.Go.Constraints
+	}
 	var out bytes.Buffer
 	if err := bundlefmt.Write(&out, m, defs); err != nil {
 		return nil, st, err

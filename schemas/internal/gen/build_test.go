@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
 const fixtureSwagger = `{
@@ -61,7 +64,16 @@ func fixtureRelease() *release {
 		Version: "v1.99.3",
 		Swagger: []byte(fixtureSwagger),
 		V3:      map[string][]byte{"api/openapi-spec/v3/api__v1_openapi.json": []byte(fixtureV3)},
+		Go:      fixtureGo(),
 	}
+}
+
+// fixtureGo is the Go source under testdata/, as two modules.
+func fixtureGo() *goSource {
+	return newGoSource([]goModule{
+		{Path: "k8s.io/api", Version: "v0.99.3", Sum: "h1:api", Dir: "testdata/k8s.io/api"},
+		{Path: "k8s.io/apimachinery", Version: "v0.99.3", Sum: "h1:apimachinery", Dir: "testdata/k8s.io/apimachinery"},
+	})
 }
 
 // readBundle returns the entries of a bundle.
@@ -112,28 +124,33 @@ func TestBuildDefaults(t *testing.T) {
 	entries := readBundle(t, data)
 	for name, want := range map[string]string{
 		// Defaults copied, descriptions keep < > &, numbers kept verbatim.
-		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"default":0,"format":"int32","type":"integer"},"protocol":{"default":"TCP","description":"Defaults to \"TCP\" <here> & there.","type":"string"}},"required":["containerPort"],"type":"object"}`,
+		// The Go type's +k8s:enum (with "", the unset value of an optional field).
+		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"default":0,"format":"int32","type":"integer"},"protocol":{"default":"TCP","description":"Defaults to \"TCP\" <here> & there.","enum":["","SCTP","TCP","UDP"],"type":"string"}},"required":["containerPort"],"type":"object"}`,
 		// items and allOf-wrapped $refs get their defaults; an existing default stays; a
 		// property whose v3 type differs gets none.
 		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","default":{}},"stdin":{"default":true,"type":"boolean"},"tty":{"type":"string"}},"type":"object"}`,
-		// Untouched definitions are only minified.
+		// An empty struct stays a plain object.
 		"definitions/io.k8s.api.core.v1.ResourceRequirements": `{"type":"object"}`,
 	} {
 		if got := entries[name]; got != want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
 		}
 	}
-	var m struct {
-		Format            int
-		KubernetesVersion string
-		SHA256            map[string]string
-		DefaultsFrom      string
-	}
+	var m bundlefmt.Manifest
 	if err := json.Unmarshal([]byte(entries["manifest.json"]), &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Format != 1 || m.KubernetesVersion != "v1.99.3" || len(m.SHA256) != 2 || m.DefaultsFrom != "" {
+	if m.Format != bundlefmt.FormatVersion || m.KubernetesVersion != "v1.99.3" || len(m.SHA256) != 2 || m.DefaultsFrom != "" {
 		t.Errorf("manifest = %+v", m)
+	}
+	wantObjects := map[string]bundlefmt.Object{
+		"io.k8s.api.core.v1.ResourceRequirements": {Kind: bundlefmt.ObjectEmpty, Decl: "k8s.io/api@v0.99.3/core/v1/types.go:33", Why: "struct{}"},
+	}
+	if !reflect.DeepEqual(m.Objects, wantObjects) || !reflect.DeepEqual(m.GoModules, map[string]string{"k8s.io/api@v0.99.3": "h1:api", "k8s.io/apimachinery@v0.99.3": "h1:apimachinery"}) {
+		t.Errorf("manifest objects %+v, modules %v", m.Objects, m.GoModules)
+	}
+	if !reflect.DeepEqual(m.Constraints, map[string]int{"enum": 1}) {
+		t.Errorf("manifest constraints %v", m.Constraints)
 	}
 }
 

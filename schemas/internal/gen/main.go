@@ -3,7 +3,9 @@
 // It reads the releases pinned in versions.txt (one "vMAJOR.MINOR.PATCH" a line), downloads
 // each k8s.io/kubernetes module through the Go module proxy into a private temporary module
 // cache, and writes data/<minor>.zip from api/openapi-spec/swagger.json plus the defaults of
-// api/openapi-spec/v3/*.json. Releases are processed one at a time and nothing is cached
+// api/openapi-spec/v3/*.json and what the Go source of the staging modules the definitions
+// come from (k8s.io/api, ... at v0.MINOR.PATCH, into the same cache) declares: see "What the
+// Go types say" in package schemas. Releases are processed one at a time and nothing is cached
 // between runs. Run it from the schemas directory (go generate does):
 //
 //	go run ./internal/gen               # rebuild every pinned release
@@ -141,10 +143,11 @@ func (g *generator) run(only, add string, bump bool) error {
 
 func (g *generator) buildOne(minor int, version string) error {
 	t0 := time.Now()
-	r, err := fetchRelease(version, g.log)
+	r, cleanup, err := fetchRelease(version, true, g.log)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	var donor *defaultsDonor
 	if len(r.V3) == 0 {
 		if minor >= defaultsMinor {
@@ -167,6 +170,7 @@ func (g *generator) buildOne(minor int, version string) error {
 	}
 	fmt.Fprintf(g.log, "  wrote %s: %d definitions, %d defaults copied, %d v3 conflicts, %d KiB, %s\n",
 		out, st.Definitions, st.Defaults, st.Conflicts, len(data)>>10, time.Since(t0).Round(100*time.Millisecond))
+	st.Go.log(g.log)
 	return nil
 }
 
@@ -179,10 +183,11 @@ func (g *generator) defaultsDonor() (*defaultsDonor, error) {
 		return g.donor, nil
 	}
 	fmt.Fprintf(g.log, "  borrowing defaults from %s\n", g.donor.Version)
-	r, err := fetchRelease(g.donor.Version, g.log)
+	r, cleanup, err := fetchRelease(g.donor.Version, false, g.log)
 	if err != nil {
 		return nil, err
 	}
+	defer cleanup()
 	schemas, _, err := v3Schemas(r.V3)
 	if err != nil {
 		return nil, err
