@@ -77,8 +77,10 @@ image:
 #                  kustomize base applied and run (deploytest), the image
 #   fidelity       the lossless check for the three newest embedded versions
 #   check-dist     dist/, the chart's crds/ and operator/crds/ are up to date
+#   compare-controller-gen  nothing controller-gen v0.23.0 keeps or checks is missing from
+#                  our compile of the same CRD, and ours is no larger (like for like)
 .PHONY: test test-root test-operator test-short release-check bench control-plane tools
-TEST_STEPS := test-root test-operator fidelity-newest check-dist
+TEST_STEPS := test-root test-operator fidelity-newest check-dist compare-controller-gen
 test: control-plane tools
 	@failed=; for step in $(TEST_STEPS); do \
 	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
@@ -111,9 +113,10 @@ test-short:
 control-plane:
 	WITH_KUBECTL=$${WITH_KUBECTL:-0} hack/control-plane.sh >/dev/null
 
-# tools: GoReleaser, built once from the Go module proxy into the cache dir.
+# tools: GoReleaser and controller-gen, built once from the Go module proxy into the cache dir.
 tools:
 	hack/tools.sh goreleaser >/dev/null
+	hack/tools.sh controller-gen >/dev/null
 
 # bench: the compiler's benchmarks (in-process), then whole-process timings of compiling the
 # four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build.

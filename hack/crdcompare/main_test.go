@@ -106,3 +106,19 @@ func TestParseSkipsLeadingSeparator(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, c.nodes, "")
 }
+
+func TestCompareSizeIsLikeForLike(t *testing.T) {
+	ref, err := parse("ref", crdYAML("        type: object\n        properties:\n          a: {type: string}\n"))
+	require.NoError(t, err)
+	ours, err := parse("ours", crdYAML("        type: object\n        properties:\n          a: {type: string}\n          kept: {type: object, properties: {labels: {type: object}}}\n"))
+	require.NoError(t, err)
+	r := compare(ours, ref)
+	s := r.sizes[0]
+	assert.Greater(t, s.oursN, s.refN, "whole: ours holds more")
+	assert.Equal(t, s.refShared, s.oursShared, "like for like: the paths only ours has do not count")
+	assert.True(t, r.ok())
+
+	bigger, err := parse("ours", crdYAML("        type: object\n        properties:\n          a: {type: string, description: "+strings.Repeat("x", 50)+"}\n"))
+	require.NoError(t, err)
+	assert.False(t, compare(bigger, ref).ok(), "more bytes on a shared path miss the target")
+}
