@@ -190,6 +190,13 @@ func TestBudgetOption(t *testing.T) {
 	if !errors.Is(err, ErrBudget) || !errors.As(err, &list) || list[0].Ref != "io.k8s.api.core.v1.PodSpec" || list[0].Pos.Line != 27 {
 		t.Fatalf("want ErrBudget at the first PodSpec $ref (line 27), got %v", err)
 	}
+	// The same error every time: which $ref crosses the budget first must
+	// not depend on map iteration order.
+	for range 20 {
+		if _, again := compile(64 << 10); again == nil || again.Error() != err.Error() {
+			t.Fatalf("a second compile failed differently:\n%v\nthen\n%v", err, again)
+		}
+	}
 	fits := 0
 	for _, budget := range []Size{512 << 10, 1 << 20, 2 << 20, 3 << 20, 4 << 20, DefaultBudget} {
 		res, err := compile(budget)

@@ -255,8 +255,10 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 			out = make(map[string]any, len(m))
 		}
 		kptr := joinPointer(ptr, k)
-		for name, s := range m {
-			out[name] = r.resolveSchema(s, sc, joinPointer(kptr, name))
+		// In key order: which $ref crosses the budget first, and so the
+		// error reported, must not depend on map iteration order.
+		for _, name := range sortedKeys(m) {
+			out[name] = r.resolveSchema(m[name], sc, joinPointer(kptr, name))
 		}
 		return out
 	}
