@@ -103,7 +103,8 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	}
 	for _, d := range res.Documents {
 		obj := d.Object()
-		warning, err := checkSize(t.Name, d.Name, obj, d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions)
+		serverSide := t.Policy.ServerSideApply != nil && *t.Policy.ServerSideApply
+		warning, err := checkSize(t.Name, d.Name, obj, d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions, serverSide)
 		if err != nil {
 			return nil, err
 		}

@@ -48,6 +48,11 @@ type Policy struct {
 	// Budget is the most one compile may build, a size such as "64MiB"
 	// (resolver.Options.Budget; default resolver.DefaultBudget).
 	Budget string `yaml:"budget,omitempty" json:"budget,omitempty"`
+	// ServerSideApply says the outputs are installed with server-side
+	// apply (by an operator, `kubectl apply --server-side`, Helm's crds/
+	// is not): a CRD too large for client-side apply's annotation is then
+	// no warning. The hard size limit (MaxSize) stays.
+	ServerSideApply *bool `yaml:"serverSideApply,omitempty" json:"serverSideApply,omitempty"`
 }
 
 // over returns p with the fields set in o replacing its own.
@@ -69,6 +74,9 @@ func (p Policy) over(o Policy) Policy {
 	}
 	if o.Budget != "" {
 		p.Budget = o.Budget
+	}
+	if o.ServerSideApply != nil {
+		p.ServerSideApply = o.ServerSideApply
 	}
 	return p
 }
@@ -173,7 +181,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 }
 
 // configKeys are the keys of a configuration file, for suggestions.
-var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "sets", "templates", "exclude", "outputs", "patches"}
+var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "serverSideApply", "sets", "templates", "exclude", "outputs", "patches"}
 
 var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type`)
 

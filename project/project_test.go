@@ -266,7 +266,7 @@ func TestSizeGuard(t *testing.T) {
 		t.Errorf("%d bytes: %v, warning %q; want no warning", WarnSize, err, sizeWarning(o))
 	}
 	o, err = compileAt(t, WarnSize+1)
-	want := "templates/a.yaml: CRD as.example.com is 262,079 bytes (255.9 KiB) of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making 262,145 bytes (256.0 KiB) of annotations where the apiserver allows 262,144 bytes (256.0 KiB) (a CRD without annotations may have 262,078 bytes (255.9 KiB) of JSON); apply with `kubectl apply --server-side`, or shrink it with removeDescriptions (-r)"
+	want := "templates/a.yaml: CRD as.example.com is 262,079 bytes (255.9 KiB) of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making 262,145 bytes (256.0 KiB) of annotations where the apiserver allows 262,144 bytes (256.0 KiB) (a CRD without annotations may have 262,078 bytes (255.9 KiB) of JSON); apply with `kubectl apply --server-side` (serverSideApply: true in .crd-resolver.yaml says so), or shrink it with removeDescriptions (-r)"
 	if err != nil || sizeWarning(o) != want {
 		t.Errorf("%d bytes: %v\ngot  %q\nwant %q", WarnSize+1, err, sizeWarning(o), want)
 	}
@@ -295,6 +295,19 @@ func TestSizeGuard(t *testing.T) {
 	p.opts.AllowLarge = true
 	if _, err := p.Compile(nil); err != nil {
 		t.Errorf("with AllowLarge: %v", err)
+	}
+
+	// serverSideApply: true: no client-side apply warning; the hard limit
+	// stays.
+	write(t, dir, ".crd-resolver.yaml", "serverSideApply: true\n")
+	if p, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := compileAt(t, WarnSize+1); err != nil || sizeWarning(o) != "" {
+		t.Errorf("serverSideApply, %d bytes: %v, warning %q; want none", WarnSize+1, err, sizeWarning(o))
+	}
+	if _, err := compileAt(t, MaxSize+1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("serverSideApply, %d bytes: %v, want ErrTooLarge", MaxSize+1, err)
 	}
 }
 

@@ -77,21 +77,21 @@ func lastAppliedTotal(obj map[string]any, jsonSize int64) int64 {
 
 // checkSize applies the size guard to one compiled CRD: an error above
 // MaxSize (unless allowLarge), a warning when client-side apply cannot
-// create it.
-func checkSize(template, crd string, obj map[string]any, jsonSize int64, allowLarge, removeDescriptions bool) (warning string, err error) {
+// create it (unless the outputs are installed with server-side apply).
+func checkSize(template, crd string, obj map[string]any, jsonSize int64, allowLarge, removeDescriptions, serverSide bool) (warning string, err error) {
 	if jsonSize > MaxSize && !allowLarge {
 		return "", fmt.Errorf("%s: %w: CRD %s is %s of compact JSON, more than the %s a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large",
 			template, ErrTooLarge, crd, formatBytes(jsonSize), formatBytes(MaxSize))
 	}
 	total := lastAppliedTotal(obj, jsonSize)
-	if total <= AnnotationLimit {
+	if total <= AnnotationLimit || serverSide {
 		return "", nil
 	}
 	shrink := "shrink it with removeDescriptions (-r)"
 	if removeDescriptions {
 		shrink = "shrink it with maxDescriptionLength or shorter descriptions of your own"
 	}
-	return fmt.Sprintf("CRD %s is %s of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making %s of annotations where the apiserver allows %s (a CRD without annotations may have %s of JSON); apply with `kubectl apply --server-side`, or %s",
+	return fmt.Sprintf("CRD %s is %s of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making %s of annotations where the apiserver allows %s (a CRD without annotations may have %s of JSON); apply with `kubectl apply --server-side` (serverSideApply: true in .crd-resolver.yaml says so), or %s",
 		crd, formatBytes(jsonSize), formatBytes(total), formatBytes(AnnotationLimit), formatBytes(WarnSize), shrink), nil
 }
 

@@ -1,9 +1,11 @@
 // Package crds embeds the compiled Dask CustomResourceDefinitions in this
 // directory so that the operator can install and upgrade them. The files are
-// an output of the Dask template set in the repository's .crd-resolver.yaml
-// (`make dist` writes identical bytes to dist/, charts/dask-operator/crds/
-// and here; `k8s-crd-resolver check` fails when any of them drifts). Never
-// edit them by hand.
+// the output of a template set of their own in the repository's
+// .crd-resolver.yaml: `make dist` writes them with Kubernetes' descriptions,
+// which dist/ and charts/dask-operator/crds/ drop (the operator installs
+// them with server-side apply, so they may exceed client-side apply's
+// limit); `k8s-crd-resolver check` fails when any of them drifts. Never edit
+// them by hand.
 package crds
 
 import "embed"

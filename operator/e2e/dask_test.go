@@ -30,8 +30,9 @@ import (
 
 const timeout = 30 * time.Second
 
-// TestCRDsEstablished installs the dist/ CRDs twice (install, then upgrade
-// in place) and checks every one is Established with the expected kinds.
+// TestCRDsEstablished installs the operator's CRDs twice (install, then
+// upgrade in place) and checks every one is Established with the expected
+// kinds, and keeps Kubernetes' descriptions.
 func TestCRDsEstablished(t *testing.T) {
 	c := startOperator(t)
 	if err := reconciler.InstallCRDs(t.Context(), c, reconciler.EmbeddedCRDs(), time.Minute); err != nil {
@@ -57,6 +58,15 @@ func TestCRDsEstablished(t *testing.T) {
 		}
 		if !slices.Contains(managers, reconciler.FieldOwner+"/Apply") {
 			t.Errorf("%s not server-side applied by %s: managers %v", crd.Name, reconciler.FieldOwner, managers)
+		}
+		// The operator's CRDs keep Kubernetes' descriptions (what `kubectl
+		// explain` shows): a field of the embedded PodSpec is documented.
+		if kind == "daskclusters" {
+			spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+			podSpec := spec.Properties["worker"].Properties["spec"]
+			if d := podSpec.Properties["containers"].Description; !strings.Contains(d, "container") {
+				t.Errorf("%s: spec.worker.spec.containers has description %q, want Kubernetes' own", crd.Name, d)
+			}
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Package e2e holds the end-to-end tests of the Dask operator. They run the
-// compiled CRDs (operator/crds, the same bytes as dist/) and the reconciler
+// compiled CRDs (operator/crds: dist/'s with Kubernetes' descriptions) and the reconciler
 // against a real etcd and kube-apiserver started by controller-runtime's
 // envtest on 127.0.0.1.
 //

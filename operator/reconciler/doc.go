@@ -1,6 +1,6 @@
 // Package reconciler is a small Dask operator on controller-runtime. It
 // consumes the CRDs compiled from templates/ (embedded from operator/crds/,
-// the same bytes as dist/) and turns DaskCluster, DaskWorkerGroup, DaskJob
+// dist/'s CRDs with Kubernetes' descriptions) and turns DaskCluster, DaskWorkerGroup, DaskJob
 // and DaskAutoscaler objects into
 // Deployments, Services and Pods built from the user's own pod templates.
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // EmbeddedCRDs returns the compiled CRDs embedded at build time (package
-// crds: the same bytes as dist/ and the Helm chart's crds/).
+// crds: dist/'s CRDs with Kubernetes' descriptions kept).
 func EmbeddedCRDs() CRDSource { return fsCRDs{crds.FS} }
 
 // fsCRDs reads every *.yaml file of an fs.FS.
