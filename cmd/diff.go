@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -114,9 +115,10 @@ breaking. 2 on bad input.`,
 	return c
 }
 
-// diffGroup is the comparison of one or more files whose old and new contents are the same.
+// diffGroup is the comparison of one or more files whose changes are the same.
 type diffGroup struct {
 	files []string
+	descs []int // descriptions changed, per file
 	rep   *schemadiff.Report
 }
 
@@ -126,7 +128,7 @@ type diffPair struct {
 	old, new []byte
 }
 
-// compareCRDs parses and compares one pair; name labels it in messages.
+// compareCRDs parses and compares one pair.
 func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 	parse := func(side string, data []byte) ([]*schemadiff.CRD, error) {
 		if data == nil {
@@ -145,32 +147,52 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 	return schemadiff.Compare(old, new), nil
 }
 
-// comparePairs compares each pair, once per distinct content, and groups the files whose
-// comparison finds the same changes.
+// comparePairs compares each pair (once per distinct content) and groups the files whose
+// comparisons find the same changes: dist/ and a chart's crds/ hold the same bytes, and a
+// copy with Kubernetes' descriptions differs only in them.
 func comparePairs(pairs []diffPair) ([]diffGroup, error) {
 	var groups []diffGroup
-	seen := map[string]int{} // old+new content -> group index
+	byChanges := map[string]int{}
+	cache := map[string]*schemadiff.Report{}
 	for _, p := range pairs {
-		key := string(p.old) + "\x00" + string(p.new)
-		if i, ok := seen[key]; ok {
-			groups[i].files = append(groups[i].files, p.name)
-			continue
+		content := string(p.old) + "\x00" + string(p.new)
+		rep := cache[content]
+		if rep == nil {
+			var err error
+			if rep, err = compareCRDs(p); err != nil {
+				return nil, err
+			}
+			cache[content] = rep
 		}
-		rep, err := compareCRDs(p)
+		key, err := json.Marshal(rep.Changes)
 		if err != nil {
 			return nil, err
 		}
-		seen[key] = len(groups)
-		groups = append(groups, diffGroup{files: []string{p.name}, rep: rep})
-	}
-	for _, g := range groups {
-		for i := range g.rep.Changes {
-			g.rep.Changes[i].Files = g.files
+		i, ok := byChanges[string(key)]
+		if !ok {
+			i = len(groups)
+			byChanges[string(key)] = i
+			groups = append(groups, diffGroup{rep: rep})
 		}
+		groups[i].files = append(groups[i].files, p.name)
+		groups[i].descs = append(groups[i].descs, rep.DescriptionsChanged)
+	}
+	for gi, g := range groups {
+		rep := *g.rep
+		rep.Changes = slices.Clone(rep.Changes)
+		rep.DescriptionsChanged = 0
+		for _, n := range g.descs {
+			rep.DescriptionsChanged += n
+		}
+		for i := range rep.Changes {
+			rep.Changes[i].Files = g.files
+		}
+		groups[gi].rep = &rep
 	}
 	return groups, nil
 }
 
+// totalOf is the report of every group: each group's changes once, with its files.
 func totalOf(groups []diffGroup) *schemadiff.Report {
 	total := &schemadiff.Report{Changes: []schemadiff.Change{}}
 	for _, g := range groups {
@@ -295,12 +317,20 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 		if g.rep.Empty() {
 			continue
 		}
-		indent := ""
+		indent, rep := "", g.rep
 		if !single {
-			fmt.Fprintf(w, "%s:\n", strings.Join(g.files, ", "))
+			names := slices.Clone(g.files)
+			if slices.ContainsFunc(g.descs, func(n int) bool { return n != g.descs[0] }) {
+				// The same changes, not the same descriptions: say how many per file.
+				for i, n := range g.descs {
+					names[i] += fmt.Sprintf(" (%d description(s) changed)", n)
+				}
+				rep = rep.WithoutDescriptions()
+			}
+			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
 			indent = "  "
 		}
-		g.rep.WriteText(w, indent)
+		rep.WriteText(w, indent)
 	}
 	fmt.Fprintf(w, "total: %s\n", total.Summary())
 }

@@ -55,22 +55,35 @@ func (r *Report) WriteText(w io.Writer, indent string) {
 			descs = fmt.Sprintf(", %d description(s) changed", n)
 		}
 		fmt.Fprintf(w, "%s%s: %d breaking, %d compatible%s\n", indent, head, nb, len(cs)-nb, descs)
-		for _, breaking := range []bool{true, false} {
-			var sel []Change
-			for _, c := range cs {
-				if c.Breaking == breaking {
-					sel = append(sel, c)
+		var breaking, compatible []Change
+		for _, c := range cs {
+			if c.Breaking {
+				breaking = append(breaking, c)
+			} else {
+				compatible = append(compatible, c)
+			}
+		}
+		if len(breaking) > 0 {
+			fmt.Fprintf(w, "%s  breaking:\n", indent)
+			// One heading per reason, then the paths it applies to.
+			byReason := map[[2]string][]Change{}
+			for _, c := range breaking {
+				k := [2]string{string(c.Kind), c.Reason}
+				byReason[k] = append(byReason[k], c)
+			}
+			for _, k := range slices.SortedFunc(maps.Keys(byReason), func(a, b [2]string) int {
+				return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+			}) {
+				fmt.Fprintf(w, "%s    %s: %s\n", indent, k[0], k[1])
+				for _, l := range lines(byReason[k]) {
+					fmt.Fprintf(w, "%s      %s: %s\n", indent, shown(l.path), l.text)
 				}
 			}
-			if len(sel) == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "%s  %s:\n", indent, map[bool]string{true: "breaking", false: "compatible"}[breaking])
-			for _, l := range lines(sel) {
+		}
+		if len(compatible) > 0 {
+			fmt.Fprintf(w, "%s  compatible:\n", indent)
+			for _, l := range lines(compatible) {
 				fmt.Fprintf(w, "%s    %s: %s\n", indent, shown(l.path), l.text)
-				if breaking {
-					fmt.Fprintf(w, "%s      %s\n", indent, l.reason)
-				}
 			}
 		}
 	}
@@ -110,8 +123,105 @@ func lines(cs []Change) []line {
 		}
 		out = append(out, line{path: k.parent, text: strings.Join(parts, ", "), reason: k.reason})
 	}
+	out = merge(out)
 	slices.SortFunc(out, func(a, b line) int { return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.text, b.text)) })
 	return out
+}
+
+// merge folds lines with the same text whose paths differ in one step into one line with
+// the alternatives in braces, until nothing folds: the same change to every embedded
+// PodSpec reads ".spec.{scheduler,worker}.spec.{containers,initContainers}[*].env".
+func merge(in []line) []line {
+	type entry struct {
+		steps []string
+		text  string
+	}
+	es := make([]entry, len(in))
+	for i, l := range in {
+		es[i] = entry{steps: steps(l.path), text: l.text}
+	}
+	for changed := true; changed; {
+		changed = false
+		for pos := 0; ; pos++ {
+			any := false
+			groups := map[string][]int{}
+			var order []string
+			for i, e := range es {
+				if pos >= len(e.steps) {
+					continue
+				}
+				any = true
+				if !strings.HasPrefix(e.steps[pos], ".") {
+					continue
+				}
+				rest := slices.Clone(e.steps)
+				rest[pos] = "\x00"
+				k := e.text + "\x01" + strings.Join(rest, "\x02")
+				if groups[k] == nil {
+					order = append(order, k)
+				}
+				groups[k] = append(groups[k], i)
+			}
+			if !any {
+				break
+			}
+			var next []entry
+			done := map[int]bool{}
+			for _, k := range order {
+				idx := groups[k]
+				if len(idx) == 1 {
+					continue
+				}
+				var alts []string
+				for _, i := range idx {
+					done[i] = true
+					alts = append(alts, alternatives(es[i].steps[pos])...)
+				}
+				slices.Sort(alts)
+				alts = slices.Compact(alts)
+				e := entry{steps: slices.Clone(es[idx[0]].steps), text: es[idx[0]].text}
+				e.steps[pos] = ".{" + strings.Join(alts, ",") + "}"
+				next = append(next, e)
+				changed = true
+			}
+			for i, e := range es {
+				if !done[i] {
+					next = append(next, e)
+				}
+			}
+			es = next
+		}
+	}
+	out := make([]line, len(es))
+	for i, e := range es {
+		out[i] = line{path: strings.Join(e.steps, ""), text: e.text}
+	}
+	return out
+}
+
+// steps splits a path after each step: ".a", ".b", "[*]", "{*}".
+func steps(path string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(path); i++ {
+		if path[i] == '.' || strings.HasPrefix(path[i:], "[*]") || strings.HasPrefix(path[i:], "{*}") {
+			out = append(out, path[start:i])
+			start = i
+		}
+	}
+	if path != "" {
+		out = append(out, path[start:])
+	}
+	return out
+}
+
+// alternatives lists the names a step stands for: ".a" -> [a], ".{a,b}" -> [a b].
+func alternatives(step string) []string {
+	name := strings.TrimPrefix(step, ".")
+	if strings.HasPrefix(name, "{") && strings.HasSuffix(name, "}") && name != "{*}" {
+		return strings.Split(name[1:len(name)-1], ",")
+	}
+	return []string{name}
 }
 
 // describe renders one change that is not a field change.
@@ -128,4 +238,12 @@ func describe(c Change) string {
 		s += " (loosened)"
 	}
 	return s
+}
+
+// WithoutDescriptions is r without its description counts (for printing a group of files
+// whose changes are the same but whose descriptions differ).
+func (r *Report) WithoutDescriptions() *Report {
+	c := *r
+	c.DescriptionsChanged, c.descs = 0, nil
+	return &c
 }
