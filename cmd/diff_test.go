@@ -126,3 +126,17 @@ func TestDiffDask(t *testing.T) {
 	stdout, _, code = runCmd(t, "..", "", "diff")
 	require.Equal(t, 0, code, stdout)
 }
+
+// BenchmarkDiffVersionsDask is `k8s-crd-resolver diff --from 1.21 --to 1.37` on this
+// repository in-process: both compiles of the Dask templates, the comparison and the text.
+func BenchmarkDiffVersionsDask(b *testing.B) {
+	b.Chdir("..")
+	for b.Loop() {
+		var out, errOut strings.Builder
+		root := NewRootCmd(&out, &errOut)
+		root.SetArgs([]string{"diff", "--from", "1.21", "--to", "1.37"})
+		if code := report(&errOut, root.Execute()); code != 1 {
+			b.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 // caseDir holds one directory per change kind: old.yaml and new.yaml, small CRDs, and the
@@ -93,7 +94,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"kind: [\n", "x.yaml: yaml: line 1"},
 		{"apiVersion: v1\nkind: ConfigMap\n", "x.yaml: no CustomResourceDefinition"},
-		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml:1:1: document 1: CustomResourceDefinition without metadata.name"},
+		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml: document 1: CustomResourceDefinition without metadata.name"},
 		{"kind: CustomResourceDefinition\nmetadata: {name: a.b}\nspec: {}\n", "no spec.versions"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.src))
@@ -125,4 +126,27 @@ func TestSortedAndCounted(t *testing.T) {
 	}
 	require.Equal(t, nb, rep.Breaking)
 	require.Equal(t, len(rep.Changes)-nb, rep.Compatible)
+}
+
+// TestObjectsAndYAMLAgree: a compiled CRD compared as the compiler holds it (decoded JSON)
+// and as its YAML file reads back shows no change at all, so check and diff, which compare
+// a file on disk with a fresh compile, report nothing that is only a difference of decoding.
+func TestObjectsAndYAMLAgree(t *testing.T) {
+	for _, version := range []string{"1.21", "1.37"} {
+		proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
+		require.NoError(t, err)
+		outs, err := proj.Compile(nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, outs)
+		for _, o := range outs {
+			fromYAML, err := Parse(o.Template.Name, o.Data)
+			require.NoError(t, err)
+			fromObjects, err := FromObjects(o.Template.Name, o.Objects())
+			require.NoError(t, err)
+			for _, pair := range [][2][]*CRD{{fromYAML, fromObjects}, {fromObjects, fromYAML}} {
+				rep := Compare(pair[0], pair[1])
+				require.True(t, rep.Empty(), "%s for %s: %+v", o.Template.Name, version, rep.Changes)
+			}
+		}
+	}
 }

@@ -28,17 +28,13 @@ func Parse(name string, data []byte) ([]*CRD, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var crds []*CRD
 	for i := 0; ; i++ {
-		var node yaml.Node
-		err := dec.Decode(&node)
+		var doc any
+		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		var doc any
-		if err := node.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("%s:%d:%d: %w", name, node.Line, node.Column, err)
 		}
 		obj, ok := doc.(map[string]any)
 		if !ok || obj["kind"] != "CustomResourceDefinition" {
@@ -46,12 +42,32 @@ func Parse(name string, data []byte) ([]*CRD, error) {
 		}
 		c, err := crdOf(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d:%d: document %d: %w", name, node.Line, node.Column, i+1, err)
+			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
 		crds = append(crds, c)
 	}
 	if len(crds) == 0 {
 		return nil, fmt.Errorf("%s: %w: want a YAML stream of apiextensions.k8s.io CRDs (kind: CustomResourceDefinition)", name, ErrNoCRD)
+	}
+	return crds, nil
+}
+
+// FromObjects returns the CRDs among decoded JSON objects (what the compiler holds), as
+// Parse does for a stream; objects that are not CRDs are skipped.
+func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
+	var crds []*CRD
+	for i, obj := range objs {
+		if obj["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		c, err := crdOf(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+		}
+		crds = append(crds, c)
+	}
+	if len(crds) == 0 {
+		return nil, fmt.Errorf("%s: %w", name, ErrNoCRD)
 	}
 	return crds, nil
 }
