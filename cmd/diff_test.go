@@ -103,28 +103,44 @@ func TestDiffBadInput(t *testing.T) {
 // matchLabelKeys (1.25), the probe's grpc (1.23), a container's resizePolicy (1.27) and
 // restartPolicy (sidecars, 1.28) all appear as added between 1.21 and 1.37, and
 // ServiceSpec.topologyKeys (removed in 1.22) and ObjectMeta.clusterName (removed in 1.24)
-// as removed.
+// as removed. Fields 1.21 added show up from 1.16 but not from 1.21: PodAffinityTerm's
+// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass; so do the
+// dual-stack fields of 1.20 (ipFamilies, ipFamilyPolicy, clusterIPs, replacing ipFamily,
+// which goes) and setHostnameAsFQDN and seccompProfile of 1.19.
 func TestDiffDask(t *testing.T) {
-	for _, pair := range [][2]string{{"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
+	repo, err := filepath.Abs("..")
+	require.NoError(t, err)
+	for _, pair := range [][2]string{{"1.16", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
 		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
-			abs, err := filepath.Abs("../testdata/diff-dask")
-			require.NoError(t, err)
-			stdout, stderr, code := runCmd(t, "..", "", "diff", "--from", pair[0], "--to", pair[1])
+			abs := filepath.Join(repo, "testdata/diff-dask")
+			stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", pair[0], "--to", pair[1])
 			require.Equal(t, 1, code, stderr)
 			golden.Check(t, filepath.Join(abs, pair[0]+"-"+pair[1]+".txt"), []byte(stdout))
 		})
 	}
-	stdout, _, _ := runCmd(t, "..", "", "diff", "--from", "1.21", "--to", "1.37")
+	stdout, _, _ := runCmd(t, repo, "", "diff", "--from", "1.21", "--to", "1.37")
 	for _, field := range []string{"+schedulingGates", "+hostUsers", "+resourceClaims", "+os", "+minDomains", "+matchLabelKeys", "+grpc", "+resizePolicy", "+restartPolicy", "-topologyKeys", "-clusterName", "+claims"} {
 		require.Contains(t, stdout, field)
 	}
+	from16, _, _ := runCmd(t, repo, "", "diff", "--from", "1.16", "--to", "1.37")
+	for _, field := range []string{"+namespaceSelector", "+internalTrafficPolicy", "+loadBalancerClass"} {
+		require.Contains(t, from16, field)
+		require.NotContains(t, stdout, field)
+	}
+	for _, field := range []string{"+ipFamilies", "+ipFamilyPolicy", "+clusterIPs", "-ipFamily", "+setHostnameAsFQDN", "+seccompProfile"} {
+		require.Contains(t, from16, field)
+	}
 	// A project compared with itself at one version has nothing to say.
-	stdout, _, code := runCmd(t, "..", "", "diff", "--from", "1.37", "--to", "1.37")
-	require.Equal(t, 0, code)
+	stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", "1.37", "--to", "1.37")
+	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stdout)
 	// The committed outputs are those of a fresh build (what check also says).
-	stdout, _, code = runCmd(t, "..", "", "diff")
-	require.Equal(t, 0, code, stdout)
+	stdout, stderr, code = runCmd(t, repo, "", "diff")
+	require.Equal(t, 0, code, stdout+stderr)
+	// No change in JSON is an empty list and zero counts, never null.
+	stdout, stderr, code = runCmd(t, repo, "", "diff", "--output", "json")
+	require.Equal(t, 0, code, stderr)
+	require.JSONEq(t, `{"changes":[],"breaking":0,"compatible":0,"descriptionsChanged":0}`, stdout)
 }
 
 // BenchmarkDiffVersionsDask is `k8s-crd-resolver diff --from 1.21 --to 1.37` on this
