@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,26 @@ func BenchmarkDiffVersionsDask(b *testing.B) {
 		if code := report(&errOut, root.Execute()); code != 1 {
 			b.Fatalf("exit %d: %s", code, errOut.String())
 		}
+	}
+}
+
+// TestReadmeShowsTheDaskReport: the README's "Bumping the Kubernetes version" shows the
+// golden report, byte for byte, so it cannot drift from what the tool prints.
+func TestReadmeShowsTheDaskReport(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	report, err := os.ReadFile("../testdata/diff-dask/1.16-1.37.txt")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "```text\n"+string(report)+"```\n",
+		"README.md: paste testdata/diff-dask/1.16-1.37.txt into the <details> block of \"The Dask templates, 1.16 to 1.37\"")
+	for _, pair := range []string{"1.16-1.37", "1.21-1.37", "1.30-1.37", "1.36-1.37"} {
+		report, err := os.ReadFile("../testdata/diff-dask/" + pair + ".txt")
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSpace(string(report)), "\n")
+		var b, c, d string
+		_, err = fmt.Sscanf(lines[len(lines)-1], "total: %s breaking, %s compatible, %s", &b, &c, &d)
+		require.NoError(t, err)
+		row := fmt.Sprintf("| %s | %s | %s |", strings.Replace(pair, "-", " -> ", 1), b, c)
+		require.Contains(t, string(readme), row, "README.md: the table of \"The Dask templates, 1.16 to 1.37\"")
 	}
 }
