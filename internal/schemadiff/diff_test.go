@@ -3,6 +3,7 @@ package schemadiff
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,4 +150,42 @@ func TestObjectsAndYAMLAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestJSONAndLists: a JSON stream (kubectl get crd -o json) and a kind: List of CRDs read the
+// same as the YAML stream of the same CRDs.
+func TestJSONAndLists(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(caseDir, "crds-and-versions/new.yaml"))
+	require.NoError(t, err)
+	want, err := Parse("new.yaml", src)
+	require.NoError(t, err)
+	require.Len(t, want, 2)
+	var items []any
+	var stream []byte
+	for _, c := range want {
+		obj := map[string]any{"kind": "CustomResourceDefinition", "metadata": map[string]any{"name": c.Name}, "spec": map[string]any{"versions": versionsOf(c)}}
+		items = append(items, obj)
+		b, err := json.Marshal(obj)
+		require.NoError(t, err)
+		stream = append(stream, b...)
+		stream = append(stream, '\n')
+	}
+	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	require.NoError(t, err)
+	for _, data := range [][]byte{stream, list} {
+		got, err := Parse("crds.json", data)
+		require.NoError(t, err)
+		require.True(t, Compare(want, got).Empty())
+		require.True(t, Compare(got, want).Empty())
+	}
+	_, err = Parse("crds.json", []byte(`{"kind": `))
+	require.ErrorContains(t, err, "crds.json: byte")
+}
+
+func versionsOf(c *CRD) []any {
+	var vs []any
+	for _, name := range slices.Sorted(maps.Keys(c.Versions)) {
+		vs = append(vs, map[string]any{"name": name, "schema": map[string]any{"openAPIV3Schema": c.Versions[name]}})
+	}
+	return vs
 }

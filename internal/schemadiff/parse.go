@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +26,12 @@ var ErrNoCRD = errors.New("no CustomResourceDefinition")
 // Other kinds of documents are skipped; a malformed document, a CRD without a name or
 // versions, and a stream without any CRD are errors.
 func Parse(name string, data []byte) ([]*CRD, error) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return parseJSON(name, t)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var crds []*CRD
-	for i := 0; ; i++ {
+	var objs []map[string]any
+	for {
 		var doc any
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
@@ -36,27 +40,50 @@ func Parse(name string, data []byte) ([]*CRD, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		obj, ok := doc.(map[string]any)
-		if !ok || obj["kind"] != "CustomResourceDefinition" {
-			continue
+		obj, _ := doc.(map[string]any) // nil for a document that is no mapping: skipped
+		objs = append(objs, obj)
+	}
+	return FromObjects(name, objs)
+}
+
+// parseJSON reads a stream of JSON objects (`kubectl get crd -o json`), many times faster
+// than YAML decoding.
+func parseJSON(name string, data []byte) ([]*CRD, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var objs []map[string]any
+	for {
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		c, err := crdOf(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+			return nil, fmt.Errorf("%s: byte %d: %w", name, dec.InputOffset(), err)
 		}
-		crds = append(crds, c)
+		objs = append(objs, obj)
 	}
-	if len(crds) == 0 {
-		return nil, fmt.Errorf("%s: %w: want a YAML stream of apiextensions.k8s.io CRDs (kind: CustomResourceDefinition)", name, ErrNoCRD)
-	}
-	return crds, nil
+	return FromObjects(name, objs)
 }
 
 // FromObjects returns the CRDs among decoded JSON objects (what the compiler holds), as
-// Parse does for a stream; objects that are not CRDs are skipped.
+// Parse does for a stream; objects that are not CRDs are skipped, and the items of a
+// kind: List (what kubectl get prints for several objects) are read in order.
 func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 	var crds []*CRD
-	for i, obj := range objs {
+	var flat []map[string]any
+	for _, obj := range objs {
+		if obj["kind"] != "List" {
+			flat = append(flat, obj)
+			continue
+		}
+		items, _ := obj["items"].([]any)
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			flat = append(flat, m)
+		}
+	}
+	for i, obj := range flat {
 		if obj["kind"] != "CustomResourceDefinition" {
 			continue
 		}
@@ -67,7 +94,7 @@ func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 		crds = append(crds, c)
 	}
 	if len(crds) == 0 {
-		return nil, fmt.Errorf("%s: %w", name, ErrNoCRD)
+		return nil, fmt.Errorf("%s: %w: want a YAML stream of apiextensions.k8s.io CRDs (kind: CustomResourceDefinition)", name, ErrNoCRD)
 	}
 	return crds, nil
 }
