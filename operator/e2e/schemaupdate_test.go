@@ -1,0 +1,716 @@
+package e2e
+
+// TABLE-PLACEHOLDER
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+)
+
+// suGroup is the API group of every CRD this file installs; the Dask pair
+// is renamed into it, so the operator's own CRDs stay untouched.
+const suGroup = "schemaupdate.example.com"
+
+var (
+	crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	// dryRun makes an update a probe: validated, admitted, not stored.
+	dryRun = metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}
+)
+
+// warnings records the apiserver's warning headers, which carry the marker
+// (deprecationWarning) that tells which CRD spec served a request.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.seen
+	w.seen = nil
+	return s
+}
+
+// suEnv is one test's clients: dyn for everything, its warnings recorded.
+type suEnv struct {
+	dyn  *dynamic.DynamicClient
+	warn *warnings
+	bin  string
+	ns   string
+	gen  int
+}
+
+func newSUEnv(t *testing.T) *suEnv {
+	t.Helper()
+	cfg := restConfig(t)
+	w := &warnings{}
+	cfg.WarningHandler = w
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, "k8s-crd-resolver"), ".")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building k8s-crd-resolver: %v\n%s", err, out)
+	}
+	e := &suEnv{dyn: dyn, warn: w, bin: filepath.Join(bin, "k8s-crd-resolver")}
+	ns := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"generateName": "schemaupdate-"},
+	}}
+	got, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(t.Context(), ns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	e.ns = got.GetName()
+	return e
+}
+
+// suCRD is a one-version (v1) CRD plural.suGroup whose root schema is
+// {type: object, properties: {spec: <spec>}}.
+func suCRD(t *testing.T, plural, kind, spec string) *unstructured.Unstructured {
+	t.Helper()
+	var s map[string]any
+	if err := yaml.Unmarshal([]byte(spec), &s); err != nil {
+		t.Fatalf("%s schema: %v", plural, err)
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": plural + "." + suGroup},
+		"spec": map[string]any{
+			"group": suGroup,
+			"names": map[string]any{"kind": kind, "plural": plural, "singular": plural, "listKind": kind + "List"},
+			"scope": "Namespaced",
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"spec": s},
+				}},
+			}},
+		},
+	}}
+}
+
+// writeCRD writes crd as YAML to dir/name for the diff command.
+func writeCRD(t *testing.T, dir, name string, crd *unstructured.Unstructured) string {
+	t.Helper()
+	b, err := yaml.Marshal(crd.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// diffChange and diffReport are `k8s-crd-resolver diff --output json`.
+type diffChange struct {
+	CRD      string `json:"crd"`
+	Version  string `json:"version"`
+	Path     string `json:"path"`
+	Kind     string `json:"kind"`
+	Breaking bool   `json:"breaking"`
+	Reason   string `json:"reason"`
+	Old      any    `json:"old"`
+	New      any    `json:"new"`
+}
+
+type diffReport struct {
+	Changes             []diffChange `json:"changes"`
+	Breaking            int          `json:"breaking"`
+	Compatible          int          `json:"compatible"`
+	DescriptionsChanged int          `json:"descriptionsChanged"`
+}
+
+// diff runs `k8s-crd-resolver diff --output json old new` on the two CRDs
+// (as files) and returns its report; exit 1 (changes) is expected.
+func (e *suEnv) diff(t *testing.T, old, new *unstructured.Unstructured) diffReport {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), e.bin, "diff", "--output", "json",
+		writeCRD(t, dir, "old.yaml", old), writeCRD(t, dir, "new.yaml", new))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 {
+		t.Fatalf("k8s-crd-resolver diff: exit %d, want 1 (changes)\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	var r diffReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("k8s-crd-resolver diff --output json: %v\n%s", err, out)
+	}
+	return r
+}
+
+// apply creates or updates the CRD to crd, marked with a fresh
+// deprecationWarning, and waits until requests for its resource are
+// served by that spec: the apiserver swaps a CRD's serving storage
+// asynchronously, and the warning header of a GET names the spec served.
+func (e *suEnv) apply(t *testing.T, crd *unstructured.Unstructured, probe func(ctx context.Context) error) {
+	t.Helper()
+	e.gen++
+	marker := fmt.Sprintf("schemaupdate spec %s #%d", crd.GetName(), e.gen)
+	crd = crd.DeepCopy()
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		v.(map[string]any)["deprecated"] = true
+		v.(map[string]any)["deprecationWarning"] = marker
+	}
+	if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+		t.Fatal(err)
+	}
+	crds := e.dyn.Resource(crdGVR)
+	cur, err := crds.Get(t.Context(), crd.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		if _, err := crds.Create(t.Context(), crd, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating CRD %s: %v", crd.GetName(), err)
+		}
+		t.Cleanup(func() {
+			_ = crds.Delete(context.WithoutCancel(t.Context()), crd.GetName(), metav1.DeleteOptions{})
+		})
+	case err != nil:
+		t.Fatal(err)
+	default:
+		crd.SetResourceVersion(cur.GetResourceVersion())
+		if _, err := crds.Update(t.Context(), crd, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("updating CRD %s: %v", crd.GetName(), err)
+		}
+	}
+	testenv.Eventually(t, timeout, marker, func(ctx context.Context) (bool, string, error) {
+		e.warn.take()
+		if err := probe(ctx); err != nil {
+			return false, err.Error(), nil
+		}
+		seen := e.warn.take()
+		return slices.Contains(seen, marker), fmt.Sprint(seen), nil
+	})
+}
+
+// recreate is the probe every case runs last: a create of the stored
+// object's spec under another name, what a restore from a backup or a
+// delete-and-apply does.
+const recreate = "recreate"
+
+// suProbe is one update of the stored object: spec replaced by Spec, or,
+// when Spec is empty, only a label added (the spec left as stored).
+type suProbe struct {
+	Name string
+	Spec string
+	// Edit, when set, edits the stored spec instead of Spec.
+	Edit func(spec map[string]any)
+}
+
+// suCase is one schema change: a CRD with the spec schema Old, an object
+// with spec Obj stored under it, the CRD updated to New, then the object
+// read and each probe tried (dry run). Want* hold what the apiserver
+// measurably does; WantKinds the changes the diff must report.
+type suCase struct {
+	Name, Plural, Kind string
+	Old, New, Obj      string
+	Probes             []suProbe
+	// WantKinds: "path kind" of every change the diff reports.
+	WantKinds []string
+	// WantReadSame: the object read under New equals the stored one.
+	WantReadSame bool
+	// WantRejected: the probes the apiserver rejects under New (all are
+	// accepted under Old, which the test checks first).
+	WantRejected []string
+	// WantRead, when set, is the spec read under New (YAML).
+	WantRead string
+	// CheckRead, when set, checks the spec read under New.
+	CheckRead func(t *testing.T, spec map[string]any)
+	// WantCRDRejected: the apiserver refuses the CRD update itself.
+	WantCRDRejected bool
+	// Storage: also show whether the data lost on read is still in
+	// storage (CRD back to Old, read) and gone once written under New.
+	Storage bool
+	// OldCRD, NewCRD and Spec, when set, replace Old, New and Obj (the
+	// Dask pair); WantKinds is then a subset of what the diff reports.
+	OldCRD, NewCRD func(t *testing.T, e *suEnv) *unstructured.Unstructured
+	Spec           func(t *testing.T) map[string]any
+	// Untouched, when set, is the spec of a second object, one that uses
+	// none of the paths the breaking changes touch: read unchanged and
+	// updated (for real) under New.
+	Untouched func(t *testing.T) map[string]any
+}
+
+var suCases = []suCase{
+	{
+		Name: "property-removed", Plural: "removeds", Kind: "Removed",
+		Old: `{type: object, properties: {keep: {type: string}, foo: {type: string}}}`,
+		New: `{type: object, properties: {keep: {type: string}}}`,
+		Obj: `{keep: a, foo: b}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2, foo: b}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.foo property-removed"},
+		WantReadSame: false,
+		WantRead:     `{keep: a}`,
+		Storage:      true,
+	},
+	{
+		Name: "property-added", Plural: "addeds", Kind: "Added",
+		Old: `{type: object, properties: {keep: {type: string}}}`,
+		New: `{type: object, properties: {keep: {type: string}, bar: {type: string}}}`,
+		Obj: `{keep: a}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2}`},
+			{Name: "set bar", Spec: `{keep: a, bar: b}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.bar property-added"},
+		WantReadSame: true,
+	},
+	{
+		Name: "required-added", Plural: "requireds", Kind: "Required",
+		Old: `{type: object, properties: {keep: {type: string}, bar: {type: string}}}`,
+		New: `{type: object, required: [bar], properties: {keep: {type: string}, bar: {type: string}}}`,
+		Obj: `{keep: a}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2}`},
+			{Name: "label only"},
+			{Name: "set bar", Spec: `{keep: a, bar: b}`},
+		},
+		WantKinds:    []string{".spec.bar required-added"},
+		WantReadSame: true,
+		WantRejected: []string{"change keep", recreate},
+	},
+	{
+		Name: "maxItems-tightened", Plural: "tighteneds", Kind: "Tightened",
+		Old: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 5, items: {type: string}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 2, items: {type: string}}}}`,
+		Obj: `{keep: a, items: [a, b, c, d]}`,
+		Probes: []suProbe{
+			{Name: "change items", Spec: `{keep: a, items: [a, b, c]}`},
+			{Name: "change keep", Spec: `{keep: a2, items: [a, b, c, d]}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.items constraint-tightened"},
+		WantReadSame: true,
+		WantRejected: []string{"change items", recreate},
+	},
+	{
+		Name: "enum-tightened", Plural: "enums", Kind: "Enum",
+		Old: `{type: object, properties: {keep: {type: string}, mode: {type: string, enum: [fast, slow, legacy]}}}`,
+		New: `{type: object, properties: {keep: {type: string}, mode: {type: string, enum: [fast, slow]}}}`,
+		Obj: `{keep: a, mode: legacy}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2, mode: legacy}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.mode constraint-tightened"},
+		WantReadSame: true,
+		WantRejected: []string{recreate},
+	},
+	{
+		Name: "maxItems-loosened", Plural: "looseneds", Kind: "Loosened",
+		Old: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 2, items: {type: string, maxLength: 3}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 5, items: {type: string, maxLength: 8}}}}`,
+		Obj: `{keep: a, items: [a, b]}`,
+		Probes: []suProbe{
+			{Name: "change items", Spec: `{keep: a, items: [abc]}`},
+			{Name: "change keep", Spec: `{keep: a2, items: [a, b]}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.items constraint-loosened", ".spec.items[*] constraint-loosened"},
+		WantReadSame: true,
+	},
+	{
+		Name: "type-changed", Plural: "typechangeds", Kind: "TypeChanged",
+		Old: `{type: object, properties: {keep: {type: string}, foo: {type: string}}}`,
+		New: `{type: object, properties: {keep: {type: string}, foo: {type: integer}}}`,
+		Obj: `{keep: a, foo: abc}`,
+		Probes: []suProbe{
+			{Name: "change foo", Spec: `{keep: a, foo: abd}`},
+			{Name: "change keep", Spec: `{keep: a2, foo: abc}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.foo type-changed"},
+		WantReadSame: true,
+		WantRejected: []string{"change foo", recreate},
+	},
+	{
+		Name: "list-type atomic to map", Plural: "listtypes", Kind: "ListType",
+		Old: `{type: object, properties: {keep: {type: string}, ports: {type: array, items: {type: object, required: [name], properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name], items: {type: object, required: [name], properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		Obj: `{keep: a, ports: [{name: a, port: 1}, {name: a, port: 2}]}`,
+		Probes: []suProbe{
+			{Name: "change ports", Spec: `{keep: a, ports: [{name: a, port: 1}, {name: a, port: 3}]}`},
+			{Name: "change keep", Spec: `{keep: a2, ports: [{name: a, port: 1}, {name: a, port: 2}]}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.ports list-type-changed"},
+		WantReadSame: true,
+		WantRejected: []string{recreate},
+	},
+	{
+		// The real pair: templates/daskcluster.yaml compiled at 1.30 and
+		// at 1.37, renamed into suGroup. Between them Kubernetes removed
+		// PodResourceClaim.source (1.31, DRA's v1alpha3 rework) and added
+		// fields such as PodSpec.hostnameOverride (1.34).
+		Name: "dask 1.30 to 1.37", Plural: "daskclusters", Kind: "DaskCluster",
+		OldCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured { return e.daskCRD(t, "1.30") },
+		NewCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured { return e.daskCRD(t, "1.37") },
+		// The example, with a resource claim in the 1.30 form.
+		Spec: func(t *testing.T) map[string]any {
+			spec := daskExampleSpec(t)
+			sched := spec["scheduler"].(map[string]any)["spec"].(map[string]any)
+			sched["resourceClaims"] = []any{map[string]any{"name": "gpu", "source": map[string]any{"resourceClaimName": "gpu-claim"}}}
+			return spec
+		},
+		Untouched: daskExampleSpec,
+		Probes: []suProbe{
+			{Name: "scale workers", Edit: func(spec map[string]any) {
+				spec["worker"].(map[string]any)["replicas"] = int64(3)
+			}},
+			{Name: "label only"},
+		},
+		WantKinds: []string{
+			".spec.scheduler.spec.resourceClaims[*].source property-removed",
+			".spec.worker.spec.resourceClaims[*].source property-removed",
+			".spec.worker.spec.hostnameOverride property-added",
+		},
+		WantReadSame: false,
+		CheckRead: func(t *testing.T, spec map[string]any) {
+			claims, _, _ := unstructured.NestedSlice(spec, "scheduler", "spec", "resourceClaims")
+			if !sameJSON(t, claims, []any{map[string]any{"name": "gpu"}}) {
+				t.Errorf("scheduler resourceClaims read under 1.37: %v, want [{name: gpu}] (source pruned)", claims)
+			}
+		},
+	},
+}
+
+// daskCRD compiles templates/daskcluster.yaml at the Kubernetes version
+// (without Kubernetes' descriptions, as dist/) and renames it into suGroup.
+func (e *suEnv) daskCRD(t *testing.T, version string) *unstructured.Unstructured {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), e.bin, "resolve", "-r", "--k8s-version", version, "templates/daskcluster.yaml")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("resolve --k8s-version %s templates/daskcluster.yaml: %v\n%s", version, err, stderr.String())
+	}
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(out, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetName("daskclusters." + suGroup)
+	if err := unstructured.SetNestedField(u.Object, suGroup, "spec", "group"); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// daskExampleSpec is the spec of examples/daskcluster.yaml.
+func daskExampleSpec(t *testing.T) map[string]any {
+	t.Helper()
+	return readExample(t, "daskcluster.yaml", "").Object["spec"].(map[string]any)
+}
+
+// suOutcome is what the apiserver did in one case.
+type suOutcome struct {
+	crdRejected error
+	readSame    bool
+	read        map[string]any
+	rejected    map[string]error
+}
+
+// breaks: a stored object loses data, or an update valid under the old
+// schema is refused under the new one.
+func (o suOutcome) breaks() bool { return !o.readSame || len(o.rejected) > 0 }
+
+// TestSchemaUpdate stores an object under an old CRD, updates the CRD to a
+// new schema and checks, per change kind, that `k8s-crd-resolver diff`
+// calls the change breaking exactly when the real apiserver breaks the
+// stored object (the table at the top of this file).
+func TestSchemaUpdate(t *testing.T) {
+	e := newSUEnv(t)
+	for _, c := range suCases {
+		t.Run(c.Name, func(t *testing.T) {
+			var old, new *unstructured.Unstructured
+			if c.OldCRD != nil {
+				old, new = c.OldCRD(t, e), c.NewCRD(t, e)
+			} else {
+				old, new = suCRD(t, c.Plural, c.Kind, c.Old), suCRD(t, c.Plural, c.Kind, c.New)
+			}
+			o := e.run(t, c, old, new)
+			if c.WantCRDRejected {
+				if o.crdRejected == nil {
+					t.Fatalf("CRD update accepted, want rejected")
+				}
+				return
+			}
+			if c.WantRead != "" && !sameJSON(t, o.read["spec"], yamlMap(t, c.WantRead)) {
+				t.Errorf("read under the new schema: %v, want %s", o.read["spec"], c.WantRead)
+			}
+			if c.CheckRead != nil {
+				c.CheckRead(t, o.read["spec"].(map[string]any))
+			}
+			if o.readSame != c.WantReadSame {
+				t.Errorf("read under the new schema: same as stored = %v, want %v (read %v)", o.readSame, c.WantReadSame, o.read["spec"])
+			}
+			var rejected []string
+			for _, p := range append(slices.Clip(c.Probes), suProbe{Name: recreate}) {
+				if err, ok := o.rejected[p.Name]; ok {
+					rejected = append(rejected, p.Name)
+					t.Logf("%s: rejected: %v", p.Name, err)
+				} else {
+					t.Logf("%s: accepted", p.Name)
+				}
+			}
+			if !slices.Equal(rejected, c.WantRejected) {
+				t.Errorf("probes rejected under the new schema: %q, want %q", rejected, c.WantRejected)
+			}
+			e.checkDiff(t, old, new, c.WantKinds, c.OldCRD != nil, o)
+		})
+	}
+}
+
+// checkDiff runs the diff of old and new and checks that it reports
+// wantKinds and calls the update breaking exactly when o breaks.
+func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, wantKinds []string, subset bool, o suOutcome) {
+	t.Helper()
+	r := e.diff(t, old, new)
+	var kinds []string
+	breaking := false
+	for _, ch := range r.Changes {
+		kinds = append(kinds, ch.Path+" "+ch.Kind)
+		breaking = breaking || ch.Breaking
+		t.Logf("diff: %s %s %s breaking=%v: %s", ch.Version, ch.Path, ch.Kind, ch.Breaking, ch.Reason)
+	}
+	slices.Sort(kinds)
+	want := slices.Sorted(slices.Values(wantKinds))
+	if subset {
+		for _, w := range want {
+			if !slices.Contains(kinds, w) {
+				t.Errorf("diff does not report %q", w)
+			}
+		}
+	} else if !slices.Equal(kinds, want) {
+		t.Errorf("diff reports %q, want %q", kinds, want)
+	}
+	t.Logf("diff: %d breaking, %d compatible, %d descriptions changed", r.Breaking, r.Compatible, r.DescriptionsChanged)
+	if breaking != o.breaks() {
+		t.Errorf("diff calls the update breaking=%v; the apiserver: data lost on read=%v, updates refused=%v", breaking, !o.readSame, o.rejected)
+	}
+}
+
+// run stores c.Obj under old, checks every probe is accepted there, updates
+// the CRD to new, reads the object and tries every probe again.
+func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured) suOutcome {
+	t.Helper()
+	res := e.dyn.Resource(schema.GroupVersionResource{Group: suGroup, Version: "v1", Resource: c.Plural}).Namespace(e.ns)
+	get := func(ctx context.Context) error {
+		_, err := res.Get(ctx, "stored", metav1.GetOptions{})
+		return err
+	}
+	// The object does not exist yet: a 404 still carries the marker.
+	e.apply(t, old, func(ctx context.Context) error {
+		if err := get(ctx); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	})
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": suGroup + "/v1", "kind": c.Kind,
+		"metadata": map[string]any{"name": "stored"},
+	}}
+	if c.Spec != nil {
+		obj.Object["spec"] = c.Spec(t)
+	} else {
+		obj.Object["spec"] = yamlMap(t, c.Obj)
+	}
+	stored, err := res.Create(t.Context(), obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating the object under the old schema: %v", err)
+	}
+	var untouched *unstructured.Unstructured
+	if c.Untouched != nil {
+		u := obj.DeepCopy()
+		u.SetName("untouched")
+		u.Object["spec"] = c.Untouched(t)
+		if untouched, err = res.Create(t.Context(), u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating the untouched object under the old schema: %v", err)
+		}
+	}
+	probe := func(p suProbe) error {
+		u := stored.DeepCopy()
+		if p.Name == recreate {
+			u = &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": suGroup + "/v1", "kind": c.Kind,
+				"metadata": map[string]any{"name": "copy"},
+				"spec":     stored.DeepCopy().Object["spec"],
+			}}
+			_, err := res.Create(t.Context(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}
+		switch {
+		case p.Edit != nil:
+			p.Edit(u.Object["spec"].(map[string]any))
+		case p.Spec != "":
+			u.Object["spec"] = yamlMap(t, p.Spec)
+		default:
+			u.SetLabels(map[string]string{"probe": "label"})
+		}
+		_, err := res.Update(t.Context(), u, dryRun)
+		return err
+	}
+	probes := append(slices.Clip(c.Probes), suProbe{Name: recreate})
+	for _, p := range probes {
+		if err := probe(p); err != nil {
+			t.Fatalf("probe %q under the old schema: %v", p.Name, err)
+		}
+	}
+	var o suOutcome
+	if c.WantCRDRejected {
+		cur, err := e.dyn.Resource(crdGVR).Get(t.Context(), new.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := new.DeepCopy()
+		n.SetResourceVersion(cur.GetResourceVersion())
+		_, o.crdRejected = e.dyn.Resource(crdGVR).Update(t.Context(), n, metav1.UpdateOptions{})
+		return o
+	}
+	e.apply(t, new, get)
+	read, err := res.Get(t.Context(), "stored", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the object under the new schema: %v", err)
+	}
+	o.read = read.Object
+	o.readSame = sameJSON(t, read.Object["spec"], stored.Object["spec"])
+	o.rejected = map[string]error{}
+	for _, p := range probes {
+		if err := probe(p); err != nil {
+			if !apierrors.IsInvalid(err) {
+				t.Fatalf("probe %q: %v, want accepted or invalid", p.Name, err)
+			}
+			o.rejected[p.Name] = err
+		}
+	}
+	if untouched != nil {
+		u, err := res.Get(t.Context(), untouched.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameJSON(t, u.Object["spec"], untouched.Object["spec"]) {
+			t.Errorf("the untouched object reads %v under the new schema, want it as stored", u.Object["spec"])
+		}
+		for _, p := range c.Probes {
+			if p.Edit != nil {
+				p.Edit(u.Object["spec"].(map[string]any))
+			}
+		}
+		if _, err := res.Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("updating the untouched object under the new schema: %v", err)
+		}
+	}
+	if c.Storage {
+		e.storage(t, res, old, new, stored)
+	}
+	return o
+}
+
+// storage shows where the data of a removed property goes: the CRD back
+// at old, a read returns it (the apiserver prunes on read, storage keeps
+// it); once the object is written under new, it is gone for good.
+func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, new, stored *unstructured.Unstructured) {
+	t.Helper()
+	get := func(ctx context.Context) error {
+		_, err := res.Get(ctx, stored.GetName(), metav1.GetOptions{})
+		return err
+	}
+	e.apply(t, old, get)
+	back, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(t, back.Object["spec"], stored.Object["spec"]) {
+		t.Errorf("CRD back at the old schema before any write: spec %v, want the stored %v (storage kept it)", back.Object["spec"], stored.Object["spec"])
+	}
+	e.apply(t, new, get)
+	cur, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.SetLabels(map[string]string{"written": "new"})
+	written, err := res.Update(t.Context(), cur, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("update under the new schema: %v", err)
+	}
+	e.apply(t, old, get)
+	after, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(t, after.Object["spec"], written.Object["spec"]) || sameJSON(t, after.Object["spec"], stored.Object["spec"]) {
+		t.Errorf("CRD back at the old schema after a write under the new: spec %v, want %v (pruned in storage)", after.Object["spec"], written.Object["spec"])
+	}
+	t.Logf("storage: before a write under the new schema the old CRD reads %v again; after one, %v", back.Object["spec"], after.Object["spec"])
+}
+
+func yamlMap(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return m
+}
+
+// sameJSON: a and b encode to the same JSON (numbers decoded from YAML
+// are float64, from the apiserver int64).
+func sameJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(ja, jb)
+}
