@@ -37,6 +37,10 @@ Configuration: the first .crd-resolver.yaml in the working directory or above
 NAME.patch.yaml (or .yml, .json) beside a template is applied to it; files
 without a CustomResourceDefinition are shared sources, never outputs.
 
+With --fail-on-change (the pre-commit hook) it also prints what changed schema by
+schema, each change compatible or breaking for stored objects, as
+"k8s-crd-resolver diff" does.
+
 Exit status: 0 on success, also when files changed, unless --fail-on-change;
 1 when --fail-on-change and files changed, or when the apiserver would reject an
 output; 2 on bad input.`,
@@ -58,6 +62,13 @@ output; 2 on bad input.`,
 			if err != nil {
 				return err
 			}
+			// What pre-commit shows when the hook regenerates: the schema changes, read
+			// before Apply replaces or removes the files.
+			var groups []diffGroup
+			var groupsErr error
+			if failOnChange {
+				groups, groupsErr = planGroups(comp.proj, plan)
+			}
 			fileio.HandleSignals(os.Exit)
 			done, err := comp.proj.Apply(plan, comp.outs)
 			if err != nil {
@@ -65,6 +76,12 @@ output; 2 on bad input.`,
 			}
 			printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
 			if failOnChange && len(done) > 0 {
+				if total := totalOf(groups); groupsErr != nil {
+					fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
+				} else if !total.Empty() {
+					fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")
+					printDiffGroups(c.OutOrStdout(), groups, total, false)
+				}
 				fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
 				return quietExit(exitProblems)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -17,6 +18,13 @@ type checkReport struct {
 	Missing    []checkFile   `json:"missing"`
 	Unexpected []checkFile   `json:"unexpected"`
 	Warnings   []checkRemark `json:"warnings"`
+	// Changes compares the stale, missing and unexpected files with what build writes,
+	// schema by schema (what `k8s-crd-resolver diff` prints); nil when up to date.
+	Changes *schemadiff.Report `json:"changes,omitempty"`
+	// ChangesError says why the comparison failed (an output on disk that is no CRD).
+	ChangesError string `json:"changesError,omitempty"`
+
+	groups []diffGroup
 }
 
 type checkFile struct {
@@ -33,6 +41,7 @@ type checkRemark struct {
 func newCheckCmd() *cobra.Command {
 	var f projectFlags
 	var output string
+	var summaryOnly, failOnBreaking bool
 	c := &cobra.Command{
 		Use:   "check [FILE]...",
 		Short: "Fail, with a diff, when the compiled CRDs are out of date",
@@ -40,9 +49,16 @@ func newCheckCmd() *cobra.Command {
 compares the results with the files in the output directories. It writes nothing.
 
 When everything is up to date it prints nothing and exits 0. Otherwise it prints
-a unified diff for each stale file (from the file on disk to what build would
-write), lists missing outputs and unexpected ones (generated files no template
-produces any more), and exits 1. "k8s-crd-resolver build" fixes all three.
+what changed schema by schema (as "k8s-crd-resolver diff" does: each change
+compatible or breaking for objects already stored), then a unified diff for each
+stale file (from the file on disk to what build would write; --summary-only
+leaves it out), lists missing outputs and unexpected ones (generated files no
+template produces any more), and exits 1. "k8s-crd-resolver build" fixes all
+three.
+
+With --fail-on-breaking (or failOn: breaking in the configuration) check exits 1
+only when a change is breaking: stale outputs with only compatible changes are
+reported and pass.
 
 With FILE arguments only the templates that read one of them are checked (see
 build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
@@ -53,7 +69,10 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
   k8s-crd-resolver check --output json
 
   # Without the validate companion
-  k8s-crd-resolver check --no-validate`,
+  k8s-crd-resolver check --no-validate
+
+  # Fail CI only on what breaks stored custom resources, without the text diff
+  k8s-crd-resolver check --fail-on-breaking --summary-only`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
@@ -67,6 +86,15 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 				return err
 			}
 			rep := newCheckReport(comp, plan)
+			if !rep.UpToDate {
+				groups, err := planGroups(comp.proj, plan)
+				if err != nil {
+					rep.ChangesError = err.Error()
+				} else {
+					rep.groups, rep.Changes = groups, totalOf(groups)
+				}
+			}
+			breakingOnly := failOnBreaking || comp.proj.Config.FailOn == project.FailOnBreaking
 			if output == "json" {
 				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -74,16 +102,21 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 					return err
 				}
 			} else {
-				printCheckReport(c.OutOrStdout(), rep)
+				printCheckReport(c.OutOrStdout(), rep, summaryOnly, breakingOnly)
 			}
-			if !rep.UpToDate {
+			switch {
+			case rep.UpToDate:
+				return nil
+			case !breakingOnly, rep.Changes == nil, rep.Changes.Breaking > 0:
 				return quietExit(exitProblems)
 			}
 			return nil
 		},
 	}
 	f.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json: {upToDate, stale, missing, unexpected, warnings}")
+	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json: {upToDate, stale, missing, unexpected, warnings, changes}")
+	c.Flags().BoolVar(&summaryOnly, "summary-only", false, "print the schema changes and the file lists, without the unified diff")
+	c.Flags().BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects (the configuration's failOn: breaking)")
 	return c
 }
 
@@ -108,11 +141,22 @@ func newCheckReport(comp *compiled, plan []*project.FileStatus) *checkReport {
 	return rep
 }
 
-func printCheckReport(w io.Writer, rep *checkReport) {
+func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly bool) {
 	if rep.UpToDate {
 		return
 	}
+	switch {
+	case rep.ChangesError != "":
+		fmt.Fprintf(w, "schema changes: cannot compare: %s\n", rep.ChangesError)
+	case !rep.Changes.Empty():
+		fmt.Fprintln(w, "schema changes (k8s-crd-resolver diff):")
+		printDiffGroups(w, rep.groups, rep.Changes, false)
+	}
 	for _, s := range rep.Stale {
+		if summaryOnly {
+			fmt.Fprintf(w, "stale: %s (from %s)\n", s.File, s.Template)
+			continue
+		}
 		fmt.Fprintf(w, "stale: %s (from %s):\n%s", s.File, s.Template, s.Diff)
 	}
 	for _, m := range rep.Missing {
@@ -122,4 +166,7 @@ func printCheckReport(w io.Writer, rep *checkReport) {
 		fmt.Fprintf(w, "unexpected: %s (generated by k8s-crd-resolver, but no template produces it any more)\n", u.File)
 	}
 	fmt.Fprintf(w, "%d stale, %d missing, %d unexpected: run `k8s-crd-resolver build` and commit the result\n", len(rep.Stale), len(rep.Missing), len(rep.Unexpected))
+	if breakingOnly && rep.Changes != nil && rep.Changes.Breaking == 0 {
+		fmt.Fprintln(w, "no breaking change: check passes (failing on breaking changes only)")
+	}
 }

@@ -139,7 +139,17 @@ type Config struct {
 	// Sets are the template sets. Empty means one set: DefaultTemplates
 	// into DefaultOutput.
 	Sets []Set `yaml:"sets,omitempty"`
+	// FailOn is what makes check fail: FailOnChange (the default: any stale, missing or
+	// unexpected output) or FailOnBreaking (only a change the schema comparison calls
+	// breaking for objects already stored). check --fail-on-breaking overrides it.
+	FailOn string `yaml:"failOn,omitempty"`
 }
+
+// FailOn values.
+const (
+	FailOnChange   = "change"
+	FailOnBreaking = "breaking"
+)
 
 // DefaultConfig is the configuration of a project without a file.
 func DefaultConfig() *Config {
@@ -166,6 +176,9 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	if err := c.Policy.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
 	}
+	if c.FailOn != "" && c.FailOn != FailOnChange && c.FailOn != FailOnBreaking {
+		return nil, fmt.Errorf("%w: %s: failOn %q: want %q or %q", ErrConfig, name, c.FailOn, FailOnChange, FailOnBreaking)
+	}
 	for i, s := range c.Sets {
 		if err := s.Policy.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %s: sets[%d]: %w", ErrConfig, name, i, err)
@@ -181,7 +194,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 }
 
 // configKeys are the keys of a configuration file, for suggestions.
-var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "serverSideApply", "sets", "templates", "exclude", "outputs", "patches"}
+var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "serverSideApply", "failOn", "sets", "templates", "exclude", "outputs", "patches"}
 
 var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type`)
 

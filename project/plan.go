@@ -237,3 +237,9 @@ func splitLines(data []byte) []string {
 	}
 	return lines
 }
+
+// ReadOutput reads an output file (a stale or orphan one, whose Current holds only its first
+// line for an orphan) through the project's door.
+func (p *Project) ReadOutput(path string) ([]byte, error) {
+	return p.reader.ReadFile(path)
+}

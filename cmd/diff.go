@@ -1,0 +1,336 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+func newDiffCmd() *cobra.Command {
+	var output, from, to, config string
+	var failOnBreaking, allowOutside bool
+	c := &cobra.Command{
+		Use:   "diff [OLD NEW]",
+		Short: "Compare compiled CRD schemas property by property, and say what breaks stored objects",
+		Long: `diff compares the schemas of CustomResourceDefinitions property by property (not
+as text) and classifies every change as compatible or breaking for custom
+resources already stored in a cluster. It compares
+
+  - with no arguments: the committed outputs of the project with what build
+    would write now (like check, it compiles in memory and writes nothing);
+  - with --from and --to: the project's templates compiled for two Kubernetes
+    versions, e.g. before bumping kubernetesVersion;
+  - with OLD NEW: two files, YAML or JSON streams of CRDs ("-" is standard input).
+
+For each CRD version and schema path it reports added and removed properties,
+type changes, required fields added or removed, bounds, lengths, item limits,
+enums, patterns and formats tightened or loosened, defaults, list types and
+list-map keys, map types, preserve-unknown-fields and int-or-string; changed
+descriptions are counted. "Breaking" means an object stored under the old
+schema may lose data when read (pruning) or be rejected when updated; see the
+README ("Bumping the Kubernetes version") for the rules, validation ratcheting
+included.
+
+--output json prints {"changes": [{"crd", "version", "path", "kind",
+"breaking", "reason", "old", "new", ...}], "breaking", "compatible",
+"descriptionsChanged"}.
+
+Exit status: 0 when nothing differs, 1 when something does (descriptions
+included), like diff(1); with --fail-on-breaking, 1 only when a change is
+breaking. 2 on bad input.`,
+		Example: `  # What bumping kubernetesVersion from 1.21 to 1.37 changes for users
+  k8s-crd-resolver diff --from 1.21 --to 1.37
+
+  # What the committed dist/ lacks compared with a fresh build
+  k8s-crd-resolver diff
+
+  # A CRD installed in a cluster against a new one, for a CI gate
+  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver diff --fail-on-breaking - dist/daskcluster.yaml`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return fmt.Errorf("--output %q: want text or json", output)
+			}
+			if (from == "") != (to == "") {
+				return fmt.Errorf("--from and --to go together: give both Kubernetes versions")
+			}
+			if from != "" && len(args) > 0 {
+				return fmt.Errorf("--from/--to compare the project's templates and take no files")
+			}
+			if len(args) != 0 && len(args) != 2 {
+				return fmt.Errorf("give OLD and NEW, or no files at all (see '%s --help')", c.CommandPath())
+			}
+			var groups []diffGroup
+			var err error
+			switch {
+			case len(args) == 2:
+				groups, err = diffFiles(c, args, allowOutside)
+			default:
+				opts := project.Options{ConfigFile: config}
+				if c.Flags().Changed("allow-outside-root") {
+					opts.Policy.AllowOutsideRoot = &allowOutside
+				}
+				if from != "" {
+					groups, err = diffVersions(c, opts, from, to)
+				} else {
+					groups, err = diffProject(c, opts)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			total := totalOf(groups)
+			if output == "json" {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(total); err != nil {
+					return err
+				}
+			} else {
+				printDiffGroups(c.OutOrStdout(), groups, total, len(args) == 2)
+			}
+			if (failOnBreaking && total.Breaking > 0) || (!failOnBreaking && !total.Empty()) {
+				return quietExit(exitProblems)
+			}
+			return nil
+		},
+	}
+	fs := c.Flags()
+	fs.StringVarP(&output, "output", "o", "text", "text, or json: {changes, breaking, compatible, descriptionsChanged}")
+	fs.StringVar(&from, "from", "", "compile the project's templates for this Kubernetes version as the old side (with --to)")
+	fs.StringVar(&to, "to", "", "compile the project's templates for this Kubernetes version as the new side (with --from)")
+	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
+	fs.StringVar(&config, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
+	fs.BoolVar(&allowOutside, "allow-outside-root", false, "read files (and let the project's inputs reach) outside the project root")
+	return c
+}
+
+// diffGroup is the comparison of one or more files whose changes are the same.
+type diffGroup struct {
+	files []string
+	descs []int // descriptions changed, per file
+	rep   *schemadiff.Report
+}
+
+// diffPair is one file's old and new content (nil: the file is missing on that side).
+type diffPair struct {
+	name     string
+	old, new []byte
+}
+
+// compareCRDs parses and compares one pair.
+func compareCRDs(p diffPair) (*schemadiff.Report, error) {
+	parse := func(side string, data []byte) ([]*schemadiff.CRD, error) {
+		if data == nil {
+			return nil, nil
+		}
+		return schemadiff.Parse(side, data)
+	}
+	old, err := parse(p.name+" (old)", p.old)
+	if err != nil {
+		return nil, err
+	}
+	new, err := parse(p.name+" (new)", p.new)
+	if err != nil {
+		return nil, err
+	}
+	return schemadiff.Compare(old, new), nil
+}
+
+// comparePairs compares each pair (once per distinct content) and groups the files whose
+// comparisons find the same changes: dist/ and a chart's crds/ hold the same bytes, and a
+// copy with Kubernetes' descriptions differs only in them.
+func comparePairs(pairs []diffPair) ([]diffGroup, error) {
+	var groups []diffGroup
+	byChanges := map[string]int{}
+	cache := map[string]*schemadiff.Report{}
+	for _, p := range pairs {
+		content := string(p.old) + "\x00" + string(p.new)
+		rep := cache[content]
+		if rep == nil {
+			var err error
+			if rep, err = compareCRDs(p); err != nil {
+				return nil, err
+			}
+			cache[content] = rep
+		}
+		key, err := json.Marshal(rep.Changes)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := byChanges[string(key)]
+		if !ok {
+			i = len(groups)
+			byChanges[string(key)] = i
+			groups = append(groups, diffGroup{rep: rep})
+		}
+		groups[i].files = append(groups[i].files, p.name)
+		groups[i].descs = append(groups[i].descs, rep.DescriptionsChanged)
+	}
+	for gi, g := range groups {
+		rep := *g.rep
+		rep.Changes = slices.Clone(rep.Changes)
+		rep.DescriptionsChanged = 0
+		for _, n := range g.descs {
+			rep.DescriptionsChanged += n
+		}
+		for i := range rep.Changes {
+			rep.Changes[i].Files = g.files
+		}
+		groups[gi].rep = &rep
+	}
+	return groups, nil
+}
+
+// totalOf is the report of every group: each group's changes once, with its files.
+func totalOf(groups []diffGroup) *schemadiff.Report {
+	total := &schemadiff.Report{Changes: []schemadiff.Change{}}
+	for _, g := range groups {
+		total.Add(g.rep)
+	}
+	return total
+}
+
+func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
+	defer reader.Close()
+	var data [2][]byte
+	for i, name := range args {
+		if name == "-" {
+			data[i], err = reader.ReadFrom("<stdin>", c.InOrStdin())
+		} else {
+			data[i], err = reader.ReadFile(name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	old, err := schemadiff.Parse(args[0], data[0])
+	if err != nil {
+		return nil, err
+	}
+	new, err := schemadiff.Parse(args[1], data[1])
+	if err != nil {
+		return nil, err
+	}
+	return []diffGroup{{rep: schemadiff.Compare(old, new)}}, nil
+}
+
+// openAndCompile opens the project of the working directory and compiles every template
+// (no validation: the comparison needs none). Compile errors are printed and exit 2.
+func openAndCompile(c *cobra.Command, opts project.Options) (*project.Project, []*project.Output, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, err := project.Open(wd, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	outs, err := proj.Compile(nil)
+	if err != nil {
+		printErrors(c.ErrOrStderr(), err)
+		return nil, nil, quietExit(exitBadInput)
+	}
+	return proj, outs, nil
+}
+
+func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]diffGroup, error) {
+	var sides [2][]*project.Output
+	var proj *project.Project
+	for i, v := range []string{from, to} {
+		o := opts
+		o.Policy.KubernetesVersion = v
+		var err error
+		if proj, sides[i], err = openAndCompile(c, o); err != nil {
+			return nil, err
+		}
+	}
+	var pairs []diffPair
+	for i, o := range sides[0] {
+		n := sides[1][i]
+		for _, path := range o.Template.Outputs {
+			pairs = append(pairs, diffPair{name: proj.Rel(path), old: o.Data, new: n.Data})
+		}
+	}
+	return comparePairs(pairs)
+}
+
+func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
+	proj, outs, err := openAndCompile(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := proj.Plan(outs, true)
+	if err != nil {
+		return nil, err
+	}
+	return planGroups(proj, plan)
+}
+
+// planGroups compares the files of a plan that are not up to date: the file on disk (old)
+// with what build writes (new).
+func planGroups(proj *project.Project, plan []*project.FileStatus) ([]diffGroup, error) {
+	var pairs []diffPair
+	for _, fs := range plan {
+		p := diffPair{name: fs.Name}
+		switch fs.State {
+		case project.Unchanged:
+			continue
+		case project.Stale:
+			p.old, p.new = fs.Current, fs.Want
+		case project.Missing:
+			p.new = fs.Want
+		case project.Orphan:
+			cur, err := proj.ReadOutput(fs.Path)
+			if err != nil {
+				return nil, err
+			}
+			p.old = cur
+		}
+		pairs = append(pairs, p)
+	}
+	return comparePairs(pairs)
+}
+
+// printDiffGroups prints each group under the files it covers (unless single, the two-file
+// form), then the total.
+func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, single bool) {
+	if total.Empty() {
+		return
+	}
+	for _, g := range groups {
+		if g.rep.Empty() {
+			continue
+		}
+		indent, rep := "", g.rep
+		if !single {
+			names := slices.Clone(g.files)
+			if slices.ContainsFunc(g.descs, func(n int) bool { return n != g.descs[0] }) {
+				// The same changes, not the same descriptions: say how many per file.
+				for i, n := range g.descs {
+					names[i] += fmt.Sprintf(" (%d description(s) changed)", n)
+				}
+				rep = rep.WithoutDescriptions()
+			}
+			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
+			indent = "  "
+		}
+		rep.WriteText(w, indent)
+	}
+	fmt.Fprintf(w, "total: %s\n", total.Summary())
+}

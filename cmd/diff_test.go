@@ -1,0 +1,128 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+)
+
+// TestDiffFiles runs `diff OLD NEW` on every case of testdata/diff/ (one per change kind,
+// see internal/schemadiff) and wants exactly the golden report, in text and JSON, and the
+// exit status diff(1) gives: 0 when nothing differs, 1 when something does; with
+// --fail-on-breaking 1 only when a change is breaking.
+func TestDiffFiles(t *testing.T) {
+	root, err := filepath.Abs("../testdata/diff")
+	require.NoError(t, err)
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			dir := filepath.Join(root, e.Name())
+			wantJSON, err := os.ReadFile(filepath.Join(dir, "want.json"))
+			require.NoError(t, err)
+			wantText, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+			if os.IsNotExist(err) {
+				wantText, err = nil, nil
+			}
+			require.NoError(t, err)
+			var rep struct {
+				Changes             []map[string]any
+				Breaking            int
+				DescriptionsChanged int
+			}
+			require.NoError(t, json.Unmarshal(wantJSON, &rep))
+			wantCode := 0
+			if len(rep.Changes) > 0 || rep.DescriptionsChanged > 0 {
+				wantCode = 1
+			}
+
+			stdout, stderr, code := runCmd(t, dir, "", "diff", "old.yaml", "new.yaml")
+			require.Equal(t, wantCode, code, stderr)
+			require.Equal(t, string(wantText), stdout)
+
+			stdout, stderr, code = runCmd(t, dir, "", "diff", "--output", "json", "old.yaml", "new.yaml")
+			require.Equal(t, wantCode, code, stderr)
+			require.JSONEq(t, string(wantJSON), stdout)
+			for _, c := range rep.Changes {
+				for _, key := range []string{"crd", "version", "path", "kind", "breaking", "reason"} {
+					require.Contains(t, c, key)
+				}
+			}
+
+			_, stderr, code = runCmd(t, dir, "", "diff", "--fail-on-breaking", "old.yaml", "new.yaml")
+			require.Equal(t, map[bool]int{true: 1, false: 0}[rep.Breaking > 0], code, stderr)
+
+			// Standard input stands for either side.
+			old, err := os.ReadFile(filepath.Join(dir, "old.yaml"))
+			require.NoError(t, err)
+			stdout, _, code = runCmd(t, dir, string(old), "diff", "-", "new.yaml")
+			require.Equal(t, wantCode, code)
+			require.Equal(t, strings.ReplaceAll(string(wantText), "old.yaml", "<stdin>"), stdout)
+		})
+	}
+}
+
+// TestDiffBadInput: what cannot be compared exits 2 and says why.
+func TestDiffBadInput(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: [\n"), 0o644))
+	crd, err := os.ReadFile("../testdata/diff/unchanged/old.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd.yaml"), crd, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "crd.yaml", "absent.yaml"}, "absent.yaml"},
+		{[]string{"diff", "crd.yaml", "cm.yaml"}, "cm.yaml: no CustomResourceDefinition"},
+		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml: yaml: line 1"},
+		{[]string{"diff", "crd.yaml"}, "give OLD and NEW"},
+		{[]string{"diff", "--from", "1.21"}, "--from and --to go together"},
+		{[]string{"diff", "--from", "1.21", "--to", "1.37", "crd.yaml", "crd.yaml"}, "take no files"},
+		{[]string{"diff", "-o", "yaml", "crd.yaml", "crd.yaml"}, "want text or json"},
+	} {
+		_, stderr, code := runCmd(t, dir, "", tc.args...)
+		require.Equal(t, 2, code, "%v: %s", tc.args, stderr)
+		require.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+}
+
+// TestDiffDask: the real report for the Dask templates of this repository between
+// Kubernetes versions (what the README's "Bumping the Kubernetes version" shows).
+// Sanity-checked against the Kubernetes changelogs: schedulingGates (PodSpec, alpha in
+// 1.26), hostUsers (PodSpec, 1.25), resourceClaims (PodSpec and ResourceRequirements.claims,
+// 1.26), os (PodSpec, 1.23), topologySpreadConstraints[].minDomains (1.24) and
+// matchLabelKeys (1.25), the probe's grpc (1.23), a container's resizePolicy (1.27) and
+// restartPolicy (sidecars, 1.28) all appear as added between 1.21 and 1.37, and
+// ServiceSpec.topologyKeys (removed in 1.22) and ObjectMeta.clusterName (removed in 1.24)
+// as removed.
+func TestDiffDask(t *testing.T) {
+	for _, pair := range [][2]string{{"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
+		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
+			abs, err := filepath.Abs("../testdata/diff-dask")
+			require.NoError(t, err)
+			stdout, stderr, code := runCmd(t, "..", "", "diff", "--from", pair[0], "--to", pair[1])
+			require.Equal(t, 1, code, stderr)
+			golden.Check(t, filepath.Join(abs, pair[0]+"-"+pair[1]+".txt"), []byte(stdout))
+		})
+	}
+	stdout, _, _ := runCmd(t, "..", "", "diff", "--from", "1.21", "--to", "1.37")
+	for _, field := range []string{"+schedulingGates", "+hostUsers", "+resourceClaims", "+os", "+minDomains", "+matchLabelKeys", "+grpc", "+resizePolicy", "+restartPolicy", "-topologyKeys", "-clusterName", "+claims"} {
+		require.Contains(t, stdout, field)
+	}
+	// A project compared with itself at one version has nothing to say.
+	stdout, _, code := runCmd(t, "..", "", "diff", "--from", "1.37", "--to", "1.37")
+	require.Equal(t, 0, code)
+	require.Empty(t, stdout)
+	// The committed outputs are those of a fresh build (what check also says).
+	stdout, _, code = runCmd(t, "..", "", "diff")
+	require.Equal(t, 0, code, stdout)
+}

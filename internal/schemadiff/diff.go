@@ -1,0 +1,563 @@
+package schemadiff
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Kind is what changed. The JSON form of a Report uses these strings; they are never renamed.
+type Kind string
+
+// Change kinds.
+const (
+	PropertyAdded         Kind = "property-added"
+	PropertyRemoved       Kind = "property-removed"
+	TypeChanged           Kind = "type-changed"
+	RequiredAdded         Kind = "required-added"
+	RequiredRemoved       Kind = "required-removed"
+	ConstraintTightened   Kind = "constraint-tightened"
+	ConstraintLoosened    Kind = "constraint-loosened"
+	DefaultChanged        Kind = "default-changed"
+	ListTypeChanged       Kind = "list-type-changed"
+	ListMapKeysChanged    Kind = "list-map-keys-changed"
+	MapTypeChanged        Kind = "map-type-changed"
+	PreserveUnknownChange Kind = "preserve-unknown-changed"
+	IntOrStringChanged    Kind = "int-or-string-changed"
+	CRDAdded              Kind = "crd-added"
+	CRDRemoved            Kind = "crd-removed"
+	VersionAdded          Kind = "version-added"
+	VersionRemoved        Kind = "version-removed"
+)
+
+// Change is one difference at one schema path.
+type Change struct {
+	// CRD is the CRD's metadata.name; Version the name of its version.
+	CRD     string `json:"crd"`
+	Version string `json:"version"`
+	// Path is the schema path: ".spec.foo", "[*]" for list items, "{*}" for map values; ""
+	// is the root (and a whole CRD or version).
+	Path string `json:"path"`
+	Kind Kind   `json:"kind"`
+	// Keyword is the schema keyword that changed (maxLength, enum, ...), when one did.
+	Keyword string `json:"keyword,omitempty"`
+	// Breaking is true when an object stored under the old schema may be read with data lost,
+	// or be rejected on update.
+	Breaking bool `json:"breaking"`
+	// Ratcheted is true for a breaking change that validation ratcheting (on by default from
+	// Kubernetes 1.30) tolerates on updates that leave the offending value unchanged.
+	Ratcheted bool `json:"ratcheted,omitempty"`
+	// Reason is one sentence saying why the change is breaking or compatible.
+	Reason string `json:"reason"`
+	// Old and New are the keyword's values (nil: absent).
+	Old any `json:"old,omitempty"`
+	New any `json:"new,omitempty"`
+	// Files are the output files the change was found in (project comparisons only).
+	Files []string `json:"files,omitempty"`
+
+	parent, name string // of a property or required change: the object's path, the field's name
+}
+
+// Report is the result of a comparison, and its JSON form.
+type Report struct {
+	// Changes are sorted by CRD, version, path, kind and keyword.
+	Changes             []Change `json:"changes"`
+	Breaking            int      `json:"breaking"`
+	Compatible          int      `json:"compatible"`
+	DescriptionsChanged int      `json:"descriptionsChanged"`
+
+	descs map[[2]string]int // descriptions changed per CRD and version
+}
+
+// Empty reports whether nothing differs, descriptions included.
+func (r *Report) Empty() bool { return len(r.Changes) == 0 && r.DescriptionsChanged == 0 }
+
+// Add appends the changes and counts of o.
+func (r *Report) Add(o *Report) {
+	r.Changes = append(r.Changes, o.Changes...)
+	r.Breaking += o.Breaking
+	r.Compatible += o.Compatible
+	r.DescriptionsChanged += o.DescriptionsChanged
+	if r.descs == nil {
+		r.descs = map[[2]string]int{}
+	}
+	for k, n := range o.descs {
+		r.descs[k] += n
+	}
+}
+
+// Compare compares the CRDs of old with those of new, matched by name and version.
+func Compare(old, new []*CRD) *Report {
+	r := &Report{Changes: []Change{}, descs: map[[2]string]int{}}
+	byName := func(cs []*CRD) map[string]*CRD {
+		m := map[string]*CRD{}
+		for _, c := range cs {
+			m[c.Name] = c
+		}
+		return m
+	}
+	om, nm := byName(old), byName(new)
+	names := slices.Sorted(maps.Keys(om))
+	for n := range nm {
+		if om[n] == nil {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		o, n := om[name], nm[name]
+		switch {
+		case n == nil:
+			r.add(Change{CRD: name, Kind: CRDRemoved, Breaking: true,
+				Reason: "the new set has no such CRD: once it is deleted from a cluster, every stored object of it is deleted too"})
+		case o == nil:
+			r.add(Change{CRD: name, Kind: CRDAdded, Reason: "a new CRD: no object of it is stored yet"})
+		default:
+			compareVersions(r, o, n)
+		}
+	}
+	r.sort()
+	return r
+}
+
+func compareVersions(r *Report, o, n *CRD) {
+	vs := slices.Sorted(maps.Keys(o.Versions))
+	for v := range n.Versions {
+		if _, ok := o.Versions[v]; !ok {
+			vs = append(vs, v)
+		}
+	}
+	slices.Sort(vs)
+	for _, v := range vs {
+		os, inOld := o.Versions[v]
+		ns, inNew := n.Versions[v]
+		switch {
+		case !inNew:
+			r.add(Change{CRD: o.Name, Version: v, Kind: VersionRemoved, Breaking: true,
+				Reason: "the version is gone: objects stored in it can no longer be decoded, and clients asking for it get 404"})
+		case !inOld:
+			r.add(Change{CRD: o.Name, Version: v, Kind: VersionAdded, Reason: "a new version: no client uses it yet"})
+		default:
+			w := walker{r: r, crd: o.Name, version: v}
+			w.node("", os, ns)
+		}
+	}
+}
+
+func (r *Report) add(c Change) {
+	if c.Breaking {
+		r.Breaking++
+	} else {
+		r.Compatible++
+	}
+	r.Changes = append(r.Changes, c)
+}
+
+func (r *Report) sort() {
+	slices.SortStableFunc(r.Changes, func(a, b Change) int {
+		return cmp.Or(cmp.Compare(a.CRD, b.CRD), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Keyword, b.Keyword))
+	})
+}
+
+// walker compares one version's schemas.
+type walker struct {
+	r            *Report
+	crd, version string
+}
+
+func (w *walker) add(path string, kind Kind, keyword string, breaking bool, reason string, old, new any) {
+	w.r.add(Change{CRD: w.crd, Version: w.version, Path: path, Kind: kind, Keyword: keyword, Breaking: breaking,
+		Reason: reason, Old: old, New: new})
+}
+
+// field is add for a change about one field of the object at parent.
+func (w *walker) field(parent, name string, kind Kind, keyword string, breaking bool, reason string, old, new any) {
+	w.add(parent+"."+name, kind, keyword, breaking, reason, old, new)
+	c := &w.r.Changes[len(w.r.Changes)-1]
+	c.parent, c.name = parent, name
+}
+
+// ratcheted is add for a breaking change ratcheting tolerates on unchanged values.
+func (w *walker) ratcheted(path string, kind Kind, keyword, reason string, old, new any) {
+	w.add(path, kind, keyword, true, reason, old, new)
+	w.r.Changes[len(w.r.Changes)-1].Ratcheted = true
+}
+
+func (w *walker) node(path string, o, n map[string]any) {
+	if o == nil || n == nil {
+		return
+	}
+	if !reflect.DeepEqual(o["description"], n["description"]) {
+		w.r.DescriptionsChanged++
+		w.r.descs[[2]string{w.crd, w.version}]++
+	}
+	w.structure(path, o, n)
+	w.constraints(path, o, n)
+	w.required(path, o, n)
+	w.defaults(path, o, n)
+	w.properties(path, o, n)
+	if oi, ok := o["items"].(map[string]any); ok {
+		w.node(path+"[*]", oi, asMap(n["items"]))
+	}
+	if oa, ok := o["additionalProperties"].(map[string]any); ok {
+		w.node(path+"{*}", oa, asMap(n["additionalProperties"]))
+	}
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+func flag(s map[string]any, key string) bool { b, _ := s[key].(bool); return b }
+
+func str(s map[string]any, key string) string { v, _ := s[key].(string); return v }
+
+// structure: type, int-or-string, preserve-unknown-fields, list and map types.
+func (w *walker) structure(path string, o, n map[string]any) {
+	oIOS, nIOS := flag(o, "x-kubernetes-int-or-string"), flag(n, "x-kubernetes-int-or-string")
+	switch {
+	case oIOS && !nIOS:
+		w.ratcheted(path, IntOrStringChanged, "x-kubernetes-int-or-string",
+			"the field took an integer or a string and now takes only "+orAny(str(n, "type"))+": a stored value of the other kind is rejected on update",
+			true, nil)
+	case !oIOS && nIOS:
+		w.add(path, IntOrStringChanged, "x-kubernetes-int-or-string", false,
+			"the field now takes an integer or a string, which includes every value it took before", nil, true)
+	}
+	if ot, nt := str(o, "type"), str(n, "type"); ot != nt && oIOS == nIOS {
+		switch {
+		case ot == "integer" && nt == "number":
+			w.add(path, TypeChanged, "type", false, "every integer is a number: stored values stay valid", ot, nt)
+		case nt == "":
+			w.add(path, TypeChanged, "type", false, "the field no longer restricts its type: stored values stay valid", ot, nil)
+		default:
+			w.ratcheted(path, TypeChanged, "type", "a stored "+orAny(ot)+" is not "+article(nt)+": the object is rejected on update, and clients decoding it into the new type fail", nilIfEmpty(ot), nt)
+		}
+	}
+	oP, nP := flag(o, "x-kubernetes-preserve-unknown-fields"), flag(n, "x-kubernetes-preserve-unknown-fields")
+	switch {
+	case oP && !nP:
+		w.add(path, PreserveUnknownChange, "x-kubernetes-preserve-unknown-fields", true,
+			"fields the schema does not list were kept and are now pruned, on every read from etcd and every write: stored data is lost", true, nil)
+	case !oP && nP:
+		w.add(path, PreserveUnknownChange, "x-kubernetes-preserve-unknown-fields", false,
+			"fields the schema does not list are now kept instead of pruned; nothing stored was kept under the old schema", nil, true)
+	}
+	if ot, nt := listType(o), listType(n); ot != nt {
+		switch nt {
+		case "atomic":
+			w.add(path, ListTypeChanged, "x-kubernetes-list-type", false,
+				"no new validation, but server-side apply now replaces the whole list instead of merging items, and one manager owns it", ot, nt)
+		case "set":
+			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
+				"a set rejects duplicate items, a stored list may hold some, and list-type errors are not ratcheted; server-side apply now merges by value", ot, nt)
+		default:
+			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
+				"a map list rejects items with a missing or duplicate key, a stored list may hold some, and list-type errors are not ratcheted; server-side apply now merges by key", ot, nt)
+		}
+	} else if ot == "map" {
+		ok, nk := o["x-kubernetes-list-map-keys"], n["x-kubernetes-list-map-keys"]
+		if !reflect.DeepEqual(ok, nk) {
+			w.add(path, ListMapKeysChanged, "x-kubernetes-list-map-keys", true,
+				"items are now identified by other keys: stored items may lack one or collide on them (not ratcheted), and server-side apply merges and owns items differently", ok, nk)
+		}
+	}
+	if om, nm := mapType(o), mapType(n); om != nm {
+		w.add(path, MapTypeChanged, "x-kubernetes-map-type", false,
+			"no new validation, but server-side apply now "+map[string]string{"atomic": "replaces the whole object, and one manager owns it", "granular": "merges the object key by key, each key owned by its manager"}[nm], om, nm)
+	}
+}
+
+func article(t string) string {
+	if strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func orAny(t string) string {
+	if t == "" {
+		return "any value"
+	}
+	return t
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// listType is the list type of an array schema ("atomic" when unset) and "" for others.
+func listType(s map[string]any) string {
+	if lt := str(s, "x-kubernetes-list-type"); lt != "" {
+		return lt
+	}
+	if str(s, "type") == "array" {
+		return "atomic"
+	}
+	return ""
+}
+
+// mapType is the map type of an object schema ("granular" when unset) and "" for others.
+func mapType(s map[string]any) string {
+	if mt := str(s, "x-kubernetes-map-type"); mt != "" {
+		return mt
+	}
+	if str(s, "type") == "object" {
+		return "granular"
+	}
+	return ""
+}
+
+// bound is a numeric keyword: lower bounds tighten when they grow, upper ones when they shrink.
+type bound struct {
+	key   string
+	lower bool
+}
+
+var bounds = []bound{
+	{"minimum", true}, {"maximum", false}, {"minLength", true}, {"maxLength", false},
+	{"minItems", true}, {"maxItems", false}, {"minProperties", true}, {"maxProperties", false},
+}
+
+const ratchetNote = " (updates that leave the value unchanged pass where validation ratcheting applies, Kubernetes 1.30+)"
+
+func (w *walker) constraints(path string, o, n map[string]any) {
+	tight := func(key string, ov, nv any, why string) {
+		w.ratcheted(path, ConstraintTightened, key, why+ratchetNote, ov, nv)
+	}
+	loose := func(key string, ov, nv any) {
+		w.add(path, ConstraintLoosened, key, false, "every value the old schema accepted is still accepted", ov, nv)
+	}
+	for _, b := range bounds {
+		ov, oHas := o[b.key]
+		nv, nHas := n[b.key]
+		of, nf := number(ov), number(nv)
+		switch {
+		case !oHas && !nHas, oHas && nHas && of == nf:
+		case !nHas:
+			loose(b.key, ov, nil)
+		case !oHas || (b.lower && nf > of) || (!b.lower && nf < of):
+			tight(b.key, ov, nv, "a stored value outside the new "+b.key+" is rejected on update")
+		default:
+			loose(b.key, ov, nv)
+		}
+	}
+	for _, key := range []string{"exclusiveMinimum", "exclusiveMaximum", "uniqueItems"} {
+		ob, nb := flag(o, key), flag(n, key)
+		switch {
+		case !ob && nb:
+			tight(key, nil, true, "a stored value the old schema allowed can fail "+key)
+		case ob && !nb:
+			loose(key, true, nil)
+		}
+	}
+	if ob, nb := flag(o, "x-kubernetes-embedded-resource"), flag(n, "x-kubernetes-embedded-resource"); !ob && nb {
+		w.add(path, ConstraintTightened, "x-kubernetes-embedded-resource", true, "the value must now be a Kubernetes object (apiVersion, kind, metadata), which a stored value may not be", nil, true)
+	} else if ob && !nb {
+		loose("x-kubernetes-embedded-resource", true, nil)
+	}
+	if ob, nb := flag(o, "nullable"), flag(n, "nullable"); ob && !nb {
+		w.add(path, ConstraintTightened, "nullable", true, "a stored null is now pruned on read and write (a null is only kept where nullable is true)", true, nil)
+	} else if !ob && nb {
+		loose("nullable", nil, true)
+	}
+	if ov, nv := o["multipleOf"], n["multipleOf"]; !reflect.DeepEqual(ov, nv) {
+		of, nf := number(ov), number(nv)
+		switch {
+		case nv == nil:
+			loose("multipleOf", ov, nil)
+		case ov != nil && of != 0 && isMultiple(of, nf):
+			loose("multipleOf", ov, nv)
+		default:
+			tight("multipleOf", ov, nv, "a stored value that is not a multiple of the new multipleOf is rejected on update")
+		}
+	}
+	w.enum(path, o, n, tight, loose)
+	for _, key := range []string{"pattern", "format"} {
+		ov, nv := o[key], n[key]
+		switch {
+		case reflect.DeepEqual(ov, nv):
+		case nv == nil:
+			loose(key, ov, nil)
+		default:
+			tight(key, ov, nv, "a stored string the old "+key+" allowed may not match the new one, and is then rejected on update")
+		}
+	}
+	w.rules(path, o, n)
+}
+
+func isMultiple(of, nf float64) bool { q := of / nf; return q == math.Trunc(q) }
+
+func number(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+func (w *walker) enum(path string, o, n map[string]any, tight func(string, any, any, string), loose func(string, any, any)) {
+	ov, oHas := o["enum"].([]any)
+	nv, nHas := n["enum"].([]any)
+	if !oHas && !nHas {
+		return
+	}
+	keys := func(vs []any) map[string]bool {
+		m := map[string]bool{}
+		for _, v := range vs {
+			b, _ := json.Marshal(v)
+			m[string(b)] = true
+		}
+		return m
+	}
+	ok, nk := keys(ov), keys(nv)
+	dropped := false
+	for k := range ok {
+		dropped = dropped || !nk[k]
+	}
+	switch {
+	case oHas && !nHas:
+		loose("enum", ov, nil)
+	case !oHas || dropped:
+		tight("enum", nilIfNil(ov), nv, "a stored value the new enum does not list is rejected on update")
+	case len(nk) > len(ok):
+		loose("enum", ov, nv)
+	}
+}
+
+func nilIfNil(v []any) any {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
+// rules compares x-kubernetes-validations by rule text.
+func (w *walker) rules(path string, o, n map[string]any) {
+	texts := func(s map[string]any) map[string]bool {
+		m := map[string]bool{}
+		rs, _ := s["x-kubernetes-validations"].([]any)
+		for _, r := range rs {
+			m[str(asMap(r), "rule")] = true
+		}
+		return m
+	}
+	ot, nt := texts(o), texts(n)
+	var added, removed []string
+	for r := range nt {
+		if !ot[r] {
+			added = append(added, r)
+		}
+	}
+	for r := range ot {
+		if !nt[r] {
+			removed = append(removed, r)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	for _, r := range added {
+		if strings.Contains(r, "oldSelf") {
+			w.add(path, ConstraintTightened, "x-kubernetes-validations", true, "a new transition rule (it reads oldSelf, so it is never ratcheted) can reject updates of stored objects", nil, r)
+		} else {
+			w.ratcheted(path, ConstraintTightened, "x-kubernetes-validations", "a new rule can reject a stored value on update"+ratchetNote, nil, r)
+		}
+	}
+	for _, r := range removed {
+		w.add(path, ConstraintLoosened, "x-kubernetes-validations", false, "a rule is gone: every value the old schema accepted is still accepted", r, nil)
+	}
+}
+
+func (w *walker) required(path string, o, n map[string]any) {
+	set := func(s map[string]any) map[string]bool {
+		m := map[string]bool{}
+		rs, _ := s["required"].([]any)
+		for _, r := range rs {
+			if name, ok := r.(string); ok {
+				m[name] = true
+			}
+		}
+		return m
+	}
+	or, nr := set(o), set(n)
+	for _, name := range slices.Sorted(maps.Keys(nr)) {
+		if !or[name] {
+			w.field(path, name, RequiredAdded, "required", true,
+				"a stored object without the field is rejected on every update, and required is not ratcheted", nil, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(or)) {
+		if !nr[name] {
+			w.field(path, name, RequiredRemoved, "required", false, "the field may now be left out; stored objects have it or are unaffected", name, nil)
+		}
+	}
+}
+
+func (w *walker) defaults(path string, o, n map[string]any) {
+	ov, oHas := o["default"]
+	nv, nHas := n["default"]
+	switch {
+	case reflect.DeepEqual(ov, nv) && oHas == nHas:
+	case !oHas:
+		w.add(path, DefaultChanged, "default", false, "stored objects without the field read with the new default (defaulting applies on every read from etcd); none held a value that becomes invalid", nil, nv)
+	case !nHas:
+		w.add(path, DefaultChanged, "default", false, "stored objects keep the default written with them; new objects without the field stay without it", ov, nil)
+	default:
+		w.add(path, DefaultChanged, "default", false, "stored objects keep the value written with them; objects without the field get the new default on read and write", ov, nv)
+	}
+}
+
+func (w *walker) properties(path string, o, n map[string]any) {
+	op, np := asMap(o["properties"]), asMap(n["properties"])
+	keepsUnknown := flag(n, "x-kubernetes-preserve-unknown-fields")
+	keptUnknown := flag(o, "x-kubernetes-preserve-unknown-fields")
+	for _, k := range slices.Sorted(maps.Keys(op)) {
+		p := path + "." + k
+		ns, ok := np[k]
+		switch {
+		case !ok && keepsUnknown:
+			w.field(path, k, PropertyRemoved, "", false, "the parent keeps unknown fields, so stored values stay, unvalidated", nil, nil)
+		case !ok:
+			w.field(path, k, PropertyRemoved, "", true, "a stored value is pruned on every read from etcd and every write: the data is lost", nil, nil)
+		default:
+			w.node(p, asMap(op[k]), asMap(ns))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(np)) {
+		if _, ok := op[k]; ok {
+			continue
+		}
+		if keptUnknown {
+			w.field(path, k, PropertyAdded, "", true, "the old schema kept unknown fields, so a stored object may hold a value here that the new schema now validates and can reject on update", nil, nil)
+		} else {
+			w.field(path, k, PropertyAdded, "", false, "a new field: the old schema pruned it, so no stored object holds a value for it", nil, nil)
+		}
+	}
+}
+
+// value renders a keyword's value for people: JSON, or "(none)" when absent.
+func value(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,53 @@
+// Package schemadiff compares the schemas of two sets of CustomResourceDefinitions property
+// by property and says, for each difference, whether custom resources already stored under
+// the old schema stay readable and updatable under the new one.
+//
+// # Parse
+//
+// Parse reads a YAML (or JSON) stream of CRDs and keeps, per CRD and version, the
+// openAPIV3Schema as decoded YAML. Documents that are not CRDs are skipped; a stream without
+// any CRD is an error.
+//
+// # Compare
+//
+// Compare walks the old and the new schema of every CRD version both sides have, node by
+// node: properties (".a.b"), list items ("[*]") and map values ("{*}"), the paths
+// hack/crdcompare uses. A property added or removed is reported once, at the top of the
+// subtree; nothing below it is compared. Every change gets a Kind and a classification,
+// Breaking, for objects already stored, following what the apiserver does when a CRD's
+// schema is updated:
+//
+//   - Reading a stored object never validates it. It is pruned (fields the schema does not
+//     list are dropped, unless x-kubernetes-preserve-unknown-fields keeps them) and
+//     defaulted, on every read from etcd as on every write. So a removed property, or
+//     preserve-unknown-fields turned off, loses stored data: breaking. A new default shows
+//     up on read in objects stored without the field: compatible.
+//   - Every create and update is validated against the new schema. A change that makes a
+//     value the old schema accepted invalid (a narrowed type, a tightened bound, length,
+//     item limit, enum, pattern or format, a new rule, a new required field, a list type
+//     that demands unique items or keys) is breaking: an object stored under the old schema
+//     can hold that value.
+//   - Validation ratcheting (KEP-4008: alpha in 1.28, beta and on by default from 1.30, GA in
+//     1.33) lets an UPDATE through when every invalid part of the object is unchanged from
+//     the stored object. It covers value validations: type, bounds, lengths, item and
+//     property counts, enum, pattern, format, and x-kubernetes-validations rules that do
+//     not use oldSelf. It does not cover required, x-kubernetes-list-type,
+//     x-kubernetes-list-map-keys, added or removed properties, additionalProperties,
+//     allOf/anyOf/oneOf/not (and anything below them), rules that use oldSelf, or
+//     metadata. Change.Ratcheted marks the breaking changes ratcheting softens: updates that
+//     leave the offending value alone pass on 1.30+ clusters, but creating the same object
+//     again (a restore, a GitOps re-sync into a new cluster) still fails, and so does any
+//     update on an older cluster or with the gate off. They stay breaking.
+//   - x-kubernetes-list-type atomic and x-kubernetes-map-type only change how server-side
+//     apply merges and who owns which field, never what is valid: compatible, with the
+//     reason saying so.
+//
+// Descriptions are not changes: they are counted (Report.DescriptionsChanged).
+//
+// # Print
+//
+// Report.WriteText groups the changes for people: per CRD version, breaking first, added and
+// removed properties of one parent on one line (".spec.scheduler.spec: +hostUsers,
+// +resourceClaims"). The Report itself is the JSON form. Both are sorted: the same inputs
+// give the same bytes.
+package schemadiff
