@@ -1,6 +1,54 @@
 package e2e
 
-// TABLE-PLACEHOLDER
+// What kube-apiserver v1.37.2 (the cached control plane; validation
+// ratcheting on, GA since 1.30) does to an object stored under the old CRD
+// once the CRD is updated to the new schema, as TestSchemaUpdate measures
+// it. "read" is a GET under the new schema; the probes are dry-run updates
+// of the stored object, each accepted under the old schema first:
+// "change F" replaces the field the change is about, "other" changes an
+// unrelated field, "label" touches only metadata; "recreate" is a dry-run
+// create of the stored spec under another name (a restore from backup, a
+// delete and apply). diff is what `k8s-crd-resolver diff` says; the test
+// fails when it calls a change breaking and the apiserver loses no data
+// and refuses no probe, or the other way round.
+//
+//	change (old -> new)                read          change F  other  label  recreate  diff
+//	property-removed                   pruned (1)    -         ok     ok     ok        breaking
+//	property-added                     same          ok        ok     ok     ok        compatible
+//	required-added                     same          ok (8)    REJECT ok (2) REJECT    breaking
+//	maxItems 5 -> 2 (4 stored)         same          REJECT    ok (3) ok     REJECT    breaking
+//	enum minus the stored value        same          -         ok (3) ok     REJECT    breaking
+//	maxItems/maxLength loosened        same          ok        ok     ok     ok        compatible
+//	type string -> integer             same (4)      REJECT    ok (3) ok     REJECT    breaking
+//	int-or-string -> integer           same (4)      REJECT    ok (3) ok     REJECT    breaking
+//	list-type atomic -> map, dup. keys same          ok (5)    ok (5) ok     REJECT    breaking
+//	default changed (+ default added)  defaults (6)  -         ok     ok     ok        compatible
+//	preserve-unknown-fields removed    pruned (1)    -         ok     ok     ok        breaking
+//	map-type granular -> atomic        same          ok        ok     ok     ok        compatible
+//	Dask 1.30 -> 1.37 (resourceClaims) pruned (7)    -         ok     ok     ok        breaking
+//
+//	(1) Pruned on every read from etcd: the value is gone from GET at once,
+//	    but storage keeps it until the object is next written: the CRD put
+//	    back at the old schema reads it again; after one write under the
+//	    new schema (a label), it is gone for good (case Storage).
+//	(2) An update that leaves spec unchanged passes: the required error is
+//	    on spec, and ratcheting drops errors on unchanged values. Any change
+//	    under spec, even to another field, is rejected.
+//	(3) Ratcheted: the offending value is unchanged, so its error is dropped.
+//	(4) The stored string is served as is; no coercion on read.
+//	(5) Not ratcheted per value but per object: when the old object already
+//	    breaks the list-map invariant (duplicate keys), the apiserver skips
+//	    that check on update altogether (apiextensions-apiserver
+//	    pkg/registry/customresource/strategy.go, ValidateUpdate), so even an
+//	    update that edits the list passes; only a create sees "Duplicate
+//	    value". Server-side apply merging changes either way (not probed).
+//	(6) A stored value, defaulted at create, is kept (mode stays "fast");
+//	    a default on a field the object lacks is applied on read.
+//	(7) PodResourceClaim.source (1.30) is pruned from the stored
+//	    scheduler's resourceClaims; the plain example (no claims) reads
+//	    unchanged and updates (replicas) under 1.37. The diff's two breaking
+//	    changes are this removal, under scheduler and worker.
+//	(8) Setting the new required field is the fix, accepted.
 
 import (
 	"bytes"
@@ -122,17 +170,15 @@ func suCRD(t *testing.T, plural, kind, spec string) *unstructured.Unstructured {
 }
 
 // writeCRD writes crd as YAML to dir/name for the diff command.
-func writeCRD(t *testing.T, dir, name string, crd *unstructured.Unstructured) string {
+func writeCRD(t *testing.T, dir, name string, crd *unstructured.Unstructured) {
 	t.Helper()
 	b, err := yaml.Marshal(crd.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
 }
 
 // diffChange and diffReport are `k8s-crd-resolver diff --output json`.
@@ -159,8 +205,11 @@ type diffReport struct {
 func (e *suEnv) diff(t *testing.T, old, new *unstructured.Unstructured) diffReport {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.CommandContext(t.Context(), e.bin, "diff", "--output", "json",
-		writeCRD(t, dir, "old.yaml", old), writeCRD(t, dir, "new.yaml", new))
+	writeCRD(t, dir, "old.yaml", old)
+	writeCRD(t, dir, "new.yaml", new)
+	// In the temporary directory, the project root of files outside git.
+	cmd := exec.CommandContext(t.Context(), e.bin, "diff", "--output", "json", "old.yaml", "new.yaml")
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -564,6 +613,9 @@ func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, wan
 	for _, ch := range r.Changes {
 		kinds = append(kinds, ch.Path+" "+ch.Kind)
 		breaking = breaking || ch.Breaking
+		if len(r.Changes) > 10 && !ch.Breaking {
+			continue
+		}
 		t.Logf("diff: %s %s %s breaking=%v: %s", ch.Version, ch.Path, ch.Kind, ch.Breaking, ch.Reason)
 	}
 	slices.Sort(kinds)
