@@ -119,9 +119,10 @@ tools:
 	hack/tools.sh controller-gen >/dev/null
 
 # bench: the compiler's benchmarks (in-process), then whole-process timings of compiling the
-# four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build.
+# four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build;
+# the schema comparison (internal/schemadiff: the Dask set 1.21 -> 1.37) and `diff --from --to`.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/
+	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/ ./internal/schemadiff/ ./cmd/
 	hack/bench.sh
 
 # compare-controller-gen: the side-by-side report against controller-gen v0.23.0 (built once

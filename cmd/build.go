@@ -67,7 +67,7 @@ output; 2 on bad input.`,
 			var groups []diffGroup
 			var groupsErr error
 			if failOnChange {
-				groups, groupsErr = planGroups(comp.proj, plan)
+				groups, groupsErr = planGroups(comp.proj, comp.outs, plan)
 			}
 			fileio.HandleSignals(os.Exit)
 			done, err := comp.proj.Apply(plan, comp.outs)

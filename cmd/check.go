@@ -87,7 +87,7 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 			}
 			rep := newCheckReport(comp, plan)
 			if !rep.UpToDate {
-				groups, err := planGroups(comp.proj, plan)
+				groups, err := planGroups(comp.proj, comp.outs, plan)
 				if err != nil {
 					rep.ChangesError = err.Error()
 				} else {

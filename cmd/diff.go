@@ -122,25 +122,31 @@ type diffGroup struct {
 	rep   *schemadiff.Report
 }
 
-// diffPair is one file's old and new content (nil: the file is missing on that side).
+// diffPair is one file's old and new content (nil: the file is missing on that side), and
+// the compiled objects of a side that was compiled in this run (parsed from the content
+// otherwise: reading YAML is most of the time a comparison takes).
 type diffPair struct {
-	name     string
-	old, new []byte
+	name             string
+	old, new         []byte
+	oldObjs, newObjs []map[string]any
 }
 
 // compareCRDs parses and compares one pair.
 func compareCRDs(p diffPair) (*schemadiff.Report, error) {
-	parse := func(side string, data []byte) ([]*schemadiff.CRD, error) {
-		if data == nil {
+	parse := func(side string, data []byte, objs []map[string]any) ([]*schemadiff.CRD, error) {
+		switch {
+		case objs != nil:
+			return schemadiff.FromObjects(side, objs)
+		case data == nil:
 			return nil, nil
 		}
 		return schemadiff.Parse(side, data)
 	}
-	old, err := parse(p.name+" (old)", p.old)
+	old, err := parse(p.name+" (old)", p.old, p.oldObjs)
 	if err != nil {
 		return nil, err
 	}
-	new, err := parse(p.name+" (new)", p.new)
+	new, err := parse(p.name+" (new)", p.new, p.newObjs)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +270,7 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 	for i, o := range sides[0] {
 		n := sides[1][i]
 		for _, path := range o.Template.Outputs {
-			pairs = append(pairs, diffPair{name: proj.Rel(path), old: o.Data, new: n.Data})
+			pairs = append(pairs, diffPair{name: proj.Rel(path), old: o.Data, new: n.Data, oldObjs: o.Objects(), newObjs: n.Objects()})
 		}
 	}
 	return comparePairs(pairs)
@@ -279,15 +285,24 @@ func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return planGroups(proj, plan)
+	return planGroups(proj, outs, plan)
 }
 
 // planGroups compares the files of a plan that are not up to date: the file on disk (old)
 // with what build writes (new).
-func planGroups(proj *project.Project, plan []*project.FileStatus) ([]diffGroup, error) {
+func planGroups(proj *project.Project, outs []*project.Output, plan []*project.FileStatus) ([]diffGroup, error) {
+	byPath := map[string]*project.Output{}
+	for _, o := range outs {
+		for _, path := range o.Template.Outputs {
+			byPath[path] = o
+		}
+	}
 	var pairs []diffPair
 	for _, fs := range plan {
 		p := diffPair{name: fs.Name}
+		if o := byPath[fs.Path]; o != nil {
+			p.newObjs = o.Objects()
+		}
 		switch fs.State {
 		case project.Unchanged:
 			continue

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,26 +104,77 @@ func TestDiffBadInput(t *testing.T) {
 // matchLabelKeys (1.25), the probe's grpc (1.23), a container's resizePolicy (1.27) and
 // restartPolicy (sidecars, 1.28) all appear as added between 1.21 and 1.37, and
 // ServiceSpec.topologyKeys (removed in 1.22) and ObjectMeta.clusterName (removed in 1.24)
-// as removed.
+// as removed. Fields 1.21 added show up from 1.16 but not from 1.21: PodAffinityTerm's
+// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass; so do the
+// dual-stack fields of 1.20 (ipFamilies, ipFamilyPolicy, clusterIPs, replacing ipFamily,
+// which goes) and setHostnameAsFQDN and seccompProfile of 1.19.
 func TestDiffDask(t *testing.T) {
-	for _, pair := range [][2]string{{"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
+	repo, err := filepath.Abs("..")
+	require.NoError(t, err)
+	for _, pair := range [][2]string{{"1.16", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
 		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
-			abs, err := filepath.Abs("../testdata/diff-dask")
-			require.NoError(t, err)
-			stdout, stderr, code := runCmd(t, "..", "", "diff", "--from", pair[0], "--to", pair[1])
+			abs := filepath.Join(repo, "testdata/diff-dask")
+			stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", pair[0], "--to", pair[1])
 			require.Equal(t, 1, code, stderr)
 			golden.Check(t, filepath.Join(abs, pair[0]+"-"+pair[1]+".txt"), []byte(stdout))
 		})
 	}
-	stdout, _, _ := runCmd(t, "..", "", "diff", "--from", "1.21", "--to", "1.37")
+	stdout, _, _ := runCmd(t, repo, "", "diff", "--from", "1.21", "--to", "1.37")
 	for _, field := range []string{"+schedulingGates", "+hostUsers", "+resourceClaims", "+os", "+minDomains", "+matchLabelKeys", "+grpc", "+resizePolicy", "+restartPolicy", "-topologyKeys", "-clusterName", "+claims"} {
 		require.Contains(t, stdout, field)
 	}
+	from16, _, _ := runCmd(t, repo, "", "diff", "--from", "1.16", "--to", "1.37")
+	for _, field := range []string{"+namespaceSelector", "+internalTrafficPolicy", "+loadBalancerClass"} {
+		require.Contains(t, from16, field)
+		require.NotContains(t, stdout, field)
+	}
+	for _, field := range []string{"+ipFamilies", "+ipFamilyPolicy", "+clusterIPs", "-ipFamily", "+setHostnameAsFQDN", "+seccompProfile"} {
+		require.Contains(t, from16, field)
+	}
 	// A project compared with itself at one version has nothing to say.
-	stdout, _, code := runCmd(t, "..", "", "diff", "--from", "1.37", "--to", "1.37")
-	require.Equal(t, 0, code)
+	stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", "1.37", "--to", "1.37")
+	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stdout)
 	// The committed outputs are those of a fresh build (what check also says).
-	stdout, _, code = runCmd(t, "..", "", "diff")
-	require.Equal(t, 0, code, stdout)
+	stdout, stderr, code = runCmd(t, repo, "", "diff")
+	require.Equal(t, 0, code, stdout+stderr)
+	// No change in JSON is an empty list and zero counts, never null.
+	stdout, stderr, code = runCmd(t, repo, "", "diff", "--output", "json")
+	require.Equal(t, 0, code, stderr)
+	require.JSONEq(t, `{"changes":[],"breaking":0,"compatible":0,"descriptionsChanged":0}`, stdout)
+}
+
+// BenchmarkDiffVersionsDask is `k8s-crd-resolver diff --from 1.21 --to 1.37` on this
+// repository in-process: both compiles of the Dask templates, the comparison and the text.
+func BenchmarkDiffVersionsDask(b *testing.B) {
+	b.Chdir("..")
+	for b.Loop() {
+		var out, errOut strings.Builder
+		root := NewRootCmd(&out, &errOut)
+		root.SetArgs([]string{"diff", "--from", "1.21", "--to", "1.37"})
+		if code := report(&errOut, root.Execute()); code != 1 {
+			b.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	}
+}
+
+// TestReadmeShowsTheDaskReport: the README's "Bumping the Kubernetes version" shows the
+// golden report, byte for byte, so it cannot drift from what the tool prints.
+func TestReadmeShowsTheDaskReport(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	report, err := os.ReadFile("../testdata/diff-dask/1.16-1.37.txt")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "```text\n"+string(report)+"```\n",
+		"README.md: paste testdata/diff-dask/1.16-1.37.txt into the <details> block of \"The Dask templates, 1.16 to 1.37\"")
+	for _, pair := range []string{"1.16-1.37", "1.21-1.37", "1.30-1.37", "1.36-1.37"} {
+		report, err := os.ReadFile("../testdata/diff-dask/" + pair + ".txt")
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSpace(string(report)), "\n")
+		var b, c, d string
+		_, err = fmt.Sscanf(lines[len(lines)-1], "total: %s breaking, %s compatible, %s", &b, &c, &d)
+		require.NoError(t, err)
+		row := fmt.Sprintf("| %s | %s | %s |", strings.Replace(pair, "-", " -> ", 1), b, c)
+		require.Contains(t, string(readme), row, "README.md: the table of \"The Dask templates, 1.16 to 1.37\"")
+	}
 }

@@ -30,6 +30,10 @@ type Output struct {
 	objects []map[string]any // the compiled CRDs, for validation
 }
 
+// Objects are the compiled CRDs as decoded JSON, in the order of CRDs, for callers that
+// read schemas without parsing Data again. They are shared: read them, never change them.
+func (o *Output) Objects() []map[string]any { return o.objects }
+
 // Compile compiles every template (only those for which keep returns
 // true, when keep is not nil). Every failure is reported: the error joins
 // one resolver.ErrorList (or other error) per failed template.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 )
@@ -193,14 +192,16 @@ func (w *walker) node(path string, o, n map[string]any) {
 	if o == nil || n == nil {
 		return
 	}
-	if !reflect.DeepEqual(o["description"], n["description"]) {
-		w.r.DescriptionsChanged++
-		w.r.descs[[2]string{w.crd, w.version}]++
+	if !sameKeywords(o, n) {
+		if o["description"] != n["description"] {
+			w.r.DescriptionsChanged++
+			w.r.descs[[2]string{w.crd, w.version}]++
+		}
+		w.structure(path, o, n)
+		w.constraints(path, o, n)
+		w.required(path, o, n)
+		w.defaults(path, o, n)
 	}
-	w.structure(path, o, n)
-	w.constraints(path, o, n)
-	w.required(path, o, n)
-	w.defaults(path, o, n)
 	w.properties(path, o, n)
 	if oi, ok := o["items"].(map[string]any); ok {
 		w.node(path+"[*]", oi, asMap(n["items"]))
@@ -208,6 +209,28 @@ func (w *walker) node(path string, o, n map[string]any) {
 	if oa, ok := o["additionalProperties"].(map[string]any); ok {
 		w.node(path+"{*}", oa, asMap(n["additionalProperties"]))
 	}
+}
+
+// sameKeywords is the fast path of node: whether o and n hold the same keywords with the
+// same values, the subschemas below aside (most nodes of a comparison are unchanged).
+func sameKeywords(o, n map[string]any) bool {
+	if len(o) != len(n) {
+		return false
+	}
+	for k, ov := range o {
+		nv, ok := n[k]
+		if !ok {
+			return false
+		}
+		switch k {
+		case "properties", "items", "additionalProperties":
+			continue
+		}
+		if !same(ov, nv) {
+			return false
+		}
+	}
+	return true
 }
 
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
@@ -261,7 +284,7 @@ func (w *walker) structure(path string, o, n map[string]any) {
 		}
 	} else if ot == "map" {
 		ok, nk := o["x-kubernetes-list-map-keys"], n["x-kubernetes-list-map-keys"]
-		if !reflect.DeepEqual(ok, nk) {
+		if !same(ok, nk) {
 			w.add(path, ListMapKeysChanged, "x-kubernetes-list-map-keys", true,
 				"items are now identified by other keys: stored items may lack one or collide on them (not ratcheted), and server-side apply merges and owns items differently", ok, nk)
 		}
@@ -368,7 +391,7 @@ func (w *walker) constraints(path string, o, n map[string]any) {
 	} else if !ob && nb {
 		loose("nullable", nil, true)
 	}
-	if ov, nv := o["multipleOf"], n["multipleOf"]; !reflect.DeepEqual(ov, nv) {
+	if ov, nv := o["multipleOf"], n["multipleOf"]; !same(ov, nv) {
 		of, nf := number(ov), number(nv)
 		switch {
 		case nv == nil:
@@ -383,7 +406,7 @@ func (w *walker) constraints(path string, o, n map[string]any) {
 	for _, key := range []string{"pattern", "format"} {
 		ov, nv := o[key], n[key]
 		switch {
-		case reflect.DeepEqual(ov, nv):
+		case same(ov, nv):
 		case nv == nil:
 			loose(key, ov, nil)
 		default:
@@ -403,8 +426,15 @@ func number(v any) float64 {
 		return float64(x)
 	case uint64:
 		return float64(x)
+	case int32:
+		return float64(x)
 	case float64:
 		return x
+	case json.Number:
+		f, err := x.Float64()
+		if err == nil {
+			return f
+		}
 	}
 	return math.NaN()
 }
@@ -447,6 +477,9 @@ func nilIfNil(v []any) any {
 
 // rules compares x-kubernetes-validations by rule text.
 func (w *walker) rules(path string, o, n map[string]any) {
+	if o["x-kubernetes-validations"] == nil && n["x-kubernetes-validations"] == nil {
+		return
+	}
 	texts := func(s map[string]any) map[string]bool {
 		m := map[string]bool{}
 		rs, _ := s["x-kubernetes-validations"].([]any)
@@ -482,6 +515,11 @@ func (w *walker) rules(path string, o, n map[string]any) {
 }
 
 func (w *walker) required(path string, o, n map[string]any) {
+	ol, _ := o["required"].([]any)
+	nl, _ := n["required"].([]any)
+	if slices.Equal(ol, nl) {
+		return
+	}
 	set := func(s map[string]any) map[string]bool {
 		m := map[string]bool{}
 		rs, _ := s["required"].([]any)
@@ -510,7 +548,7 @@ func (w *walker) defaults(path string, o, n map[string]any) {
 	ov, oHas := o["default"]
 	nv, nHas := n["default"]
 	switch {
-	case reflect.DeepEqual(ov, nv) && oHas == nHas:
+	case oHas == nHas && same(ov, nv):
 	case !oHas:
 		w.add(path, DefaultChanged, "default", false, "stored objects without the field read with the new default (defaulting applies on every read from etcd); none held a value that becomes invalid", nil, nv)
 	case !nHas:
@@ -524,7 +562,9 @@ func (w *walker) properties(path string, o, n map[string]any) {
 	op, np := asMap(o["properties"]), asMap(n["properties"])
 	keepsUnknown := flag(n, "x-kubernetes-preserve-unknown-fields")
 	keptUnknown := flag(o, "x-kubernetes-preserve-unknown-fields")
-	for _, k := range slices.Sorted(maps.Keys(op)) {
+	// Map order is fine: Compare sorts the changes (stably, and no two changes below one
+	// node share a path, kind and keyword but through x-kubernetes-validations, added in order).
+	for k, os := range op {
 		p := path + "." + k
 		ns, ok := np[k]
 		switch {
@@ -533,10 +573,10 @@ func (w *walker) properties(path string, o, n map[string]any) {
 		case !ok:
 			w.field(path, k, PropertyRemoved, "", true, "a stored value is pruned on every read from etcd and every write: the data is lost", nil, nil)
 		default:
-			w.node(p, asMap(op[k]), asMap(ns))
+			w.node(p, asMap(os), asMap(ns))
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(np)) {
+	for k := range np {
 		if _, ok := op[k]; ok {
 			continue
 		}
@@ -546,6 +586,28 @@ func (w *walker) properties(path string, o, n map[string]any) {
 			w.field(path, k, PropertyAdded, "", false, "a new field: the old schema pruned it, so no stored object holds a value for it", nil, nil)
 		}
 	}
+}
+
+// same compares two decoded values as JSON: a number is the same whether YAML decoded it
+// as an int or JSON as a float64 or json.Number.
+func same(a, b any) bool {
+	switch a.(type) {
+	case nil:
+		return b == nil
+	case string, bool:
+		return a == b
+	case []any:
+		bs, ok := b.([]any)
+		if ok && len(bs) == len(a.([]any)) {
+			for i, x := range a.([]any) {
+				if !same(x, bs[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return value(a) == value(b)
 }
 
 // value renders a keyword's value for people: JSON, or "(none)" when absent.

@@ -3,6 +3,7 @@ package schemadiff
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 // caseDir holds one directory per change kind: old.yaml and new.yaml, small CRDs, and the
@@ -93,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"kind: [\n", "x.yaml: yaml: line 1"},
 		{"apiVersion: v1\nkind: ConfigMap\n", "x.yaml: no CustomResourceDefinition"},
-		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml:1:1: document 1: CustomResourceDefinition without metadata.name"},
+		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml: document 1: CustomResourceDefinition without metadata.name"},
 		{"kind: CustomResourceDefinition\nmetadata: {name: a.b}\nspec: {}\n", "no spec.versions"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.src))
@@ -125,4 +127,65 @@ func TestSortedAndCounted(t *testing.T) {
 	}
 	require.Equal(t, nb, rep.Breaking)
 	require.Equal(t, len(rep.Changes)-nb, rep.Compatible)
+}
+
+// TestObjectsAndYAMLAgree: a compiled CRD compared as the compiler holds it (decoded JSON)
+// and as its YAML file reads back shows no change at all, so check and diff, which compare
+// a file on disk with a fresh compile, report nothing that is only a difference of decoding.
+func TestObjectsAndYAMLAgree(t *testing.T) {
+	for _, version := range []string{"1.21", "1.37"} {
+		proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
+		require.NoError(t, err)
+		outs, err := proj.Compile(nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, outs)
+		for _, o := range outs {
+			fromYAML, err := Parse(o.Template.Name, o.Data)
+			require.NoError(t, err)
+			fromObjects, err := FromObjects(o.Template.Name, o.Objects())
+			require.NoError(t, err)
+			for _, pair := range [][2][]*CRD{{fromYAML, fromObjects}, {fromObjects, fromYAML}} {
+				rep := Compare(pair[0], pair[1])
+				require.True(t, rep.Empty(), "%s for %s: %+v", o.Template.Name, version, rep.Changes)
+			}
+		}
+	}
+}
+
+// TestJSONAndLists: a JSON stream (kubectl get crd -o json) and a kind: List of CRDs read the
+// same as the YAML stream of the same CRDs.
+func TestJSONAndLists(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(caseDir, "crds-and-versions/new.yaml"))
+	require.NoError(t, err)
+	want, err := Parse("new.yaml", src)
+	require.NoError(t, err)
+	require.Len(t, want, 2)
+	var items []any
+	var stream []byte
+	for _, c := range want {
+		obj := map[string]any{"kind": "CustomResourceDefinition", "metadata": map[string]any{"name": c.Name}, "spec": map[string]any{"versions": versionsOf(c)}}
+		items = append(items, obj)
+		b, err := json.Marshal(obj)
+		require.NoError(t, err)
+		stream = append(stream, b...)
+		stream = append(stream, '\n')
+	}
+	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	require.NoError(t, err)
+	for _, data := range [][]byte{stream, list} {
+		got, err := Parse("crds.json", data)
+		require.NoError(t, err)
+		require.True(t, Compare(want, got).Empty())
+		require.True(t, Compare(got, want).Empty())
+	}
+	_, err = Parse("crds.json", []byte(`{"kind": `))
+	require.ErrorContains(t, err, "crds.json: byte")
+}
+
+func versionsOf(c *CRD) []any {
+	var vs []any
+	for _, name := range slices.Sorted(maps.Keys(c.Versions)) {
+		vs = append(vs, map[string]any{"name": name, "schema": map[string]any{"openAPIV3Schema": c.Versions[name]}})
+	}
+	return vs
 }

@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,28 +26,70 @@ var ErrNoCRD = errors.New("no CustomResourceDefinition")
 // Other kinds of documents are skipped; a malformed document, a CRD without a name or
 // versions, and a stream without any CRD are errors.
 func Parse(name string, data []byte) ([]*CRD, error) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return parseJSON(name, t)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var crds []*CRD
-	for i := 0; ; i++ {
-		var node yaml.Node
-		err := dec.Decode(&node)
+	var objs []map[string]any
+	for {
+		var doc any
+		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		var doc any
-		if err := node.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("%s:%d:%d: %w", name, node.Line, node.Column, err)
+		obj, _ := doc.(map[string]any) // nil for a document that is no mapping: skipped
+		objs = append(objs, obj)
+	}
+	return FromObjects(name, objs)
+}
+
+// parseJSON reads a stream of JSON objects (`kubectl get crd -o json`), many times faster
+// than YAML decoding.
+func parseJSON(name string, data []byte) ([]*CRD, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var objs []map[string]any
+	for {
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		obj, ok := doc.(map[string]any)
-		if !ok || obj["kind"] != "CustomResourceDefinition" {
+		if err != nil {
+			return nil, fmt.Errorf("%s: byte %d: %w", name, dec.InputOffset(), err)
+		}
+		objs = append(objs, obj)
+	}
+	return FromObjects(name, objs)
+}
+
+// FromObjects returns the CRDs among decoded JSON objects (what the compiler holds), as
+// Parse does for a stream; objects that are not CRDs are skipped, and the items of a
+// kind: List (what kubectl get prints for several objects) are read in order.
+func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
+	var crds []*CRD
+	var flat []map[string]any
+	for _, obj := range objs {
+		if obj["kind"] != "List" {
+			flat = append(flat, obj)
+			continue
+		}
+		items, _ := obj["items"].([]any)
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			flat = append(flat, m)
+		}
+	}
+	for i, obj := range flat {
+		if obj["kind"] != "CustomResourceDefinition" {
 			continue
 		}
 		c, err := crdOf(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d:%d: document %d: %w", name, node.Line, node.Column, i+1, err)
+			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
 		crds = append(crds, c)
 	}

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
+)
+
+// TestCheckShowsSchemaChanges: check prints the schema comparison above the unified diff
+// (only it with --summary-only), fails on any stale output by default and, with
+// --fail-on-breaking or failOn: breaking, only when a change is breaking; build
+// --fail-on-change (the pre-commit hook) prints the same comparison when it regenerates.
+func TestCheckShowsSchemaChanges(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	props := func(p string) {
+		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
+	}
+	abs, err := filepath.Abs("../testdata/cmd")
+	require.NoError(t, err)
+	run := func(golden_ string, wantCode int, args ...string) string {
+		t.Helper()
+		stdout, stderr, code := runCmd(t, dir, "", append(args, "--no-validate", "--k8s-version", "1.30")...)
+		require.Equal(t, wantCode, code, "%v: %s%s", args, stdout, stderr)
+		if golden_ != "" {
+			golden.Check(t, filepath.Join(abs, golden_), []byte(stdout+"--- stderr\n"+stderr))
+		}
+		return stdout
+	}
+
+	props("name: {type: string}, image: {type: string, maxLength: 63}")
+	run("", 0, "build")
+	run("", 0, "check")
+
+	// Compatible: a new optional field, a looser limit.
+	props("name: {type: string}, image: {type: string, maxLength: 253}, tag: {type: string}")
+	run("check-schema-compatible.txt", 1, "check")
+	run("check-schema-compatible-summary.txt", 1, "check", "--summary-only")
+	out := run("", 0, "check", "--summary-only", "--fail-on-breaking")
+	require.Contains(t, out, "no breaking change: check passes")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("failOn: breaking\n"), 0o644))
+	run("", 0, "check")
+
+	// Breaking: a field removed (its stored values are pruned), a tighter limit.
+	props("image: {type: string, maxLength: 10}, tag: {type: string}")
+	run("check-schema-breaking.txt", 1, "check", "--summary-only")
+	run("", 1, "check", "--fail-on-breaking", "-o", "json")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("failOn: sometimes\n"), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "check", "--no-validate")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `failOn "sometimes": want "change" or "breaking"`)
+	require.NoError(t, os.Remove(filepath.Join(dir, ".crd-resolver.yaml")))
+
+	// The pre-commit hook regenerates and shows what changed.
+	run("build-fail-on-change-schema.txt", 1, "build", "--fail-on-change", "--quiet")
+	run("", 0, "check")
+}

@@ -1,0 +1,82 @@
+package schemadiff
+
+import (
+	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+)
+
+// daskOutputs compiles the repository's Dask templates (every set of .crd-resolver.yaml)
+// for one Kubernetes version and parses the results.
+func daskOutputs(b *testing.B, version string) [][]*CRD {
+	b.Helper()
+	proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	outs, err := proj.Compile(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res [][]*CRD
+	for _, o := range outs {
+		crds, err := FromObjects(o.Template.Name, o.Objects())
+		if err != nil {
+			b.Fatal(err)
+		}
+		res = append(res, crds)
+	}
+	return res
+}
+
+// BenchmarkCompareDask compares every compiled Dask CRD (both sets: without and with
+// Kubernetes' descriptions, 8 CRDs) between Kubernetes 1.21 and 1.37: the comparison alone.
+func BenchmarkCompareDask(b *testing.B) {
+	old, new := daskOutputs(b, "1.21"), daskOutputs(b, "1.37")
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for i := range old {
+			n += len(Compare(old[i], new[i]).Changes)
+		}
+		if n == 0 {
+			b.Fatal("no changes between 1.21 and 1.37")
+		}
+	}
+}
+
+// BenchmarkParseAndCompareDask adds parsing the YAML of both sides, what `diff OLD NEW`
+// and check do per file.
+func BenchmarkParseAndCompareDask(b *testing.B) {
+	var old, new [][]byte
+	for _, side := range []struct {
+		v   string
+		dst *[][]byte
+	}{{"1.21", &old}, {"1.37", &new}} {
+		proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: side.v}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs, err := proj.Compile(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range outs {
+			*side.dst = append(*side.dst, o.Data)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range old {
+			o, err := Parse("old", old[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := Parse("new", new[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			Compare(o, n)
+		}
+	}
+}
