@@ -18,6 +18,7 @@ package e2e
 //	property-removed                   pruned (1)    -         ok     ok     ok        breaking
 //	property-added                     same          ok        ok     ok     ok        compatible
 //	required-added                     same          ok (8)    REJECT ok (2) REJECT    breaking
+//	required-added on spec.inner       same          REJECT    ok (2) ok     REJECT    breaking
 //	maxItems 5 -> 2 (4 stored)         same          REJECT    ok (3) ok     REJECT    breaking
 //	enum minus the stored value        same          -         ok (3) ok     REJECT    breaking
 //	maxItems/maxLength loosened        same          ok        ok     ok     ok        compatible
@@ -27,15 +28,17 @@ package e2e
 //	default changed (+ default added)  defaults (6)  -         ok     ok     ok        compatible
 //	preserve-unknown-fields removed    pruned (1)    -         ok     ok     ok        breaking
 //	map-type granular -> atomic        same          ok (9)    ok     ok     ok        compatible (9)
+//	list-type map -> atomic            same          ok (9)    -      ok     ok        compatible (9)
 //	Dask 1.30 -> 1.37 (resourceClaims) pruned (7)    -         ok     ok     ok        breaking
 //
 //	(1) Pruned on every read from etcd: the value is gone from GET at once,
 //	    but storage keeps it until the object is next written: the CRD put
 //	    back at the old schema reads it again; after one write under the
 //	    new schema (a label), it is gone for good (case Storage).
-//	(2) An update that leaves spec unchanged passes: the required error is
-//	    on spec, and ratcheting drops errors on unchanged values. Any change
-//	    under spec, even to another field, is rejected.
+//	(2) required is ratcheted at the object that lists it: an update that
+//	    leaves that object unchanged passes (required on spec: a label-only
+//	    update; on spec.inner: a change of spec.keep), any change inside it,
+//	    even to another field ("change inner.x"), is rejected.
 //	(3) Ratcheted: the offending value is unchanged, so its error is dropped.
 //	(4) The stored string is served as is; no coercion on read.
 //	(5) Not ratcheted per value but per object: when the old object already
@@ -52,12 +55,13 @@ package e2e
 //	    changes are this removal, under scheduler and worker.
 //	(8) Setting the new required field is the fix, accepted.
 //	(9) Updates pass, but server-side apply changes: another field manager
-//	    applying sel.b (sel.a belongs to the creator) merged under the old
-//	    schema and now conflicts (409, ".spec.sel"); with force it now
-//	    replaces the whole map and drops the creator's sel.a. A write valid
-//	    before is refused, or loses stored data: the apiserver breaks such
-//	    an object, which the diff calls compatible (the test fails here until
-//	    the two agree).
+//	    applying sel.b (sel.a belongs to the creator), or the item b of
+//	    ports (the item a is the creator's), merged under the old schema
+//	    and now conflicts (409, ".spec.sel", ".spec.ports"); with force it
+//	    replaces the whole map or list and drops the creator's sel.a or item
+//	    a. A write valid before is refused, or loses stored data: the
+//	    apiserver breaks such an object, which the diff calls compatible
+//	    (these two cases fail until the two agree).
 
 import (
 	"bytes"
@@ -385,6 +389,20 @@ var suCases = []suCase{
 		WantRejected: []string{"change keep", recreate},
 	},
 	{
+		// The same, one level down: required on spec.inner.
+		Name: "required-added nested", Plural: "nestedrequireds", Kind: "NestedRequired",
+		Old: `{type: object, properties: {keep: {type: string}, inner: {type: object, properties: {x: {type: string}, bar: {type: string}}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, inner: {type: object, required: [bar], properties: {x: {type: string}, bar: {type: string}}}}}`,
+		Obj: `{keep: a, inner: {x: a}}`,
+		Probes: []suProbe{
+			{Name: "change inner.x", Spec: `{keep: a, inner: {x: b}}`},
+			{Name: "change keep", Spec: `{keep: a2, inner: {x: a}}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.inner.bar required-added"},
+		WantRejected: []string{"change inner.x", recreate},
+	},
+	{
 		Name: "maxItems-tightened", Plural: "tighteneds", Kind: "Tightened",
 		Old: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 5, items: {type: string}}}}`,
 		New: `{type: object, properties: {keep: {type: string}, items: {type: array, maxItems: 2, items: {type: string}}}}`,
@@ -446,6 +464,20 @@ var suCases = []suCase{
 		},
 		WantKinds:    []string{".spec.ports list-type-changed"},
 		WantRejected: []string{recreate},
+	},
+	{
+		Name: "list-type map to atomic", Plural: "atomiclists", Kind: "AtomicList",
+		Old: `{type: object, properties: {keep: {type: string}, ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name], items: {type: object, required: [name], properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, ports: {type: array, x-kubernetes-list-type: atomic, items: {type: object, required: [name], properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		Obj: `{keep: a, ports: [{name: a, port: 1}]}`,
+		Probes: []suProbe{
+			{Name: "change ports", Spec: `{keep: a, ports: [{name: a, port: 2}]}`},
+			{Name: "apply ports b", Apply: `{ports: [{name: b, port: 2}]}`},
+			{Name: "force-apply ports b", Apply: `{ports: [{name: b, port: 2}]}`, Force: true, Keeps: `{ports: [{name: a, port: 1}]}`},
+			{Name: "label only"},
+		},
+		WantKinds:    []string{".spec.ports list-type-changed"},
+		WantRejected: []string{"apply ports b", "force-apply ports b"},
 	},
 	{
 		Name: "default-changed", Plural: "defaults", Kind: "Default",
@@ -708,7 +740,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 				"spec":     yamlMap(t, p.Apply),
 			}}
 			got, err := res.Apply(t.Context(), stored.GetName(), u, metav1.ApplyOptions{FieldManager: ssaManager, Force: p.Force, DryRun: []string{metav1.DryRunAll}})
-			if err == nil && p.Keeps != "" && !within(yamlMap(t, p.Keeps), got.Object["spec"]) {
+			if err == nil && p.Keeps != "" && !holds(got.Object["spec"], yamlMap(t, p.Keeps)) {
 				return fmt.Errorf("%w: the result %v lost %s", errDropped, got.Object["spec"], p.Keeps)
 			}
 			return err
@@ -865,5 +897,36 @@ func within(a, b any) bool {
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
 		return bytes.Equal(ja, jb)
+	}
+}
+
+// holds: b's values are in a, b's list items each matching some item of
+// a's list (a server-side apply may add items around them).
+func holds(a, b any) bool {
+	switch b := b.(type) {
+	case map[string]any:
+		am, ok := a.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range b {
+			if av, ok := am[k]; !ok || !holds(av, v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		al, ok := a.([]any)
+		if !ok {
+			return false
+		}
+		for _, v := range b {
+			if !slices.ContainsFunc(al, func(av any) bool { return holds(av, v) }) {
+				return false
+			}
+		}
+		return true
+	default:
+		return within(b, a)
 	}
 }
