@@ -19,12 +19,15 @@ package e2e
 //	property-added                     same          ok        ok     ok     ok        compatible
 //	required-added                     same          ok (8)    REJECT ok (2) REJECT    breaking
 //	required-added on spec.inner       same          REJECT    ok (2) ok     REJECT    breaking
+//	required-added in atomic list item same          -         ok (2) ok     REJECT    breaking
 //	maxItems 5 -> 2 (4 stored)         same          REJECT    ok (3) ok     REJECT    breaking
+//	maxLength 5 -> 2 in atomic list    same          REJECT    ok (3) ok     REJECT    breaking
 //	enum minus the stored value        same          -         ok (3) ok     REJECT    breaking
 //	maxItems/maxLength loosened        same          ok        ok     ok     ok        compatible
 //	type string -> integer             same (4)      REJECT    ok (3) ok     REJECT    breaking
 //	int-or-string -> integer           same (4)      REJECT    ok (3) ok     REJECT    breaking
 //	list-type atomic -> map, dup. keys same          ok (5)    ok (5) ok     REJECT    breaking
+//	list-type atomic -> map, no key    same          REJECT    REJECT REJECT REJECT    breaking (10)
 //	default changed (+ default added)  defaults (6)  -         ok     ok     ok        compatible
 //	preserve-unknown-fields removed    pruned (1)    -         ok     ok     ok        breaking
 //	map-type granular -> atomic        same          ok (9)    ok     ok     ok        compatible (9)
@@ -38,7 +41,9 @@ package e2e
 //	(2) required is ratcheted at the object that lists it: an update that
 //	    leaves that object unchanged passes (required on spec: a label-only
 //	    update; on spec.inner: a change of spec.keep), any change inside it,
-//	    even to another field ("change inner.x"), is rejected.
+//	    even to another field ("change inner.x"), is rejected. In an item of
+//	    an atomic list the same holds while the list is unchanged. The diff
+//	    says required is not ratcheted (ratcheted=false): wrong, except (10).
 //	(3) Ratcheted: the offending value is unchanged, so its error is dropped.
 //	(4) The stored string is served as is; no coercion on read.
 //	(5) Not ratcheted per value but per object: when the old object already
@@ -62,6 +67,12 @@ package e2e
 //	    a. A write valid before is refused, or loses stored data: the
 //	    apiserver breaks such an object, which the diff calls compatible
 //	    (these two cases fail until the two agree).
+//	(10) The stored item has no name, which the new map list keys on and
+//	    so requires: no update passes, not even a label-only one (so neither
+//	    does removing a finalizer); the "Required value" error is not
+//	    ratcheted, since an item without its key cannot be matched with the
+//	    stored one. Kubernetes did this to PodSpec.hostAliases (a map list
+//	    on ip): a stored Dask pod template with an ip-less host alias.
 
 import (
 	"bytes"
@@ -202,8 +213,11 @@ type diffChange struct {
 	Kind     string `json:"kind"`
 	Breaking bool   `json:"breaking"`
 	Reason   string `json:"reason"`
-	Old      any    `json:"old"`
-	New      any    `json:"new"`
+	// Ratcheted: validation ratcheting lets an update through that leaves
+	// the offending value unchanged (absent: false).
+	Ratcheted bool `json:"ratcheted"`
+	Old       any  `json:"old"`
+	New       any  `json:"new"`
 }
 
 type diffReport struct {
@@ -325,6 +339,11 @@ type suCase struct {
 	Probes             []suProbe
 	// WantKinds: "path kind" of every change the diff reports.
 	WantKinds []string
+	// Unchanged names the probe that changes the object but leaves the
+	// value the change makes invalid as stored: whether the apiserver
+	// accepts it is whether the change is ratcheted, which the diff's
+	// breaking changes must say alike.
+	Unchanged string
 	// WantLost: a value stored under Old is gone or changed when the
 	// object is read under New (values New adds, defaults, are no loss).
 	WantLost bool
@@ -385,6 +404,7 @@ var suCases = []suCase{
 			{Name: "label only"},
 			{Name: "set bar", Spec: `{keep: a, bar: b}`},
 		},
+		Unchanged:    "label only",
 		WantKinds:    []string{".spec.bar required-added"},
 		WantRejected: []string{"change keep", recreate},
 	},
@@ -399,6 +419,7 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, inner: {x: a}}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.inner.bar required-added"},
 		WantRejected: []string{"change inner.x", recreate},
 	},
@@ -412,6 +433,7 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, items: [a, b, c, d]}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.items constraint-tightened"},
 		WantRejected: []string{"change items", recreate},
 	},
@@ -424,7 +446,35 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, mode: legacy}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.mode constraint-tightened"},
+		WantRejected: []string{recreate},
+	},
+	{
+		Name: "maxLength tightened in an atomic list", Plural: "listitems", Kind: "ListItem",
+		Old: `{type: object, properties: {keep: {type: string}, tags: {type: array, items: {type: string, maxLength: 5}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, tags: {type: array, items: {type: string, maxLength: 2}}}}`,
+		Obj: `{keep: a, tags: [abcd]}`,
+		Probes: []suProbe{
+			{Name: "change tags", Spec: `{keep: a, tags: [abcd, x]}`},
+			{Name: "change keep", Spec: `{keep: a2, tags: [abcd]}`},
+			{Name: "label only"},
+		},
+		Unchanged:    "change keep",
+		WantKinds:    []string{".spec.tags[*] constraint-tightened"},
+		WantRejected: []string{"change tags", recreate},
+	},
+	{
+		Name: "required-added in an atomic list item", Plural: "itemrequireds", Kind: "ItemRequired",
+		Old: `{type: object, properties: {keep: {type: string}, hosts: {type: array, items: {type: object, properties: {ip: {type: string}, name: {type: string}}}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, hosts: {type: array, items: {type: object, required: [ip], properties: {ip: {type: string}, name: {type: string}}}}}}`,
+		Obj: `{keep: a, hosts: [{name: h}]}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2, hosts: [{name: h}]}`},
+			{Name: "label only"},
+		},
+		Unchanged:    "change keep",
+		WantKinds:    []string{".spec.hosts[*].ip required-added"},
 		WantRejected: []string{recreate},
 	},
 	{
@@ -449,6 +499,7 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, foo: abc}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.foo type-changed"},
 		WantRejected: []string{"change foo", recreate},
 	},
@@ -462,8 +513,25 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, ports: [{name: a, port: 1}, {name: a, port: 2}]}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.ports list-type-changed"},
 		WantRejected: []string{recreate},
+	},
+	{
+		// The old schema does not require name; the new one must (a map
+		// list's keys are required or defaulted).
+		Name: "list-type atomic to map, item without key", Plural: "keylesses", Kind: "Keyless",
+		Old: `{type: object, properties: {keep: {type: string}, ports: {type: array, items: {type: object, properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name], items: {type: object, required: [name], properties: {name: {type: string}, port: {type: integer}}}}}}`,
+		Obj: `{keep: a, ports: [{port: 1}]}`,
+		Probes: []suProbe{
+			{Name: "change ports", Spec: `{keep: a, ports: [{port: 2}]}`},
+			{Name: "change keep", Spec: `{keep: a2, ports: [{port: 1}]}`},
+			{Name: "label only"},
+		},
+		Unchanged:    "change keep",
+		WantKinds:    []string{".spec.ports list-type-changed", ".spec.ports[*].name required-added"},
+		WantRejected: []string{"change ports", "change keep", "label only", recreate},
 	},
 	{
 		Name: "list-type map to atomic", Plural: "atomiclists", Kind: "AtomicList",
@@ -516,6 +584,7 @@ var suCases = []suCase{
 			{Name: "change keep", Spec: `{keep: a2, port: http}`},
 			{Name: "label only"},
 		},
+		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.port int-or-string-changed"},
 		WantRejected: []string{"change port", recreate},
 	},
@@ -647,25 +716,32 @@ func TestSchemaUpdate(t *testing.T) {
 			if !slices.Equal(rejected, c.WantRejected) {
 				t.Errorf("probes rejected under the new schema: %q, want %q", rejected, c.WantRejected)
 			}
-			e.checkDiff(t, old, new, c.WantKinds, c.OldCRD != nil, o)
+			e.checkDiff(t, old, new, c, o)
 		})
 	}
 }
 
 // checkDiff runs the diff of old and new and checks that it reports
 // wantKinds and calls the update breaking exactly when o breaks.
-func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, wantKinds []string, subset bool, o suOutcome) {
+func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, c suCase, o suOutcome) {
 	t.Helper()
+	wantKinds, subset := c.WantKinds, c.OldCRD != nil
 	r := e.diff(t, old, new)
 	var kinds []string
 	breaking := false
 	for _, ch := range r.Changes {
 		kinds = append(kinds, ch.Path+" "+ch.Kind)
 		breaking = breaking || ch.Breaking
+		if c.Unchanged != "" && ch.Breaking {
+			_, refused := o.rejected[c.Unchanged]
+			if ch.Ratcheted == refused {
+				t.Errorf("diff: %s %s ratcheted=%v; the apiserver %s the update %q, which leaves the stored value unchanged", ch.Path, ch.Kind, ch.Ratcheted, map[bool]string{true: "refuses", false: "accepts"}[refused], c.Unchanged)
+			}
+		}
 		if len(r.Changes) > 10 && !ch.Breaking {
 			continue
 		}
-		t.Logf("diff: %s %s %s breaking=%v: %s", ch.Version, ch.Path, ch.Kind, ch.Breaking, ch.Reason)
+		t.Logf("diff: %s %s %s breaking=%v ratcheted=%v: %s", ch.Version, ch.Path, ch.Kind, ch.Breaking, ch.Ratcheted, ch.Reason)
 	}
 	slices.Sort(kinds)
 	want := slices.Sorted(slices.Values(wantKinds))
