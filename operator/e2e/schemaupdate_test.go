@@ -33,6 +33,7 @@ package e2e
 //	map-type granular -> atomic        same          ok (9)    ok     ok     ok        compatible (9)
 //	list-type map -> atomic            same          ok (9)    -      ok     ok        compatible (9)
 //	Dask 1.30 -> 1.37 (resourceClaims) pruned (7)    -         ok     ok     ok        breaking
+//	Dask 1.29 -> 1.37 (hostAliases)    same          -         REJECT REJECT REJECT    breaking (11)
 //
 //	(1) Pruned on every read from etcd: the value is gone from GET at once,
 //	    but storage keeps it until the object is next written: the CRD put
@@ -72,7 +73,13 @@ package e2e
 //	    does removing a finalizer); the "Required value" error is not
 //	    ratcheted, since an item without its key cannot be matched with the
 //	    stored one. Kubernetes did this to PodSpec.hostAliases (a map list
-//	    on ip): a stored Dask pod template with an ip-less host alias.
+//	    on ip): see (11).
+//	(11) The compiled PodSpec lists became map lists between 1.29 and 1.30
+//	    (38 breaking changes). A DaskCluster stored under 1.29 with a host
+//	    alias without ip (the 1.29 CRD accepts it) can, under 1.37, not be
+//	    updated at all: scaling the workers, a label, a re-create all fail
+//	    with "spec.scheduler.spec.hostAliases[0].ip: Required value". The
+//	    plain example next to it reads unchanged and scales.
 
 import (
 	"bytes"
@@ -97,8 +104,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
-// suGroup is the API group of every CRD this file installs; the Dask pair
-// is renamed into it, so the operator's own CRDs stay untouched.
+// suGroup is the API group of every CRD this file installs (the Dask pairs
+// in subgroups of it), so the operator's own CRDs stay untouched.
 const suGroup = "schemaupdate.example.com"
 
 var (
@@ -357,6 +364,8 @@ type suCase struct {
 	// Storage: also show whether the data lost on read is still in
 	// storage (CRD back to Old, read) and gone once written under New.
 	Storage bool
+	// Group is the CRD's API group when not suGroup.
+	Group string
 	// OldCRD, NewCRD and Spec, when set, replace Old, New and Obj (the
 	// Dask pair); WantKinds is then a subset of what the diff reports.
 	OldCRD, NewCRD func(t *testing.T, e *suEnv) *unstructured.Unstructured
@@ -605,12 +614,17 @@ var suCases = []suCase{
 	},
 	{
 		// The real pair: templates/daskcluster.yaml compiled at 1.30 and
-		// at 1.37, renamed into suGroup. Between them Kubernetes removed
+		// at 1.37, renamed into a subgroup of suGroup. Between them Kubernetes removed
 		// PodResourceClaim.source (1.31, DRA's v1alpha3 rework) and added
 		// fields such as PodSpec.hostnameOverride (1.34).
 		Name: "dask 1.30 to 1.37", Plural: "daskclusters", Kind: "DaskCluster",
-		OldCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured { return e.daskCRD(t, "1.30") },
-		NewCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured { return e.daskCRD(t, "1.37") },
+		Group: "dask130." + suGroup,
+		OldCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured {
+			return e.daskCRD(t, "1.30", "dask130."+suGroup)
+		},
+		NewCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured {
+			return e.daskCRD(t, "1.37", "dask130."+suGroup)
+		},
 		// The example, with a resource claim in the 1.30 form.
 		Spec: func(t *testing.T) map[string]any {
 			spec := daskExampleSpec(t)
@@ -638,11 +652,44 @@ var suCases = []suCase{
 			}
 		},
 	},
+	{
+		// Between 1.29 and 1.30 the compiled PodSpec lists (containers,
+		// env, volumes, hostAliases, ...) turned from atomic into map lists;
+		// hostAliases is keyed on ip, which it now requires.
+		Name: "dask 1.29 to 1.37", Plural: "daskclusters", Kind: "DaskCluster",
+		Group: "dask129." + suGroup,
+		OldCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured {
+			return e.daskCRD(t, "1.29", "dask129."+suGroup)
+		},
+		NewCRD: func(t *testing.T, e *suEnv) *unstructured.Unstructured {
+			return e.daskCRD(t, "1.37", "dask129."+suGroup)
+		},
+		// The example, with a host alias without ip (valid under 1.29).
+		Spec: func(t *testing.T) map[string]any {
+			spec := daskExampleSpec(t)
+			sched := spec["scheduler"].(map[string]any)["spec"].(map[string]any)
+			sched["hostAliases"] = []any{map[string]any{"hostnames": []any{"db.internal"}}}
+			return spec
+		},
+		Untouched: daskExampleSpec,
+		Probes: []suProbe{
+			{Name: "scale workers", Edit: func(spec map[string]any) {
+				spec["worker"].(map[string]any)["replicas"] = int64(3)
+			}},
+			{Name: "label only"},
+		},
+		WantKinds: []string{
+			".spec.scheduler.spec.hostAliases list-type-changed",
+			".spec.scheduler.spec.hostAliases[*].ip required-added",
+			".spec.scheduler.spec.containers list-type-changed",
+		},
+		WantRejected: []string{"scale workers", "label only", recreate},
+	},
 }
 
 // daskCRD compiles templates/daskcluster.yaml at the Kubernetes version
-// (without Kubernetes' descriptions, as dist/) and renames it into suGroup.
-func (e *suEnv) daskCRD(t *testing.T, version string) *unstructured.Unstructured {
+// (without Kubernetes' descriptions, as dist/) and renames it into group.
+func (e *suEnv) daskCRD(t *testing.T, version, group string) *unstructured.Unstructured {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), e.bin, "resolve", "-r", "--k8s-version", version, "templates/daskcluster.yaml")
 	cmd.Dir = "../.."
@@ -656,8 +703,8 @@ func (e *suEnv) daskCRD(t *testing.T, version string) *unstructured.Unstructured
 	if err := yaml.Unmarshal(out, &u.Object); err != nil {
 		t.Fatal(err)
 	}
-	u.SetName("daskclusters." + suGroup)
-	if err := unstructured.SetNestedField(u.Object, suGroup, "spec", "group"); err != nil {
+	u.SetName("daskclusters." + group)
+	if err := unstructured.SetNestedField(u.Object, group, "spec", "group"); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -764,7 +811,11 @@ func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, c s
 // the CRD to new, reads the object and tries every probe again.
 func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured) suOutcome {
 	t.Helper()
-	res := e.dyn.Resource(schema.GroupVersionResource{Group: suGroup, Version: "v1", Resource: c.Plural}).Namespace(e.ns)
+	group := c.Group
+	if group == "" {
+		group = suGroup
+	}
+	res := e.dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: c.Plural}).Namespace(e.ns)
 	get := func(ctx context.Context) error {
 		_, err := res.Get(ctx, "stored", metav1.GetOptions{})
 		return err
@@ -777,7 +828,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		return nil
 	})
 	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": suGroup + "/v1", "kind": c.Kind,
+		"apiVersion": group + "/v1", "kind": c.Kind,
 		"metadata": map[string]any{"name": "stored"},
 	}}
 	if c.Spec != nil {
@@ -802,7 +853,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		u := stored.DeepCopy()
 		if p.Name == recreate {
 			u = &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": suGroup + "/v1", "kind": c.Kind,
+				"apiVersion": group + "/v1", "kind": c.Kind,
 				"metadata": map[string]any{"name": "copy"},
 				"spec":     stored.DeepCopy().Object["spec"],
 			}}
@@ -811,7 +862,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		}
 		if p.Apply != "" {
 			u := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": suGroup + "/v1", "kind": c.Kind,
+				"apiVersion": group + "/v1", "kind": c.Kind,
 				"metadata": map[string]any{"name": stored.GetName()},
 				"spec":     yamlMap(t, p.Apply),
 			}}
