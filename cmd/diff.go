@@ -14,6 +14,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -256,6 +257,11 @@ func openAndCompile(c *cobra.Command, opts project.Options) (*project.Project, [
 }
 
 func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]diffGroup, error) {
+	for _, v := range []string{from, to} {
+		if _, err := schemas.Canonical(v); err != nil {
+			return nil, err
+		}
+	}
 	var sides [2][]*project.Output
 	var proj *project.Project
 	for i, v := range []string{from, to} {

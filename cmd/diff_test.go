@@ -89,6 +89,7 @@ func TestDiffBadInput(t *testing.T) {
 		{[]string{"diff", "--from", "1.21"}, "--from and --to go together"},
 		{[]string{"diff", "--from", "1.21", "--to", "1.37", "crd.yaml", "crd.yaml"}, "take no files"},
 		{[]string{"diff", "-o", "yaml", "crd.yaml", "crd.yaml"}, "want text or json"},
+		{[]string{"diff", "--from", "1.9", "--to", "1.37"}, `unknown Kubernetes version: "1.9" has no embedded bundle`},
 	} {
 		_, stderr, code := runCmd(t, dir, "", tc.args...)
 		require.Equal(t, 2, code, "%v: %s", tc.args, stderr)

@@ -78,7 +78,8 @@ func TestPreCommitHooks(t *testing.T) {
 	git(t, repo, "add", "templates/shared.yaml")
 	before := read(t, repo, "dist/alpha.yaml")
 	r = preCommit(t, repo, home, "run", "k8s-crd-resolver-check").must(t, 1)
-	contains(t, "check hook", r.stdout, "stale: dist/alpha.yaml (from templates/alpha.yaml)", "+                colour:")
+	contains(t, "check hook", r.stdout, "schema changes (k8s-crd-resolver diff):", "0 breaking, 1 compatible", ": +colour\n",
+		"stale: dist/alpha.yaml (from templates/alpha.yaml)", "+                colour:")
 	if strings.Contains(r.stdout, "beta") {
 		t.Errorf("the check hook looked at beta, which does not use shared.yaml:\n%s", r.stdout)
 	}
@@ -86,7 +87,7 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Error("the check hook wrote a file")
 	}
 	r = commit(t, repo, home, "colour").must(t, 1)
-	contains(t, "stale commit", r.stdout, "files were modified by this hook")
+	contains(t, "stale commit", r.stdout, "files were modified by this hook", "schema changes (k8s-crd-resolver diff):", ": +colour\n")
 	contains(t, "dist/alpha.yaml", read(t, repo, "dist/alpha.yaml"), "colour")
 	git(t, repo, "add", "dist")
 	commit(t, repo, home, "colour").must(t, 0)
