@@ -236,11 +236,11 @@ type diffReport struct {
 
 // diff runs `k8s-crd-resolver diff --output json old new` on the two CRDs
 // (as files) and returns its report; exit 1 (changes) is expected.
-func (e *suEnv) diff(t *testing.T, old, new *unstructured.Unstructured) diffReport {
+func (e *suEnv) diff(t *testing.T, old, next *unstructured.Unstructured) diffReport {
 	t.Helper()
 	dir := t.TempDir()
 	writeCRD(t, dir, "old.yaml", old)
-	writeCRD(t, dir, "new.yaml", new)
+	writeCRD(t, dir, "new.yaml", next)
 	// In the temporary directory, the project root of files outside git.
 	cmd := exec.CommandContext(t.Context(), e.bin, "diff", "--output", "json", "old.yaml", "new.yaml")
 	cmd.Dir = dir
@@ -263,11 +263,11 @@ func (e *suEnv) diff(t *testing.T, old, new *unstructured.Unstructured) diffRepo
 	return r
 }
 
-// apply creates or updates the CRD to crd, marked with a fresh
+// setCRD creates or updates the CRD to crd, marked with a fresh
 // deprecationWarning, and waits until requests for its resource are
 // served by that spec: the apiserver swaps a CRD's serving storage
 // asynchronously, and the warning header of a GET names the spec served.
-func (e *suEnv) apply(t *testing.T, crd *unstructured.Unstructured, probe func(ctx context.Context) error) {
+func (e *suEnv) setCRD(t *testing.T, crd *unstructured.Unstructured, probe func(ctx context.Context) error) {
 	t.Helper()
 	e.gen++
 	marker := fmt.Sprintf("schemaupdate spec %s #%d", crd.GetName(), e.gen)
@@ -735,13 +735,13 @@ func TestSchemaUpdate(t *testing.T) {
 	e := newSUEnv(t)
 	for _, c := range suCases {
 		t.Run(c.Name, func(t *testing.T) {
-			var old, new *unstructured.Unstructured
+			var old, next *unstructured.Unstructured
 			if c.OldCRD != nil {
-				old, new = c.OldCRD(t, e), c.NewCRD(t, e)
+				old, next = c.OldCRD(t, e), c.NewCRD(t, e)
 			} else {
-				old, new = suCRD(t, c.Plural, c.Kind, c.Old), suCRD(t, c.Plural, c.Kind, c.New)
+				old, next = suCRD(t, c.Plural, c.Kind, c.Old), suCRD(t, c.Plural, c.Kind, c.New)
 			}
-			o := e.run(t, c, old, new)
+			o := e.run(t, c, old, next)
 			if c.WantRead != "" && !sameJSON(t, o.read["spec"], yamlMap(t, c.WantRead)) {
 				t.Errorf("read under the new schema: %v, want %s", o.read["spec"], c.WantRead)
 			}
@@ -763,17 +763,18 @@ func TestSchemaUpdate(t *testing.T) {
 			if !slices.Equal(rejected, c.WantRejected) {
 				t.Errorf("probes rejected under the new schema: %q, want %q", rejected, c.WantRejected)
 			}
-			e.checkDiff(t, old, new, c, o)
+			e.checkDiff(t, old, next, c, o)
 		})
 	}
 }
 
-// checkDiff runs the diff of old and new and checks that it reports
-// wantKinds and calls the update breaking exactly when o breaks.
-func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, c suCase, o suOutcome) {
+// checkDiff runs the diff of old and next and checks that it reports
+// c.WantKinds, calls the update breaking exactly when o breaks, and marks
+// breaking changes ratcheted exactly when c.Unchanged passes.
+func (e *suEnv) checkDiff(t *testing.T, old, next *unstructured.Unstructured, c suCase, o suOutcome) {
 	t.Helper()
 	wantKinds, subset := c.WantKinds, c.OldCRD != nil
-	r := e.diff(t, old, new)
+	r := e.diff(t, old, next)
 	var kinds []string
 	breaking := false
 	for _, ch := range r.Changes {
@@ -808,8 +809,8 @@ func (e *suEnv) checkDiff(t *testing.T, old, new *unstructured.Unstructured, c s
 }
 
 // run stores c.Obj under old, checks every probe is accepted there, updates
-// the CRD to new, reads the object and tries every probe again.
-func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured) suOutcome {
+// the CRD to next, reads the object and tries every probe again.
+func (e *suEnv) run(t *testing.T, c suCase, old, next *unstructured.Unstructured) suOutcome {
 	t.Helper()
 	group := c.Group
 	if group == "" {
@@ -821,7 +822,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		return err
 	}
 	// The object does not exist yet: a 404 still carries the marker.
-	e.apply(t, old, func(ctx context.Context) error {
+	e.setCRD(t, old, func(ctx context.Context) error {
 		if err := get(ctx); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -890,7 +891,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		}
 	}
 	var o suOutcome
-	e.apply(t, new, get)
+	e.setCRD(t, next, get)
 	read, err := res.Get(t.Context(), "stored", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading the object under the new schema: %v", err)
@@ -927,21 +928,21 @@ func (e *suEnv) run(t *testing.T, c suCase, old, new *unstructured.Unstructured)
 		}
 	}
 	if c.Storage {
-		e.storage(t, res, old, new, stored)
+		e.storage(t, res, old, next, stored)
 	}
 	return o
 }
 
 // storage shows where the data of a removed property goes: the CRD back
 // at old, a read returns it (the apiserver prunes on read, storage keeps
-// it); once the object is written under new, it is gone for good.
-func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, new, stored *unstructured.Unstructured) {
+// it); once the object is written under next, it is gone for good.
+func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, next, stored *unstructured.Unstructured) {
 	t.Helper()
 	get := func(ctx context.Context) error {
 		_, err := res.Get(ctx, stored.GetName(), metav1.GetOptions{})
 		return err
 	}
-	e.apply(t, old, get)
+	e.setCRD(t, old, get)
 	back, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -949,7 +950,7 @@ func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, new, s
 	if !sameJSON(t, back.Object["spec"], stored.Object["spec"]) {
 		t.Errorf("CRD back at the old schema before any write: spec %v, want the stored %v (storage kept it)", back.Object["spec"], stored.Object["spec"])
 	}
-	e.apply(t, new, get)
+	e.setCRD(t, next, get)
 	cur, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -959,7 +960,7 @@ func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, new, s
 	if err != nil {
 		t.Fatalf("update under the new schema: %v", err)
 	}
-	e.apply(t, old, get)
+	e.setCRD(t, old, get)
 	after, err := res.Get(t.Context(), stored.GetName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
