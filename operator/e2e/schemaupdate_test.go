@@ -17,6 +17,7 @@ package e2e
 //	change (old -> new)                read          change F  other  label  recreate  diff
 //	property-removed                   pruned (1)    -         ok     ok     ok        breaking
 //	property-added                     same          ok        ok     ok     ok        compatible
+//	property-added over preserved      same          REJECT    ok (3) ok     REJECT    breaking (12)
 //	required-added                     same          ok (8)    REJECT ok (2) REJECT    breaking
 //	required-added on spec.inner       same          REJECT    ok (2) ok     REJECT    breaking
 //	required-added in atomic list item same          -         ok (2) ok     REJECT    breaking
@@ -80,6 +81,9 @@ package e2e
 //	    updated at all: scaling the workers, a label, a re-create all fail
 //	    with "spec.scheduler.spec.hostAliases[0].ip: Required value". The
 //	    plain example next to it reads unchanged and scales.
+//	(12) The old schema kept unknown fields; the stored bar: 5 now fails
+//	    type: string, but only once bar changes. The diff marks it not
+//	    ratcheted (its README: added properties are not): wrong.
 
 import (
 	"bytes"
@@ -402,6 +406,22 @@ var suCases = []suCase{
 			{Name: "label only"},
 		},
 		WantKinds: []string{".spec.bar property-added"},
+	},
+	{
+		// Added where the old schema kept unknown fields: a stored value
+		// there is now validated.
+		Name: "property-added over preserved unknown fields", Plural: "overunknowns", Kind: "OverUnknown",
+		Old: `{type: object, x-kubernetes-preserve-unknown-fields: true, properties: {keep: {type: string}}}`,
+		New: `{type: object, x-kubernetes-preserve-unknown-fields: true, properties: {keep: {type: string}, bar: {type: string}}}`,
+		Obj: `{keep: a, bar: 5}`,
+		Probes: []suProbe{
+			{Name: "change bar", Spec: `{keep: a, bar: 6}`},
+			{Name: "change keep", Spec: `{keep: a2, bar: 5}`},
+			{Name: "label only"},
+		},
+		Unchanged:    "change keep",
+		WantKinds:    []string{".spec.bar property-added"},
+		WantRejected: []string{"change bar", recreate},
 	},
 	{
 		Name: "required-added", Plural: "requireds", Kind: "Required",
