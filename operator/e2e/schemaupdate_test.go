@@ -1,7 +1,7 @@
 package e2e
 
 // What kube-apiserver v1.37.2 (the cached control plane; validation
-// ratcheting on, GA since 1.30) does to an object stored under the old CRD
+// ratcheting on by default since 1.30, GA in 1.33) does to an object stored under the old CRD
 // once the CRD is updated to the new schema, as TestSchemaUpdate measures
 // it. "read" is a GET under the new schema; the probes are dry-run updates
 // of the stored object, each accepted under the old schema first:
@@ -53,7 +53,9 @@ package e2e
 //	    that check on update altogether (apiextensions-apiserver
 //	    pkg/registry/customresource/strategy.go, ValidateUpdate), so even an
 //	    update that edits the list passes; only a create sees "Duplicate
-//	    value". Server-side apply merging changes either way (not probed).
+//	    value". The diff says list-type errors are not ratcheted
+//	    (ratcheted=false): wrong here. Server-side apply now merges by key
+//	    (not probed in this direction; see (9) for the other).
 //	(6) A stored value, defaulted at create, is kept (mode stays "fast");
 //	    a default on a field the object lacks is applied on read.
 //	(7) PodResourceClaim.source (1.30) is pruned from the stored
@@ -84,6 +86,14 @@ package e2e
 //	(12) The old schema kept unknown fields; the stored bar: 5 now fails
 //	    type: string, but only once bar changes. The diff marks it not
 //	    ratcheted (its README: added properties are not): wrong.
+//
+// Where the diff and the apiserver disagree (the subtests that fail, with
+// issue11-diff at 0e5e6c5): ratcheted=false for required-added (2) and
+// for property-added over preserved fields (12), the apiserver ratchets
+// both; ratcheted=false for list-type atomic -> map on duplicate keys (5);
+// map-type granular -> atomic and list-type map -> atomic called
+// compatible, though a second manager's server-side apply now conflicts
+// or, forced, drops the creator's data (9).
 
 import (
 	"bytes"
