@@ -24,6 +24,7 @@ package e2e
 //	maxItems 5 -> 2 (4 stored)         same          REJECT    ok (3) ok     REJECT    breaking
 //	maxLength 5 -> 2 in atomic list    same          REJECT    ok (3) ok     REJECT    breaking
 //	enum minus the stored value        same          -         ok (3) ok     REJECT    breaking
+//	nullable removed (null stored)     pruned (1)    -         ok     ok     ok        breaking
 //	maxItems/maxLength loosened        same          ok        ok     ok     ok        compatible
 //	type string -> integer             same (4)      REJECT    ok (3) ok     REJECT    breaking
 //	int-or-string -> integer           same (4)      REJECT    ok (3) ok     REJECT    breaking
@@ -515,6 +516,19 @@ var suCases = []suCase{
 		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.hosts[*].ip required-added"},
 		WantRejected: []string{recreate},
+	},
+	{
+		Name: "nullable removed", Plural: "nullables", Kind: "Nullable",
+		Old: `{type: object, properties: {keep: {type: string}, foo: {type: string, nullable: true}}}`,
+		New: `{type: object, properties: {keep: {type: string}, foo: {type: string}}}`,
+		Obj: `{keep: a, foo: null}`,
+		Probes: []suProbe{
+			{Name: "change keep", Spec: `{keep: a2, foo: null}`},
+			{Name: "label only"},
+		},
+		WantKinds: []string{".spec.foo constraint-tightened"},
+		WantLost:  true,
+		WantRead:  `{keep: a}`,
 	},
 	{
 		Name: "maxItems-loosened", Plural: "looseneds", Kind: "Loosened",
