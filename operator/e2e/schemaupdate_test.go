@@ -24,6 +24,7 @@ package e2e
 //	maxItems 5 -> 2 (4 stored)         same          REJECT    ok (3) ok     REJECT    breaking
 //	maxLength 5 -> 2 in atomic list    same          REJECT    ok (3) ok     REJECT    breaking
 //	enum minus the stored value        same          -         ok (3) ok     REJECT    breaking
+//	CEL rule added (size <= 2, 4 held) same          REJECT    ok (3) ok     REJECT    breaking
 //	nullable removed (null stored)     pruned (1)    -         ok     ok     ok        breaking
 //	maxItems/maxLength loosened        same          ok        ok     ok     ok        compatible
 //	type string -> integer             same (4)      REJECT    ok (3) ok     REJECT    breaking
@@ -516,6 +517,20 @@ var suCases = []suCase{
 		Unchanged:    "change keep",
 		WantKinds:    []string{".spec.hosts[*].ip required-added"},
 		WantRejected: []string{recreate},
+	},
+	{
+		Name: "CEL rule added", Plural: "rules", Kind: "Rule",
+		Old: `{type: object, properties: {keep: {type: string}, tags: {type: array, maxItems: 10, items: {type: string, maxLength: 10}}}}`,
+		New: `{type: object, properties: {keep: {type: string}, tags: {type: array, maxItems: 10, items: {type: string, maxLength: 10}, x-kubernetes-validations: [{rule: "self.size() <= 2", message: "at most 2 tags"}]}}}`,
+		Obj: `{keep: a, tags: [a, b, c, d]}`,
+		Probes: []suProbe{
+			{Name: "change tags", Spec: `{keep: a, tags: [a, b, c]}`},
+			{Name: "change keep", Spec: `{keep: a2, tags: [a, b, c, d]}`},
+			{Name: "label only"},
+		},
+		Unchanged:    "change keep",
+		WantKinds:    []string{".spec.tags constraint-tightened"},
+		WantRejected: []string{"change tags", recreate},
 	},
 	{
 		Name: "nullable removed", Plural: "nullables", Kind: "Nullable",
