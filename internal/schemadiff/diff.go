@@ -168,6 +168,16 @@ func (r *Report) sort() {
 type walker struct {
 	r            *Report
 	crd, version string
+	// mapListItems maps the item path of each list that became a map list (or changed
+	// its keys) to the new keys: an item missing one cannot be matched to the stored
+	// item, so the new required on it is not ratcheted.
+	mapListItems map[string][]any
+}
+
+// keyOfNewMapList reports whether name is a key of the map list whose items are at path,
+// as the new schema made it.
+func (w *walker) keyOfNewMapList(path, name string) bool {
+	return slices.Contains(w.mapListItems[path], any(name))
 }
 
 func (w *walker) add(path string, kind Kind, keyword string, breaking bool, reason string, old, new any) {
@@ -270,29 +280,85 @@ func (w *walker) structure(path string, o, n map[string]any) {
 		w.add(path, PreserveUnknownChange, "x-kubernetes-preserve-unknown-fields", false,
 			"fields the schema does not list are now kept instead of pruned; nothing stored was kept under the old schema", nil, true)
 	}
+	// What kube-apiserver v1.37.2 does, measured by operator/e2e TestSchemaUpdate: a stored
+	// list that already breaks the list-type rule (duplicates) has that check skipped on
+	// every update, even one editing the list (ratcheted; only a create fails); an item
+	// lacking a key of a map list fails every update, a label-only one too (not ratcheted).
+	// Making a list or object atomic adds no validation, but a second field manager's
+	// server-side apply that merged before now conflicts, and forced, drops the first
+	// manager's values: breaking for objects more than one manager writes.
 	if ot, nt := listType(o), listType(n); ot != nt {
 		switch nt {
 		case "atomic":
-			w.add(path, ListTypeChanged, "x-kubernetes-list-type", false,
-				"no new validation, but server-side apply now replaces the whole list instead of merging items, and one manager owns it", ot, nt)
+			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
+				"no new validation, but server-side apply now replaces the whole list: another manager's apply that merged items before now conflicts, and forced, drops the items others own", ot, nt)
 		case "set":
-			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
-				"a set rejects duplicate items, a stored list may hold some, and list-type errors are not ratcheted; server-side apply now merges by value", ot, nt)
+			w.ratcheted(path, ListTypeChanged, "x-kubernetes-list-type",
+				"a set rejects duplicate items and a stored list may hold some: creating such an object fails, updates pass (the apiserver skips the check when the stored list already breaks it); server-side apply now merges by value", ot, nt)
 		default:
-			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
-				"a map list rejects items with a missing or duplicate key, a stored list may hold some, and list-type errors are not ratcheted; server-side apply now merges by key", ot, nt)
+			w.listKeys(path, ListTypeChanged, "x-kubernetes-list-type", o, n, ot, nt)
 		}
 	} else if ot == "map" {
 		ok, nk := o["x-kubernetes-list-map-keys"], n["x-kubernetes-list-map-keys"]
 		if !same(ok, nk) {
-			w.add(path, ListMapKeysChanged, "x-kubernetes-list-map-keys", true,
-				"items are now identified by other keys: stored items may lack one or collide on them (not ratcheted), and server-side apply merges and owns items differently", ok, nk)
+			w.listKeys(path, ListMapKeysChanged, "x-kubernetes-list-map-keys", o, n, ok, nk)
 		}
 	}
 	if om, nm := mapType(o), mapType(n); om != nm {
-		w.add(path, MapTypeChanged, "x-kubernetes-map-type", false,
-			"no new validation, but server-side apply now "+map[string]string{"atomic": "replaces the whole object, and one manager owns it", "granular": "merges the object key by key, each key owned by its manager"}[nm], om, nm)
+		if nm == "atomic" {
+			w.add(path, MapTypeChanged, "x-kubernetes-map-type", true,
+				"no new validation, but server-side apply now replaces the whole object: another manager's apply that merged keys before now conflicts, and forced, drops the keys others own", om, nm)
+		} else {
+			w.add(path, MapTypeChanged, "x-kubernetes-map-type", false,
+				"no new validation; server-side apply now merges the object key by key, each key owned by its manager", om, nm)
+		}
 	}
+}
+
+// listKeys reports a list that becomes a map list, or changes its keys. Items stored
+// without one of the new keys make every update of the object fail, a label-only one too
+// (the apiserver cannot match them to the stored ones): not ratcheted. When the old items
+// already required (or defaulted) every new key, or the new schema defaults it (defaulting
+// runs before validation), stored items can only collide on them, which fails a create
+// but not an update: ratcheted.
+func (w *walker) listKeys(path string, kind Kind, keyword string, o, n map[string]any, old, new any) {
+	const merge = "; server-side apply now merges and owns items by key"
+	keys, _ := n["x-kubernetes-list-map-keys"].([]any)
+	if w.mapListItems == nil {
+		w.mapListItems = map[string][]any{}
+	}
+	w.mapListItems[path+"[*]"] = keys
+	oldItems, newItems := asMap(o["items"]), asMap(n["items"])
+	for _, k := range keys {
+		name, _ := k.(string)
+		// A key the new schema defaults is filled in before validation.
+		if !fieldAlwaysSet(oldItems, name) && !defaulted(newItems, name) {
+			w.add(path, kind, keyword, true,
+				"a stored item without the key "+name+" makes every update of the object fail, a label-only one too"+merge, old, new)
+			return
+		}
+	}
+	w.ratcheted(path, kind, keyword,
+		"stored items may collide on the keys: creating such an object fails, updates pass (the apiserver skips the check when the stored list already breaks it)"+merge, old, new)
+}
+
+// fieldAlwaysSet reports whether every object the item schema accepts has the field:
+// required, or given a default.
+func fieldAlwaysSet(item map[string]any, name string) bool {
+	if item == nil {
+		return false
+	}
+	if req, ok := item["required"].([]any); ok && slices.Contains(req, any(name)) {
+		return true
+	}
+	return defaulted(item, name)
+}
+
+// defaulted reports whether the object schema gives the field a default.
+func defaulted(obj map[string]any, name string) bool {
+	props, _ := obj["properties"].(map[string]any)
+	_, ok := asMap(props[name])["default"]
+	return ok
 }
 
 func article(t string) string {
@@ -532,10 +598,12 @@ func (w *walker) required(path string, o, n map[string]any) {
 	}
 	or, nr := set(o), set(n)
 	for _, name := range slices.Sorted(maps.Keys(nr)) {
-		if !or[name] {
-			w.field(path, name, RequiredAdded, "required", true,
-				"a stored object without the field is rejected on every update, and required is not ratcheted", nil, name)
+		if or[name] {
+			continue
 		}
+		w.field(path, name, RequiredAdded, "required", true,
+			"a stored object without the field is rejected on create, and on any update that changes the object holding it (updates leaving that object unchanged pass: ratcheting applies required per object)", nil, name)
+		w.r.Changes[len(w.r.Changes)-1].Ratcheted = !w.keyOfNewMapList(path, name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(or)) {
 		if !nr[name] {
@@ -581,7 +649,8 @@ func (w *walker) properties(path string, o, n map[string]any) {
 			continue
 		}
 		if keptUnknown {
-			w.field(path, k, PropertyAdded, "", true, "the old schema kept unknown fields, so a stored object may hold a value here that the new schema now validates and can reject on update", nil, nil)
+			w.field(path, k, PropertyAdded, "", true, "the old schema kept unknown fields, so a stored object may hold a value here that the new schema now validates: a create fails, and an update that changes it"+ratchetNote, nil, nil)
+			w.r.Changes[len(w.r.Changes)-1].Ratcheted = true
 		} else {
 			w.field(path, k, PropertyAdded, "", false, "a new field: the old schema pruned it, so no stored object holds a value for it", nil, nil)
 		}

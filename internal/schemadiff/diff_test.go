@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 	want := map[Kind][]bool{
 		PropertyAdded: {false, true}, PropertyRemoved: {false, true}, TypeChanged: {false, true},
 		RequiredAdded: {true}, RequiredRemoved: {false}, ConstraintTightened: {true}, ConstraintLoosened: {false},
-		DefaultChanged: {false}, ListTypeChanged: {false, true}, ListMapKeysChanged: {true}, MapTypeChanged: {false},
+		DefaultChanged: {false}, ListTypeChanged: {true}, ListMapKeysChanged: {true}, MapTypeChanged: {false, true},
 		PreserveUnknownChange: {false, true}, IntOrStringChanged: {false, true},
 		CRDAdded: {false}, CRDRemoved: {true}, VersionAdded: {false}, VersionRemoved: {true},
 	}

@@ -28,19 +28,25 @@
 //     that demands unique items or keys) is breaking: an object stored under the old schema
 //     can hold that value.
 //   - Validation ratcheting (KEP-4008: alpha in 1.28, beta and on by default from 1.30, GA in
-//     1.33) lets an UPDATE through when every invalid part of the object is unchanged from
-//     the stored object. It covers value validations: type, bounds, lengths, item and
-//     property counts, enum, pattern, format, and x-kubernetes-validations rules that do
-//     not use oldSelf. It does not cover required, x-kubernetes-list-type,
-//     x-kubernetes-list-map-keys, added or removed properties, additionalProperties,
-//     allOf/anyOf/oneOf/not (and anything below them), rules that use oldSelf, or
-//     metadata. Change.Ratcheted marks the breaking changes ratcheting softens: updates that
-//     leave the offending value alone pass on 1.30+ clusters, but creating the same object
-//     again (a restore, a GitOps re-sync into a new cluster) still fails, and so does any
-//     update on an older cluster or with the gate off. They stay breaking.
-//   - x-kubernetes-list-type atomic and x-kubernetes-map-type only change how server-side
-//     apply merges and who owns which field, never what is valid: compatible, with the
-//     reason saying so.
+//     1.33) lets an UPDATE through when the invalid part of the object is unchanged from
+//     the stored object. What kube-apiserver v1.37.2 does, measured by operator/e2e
+//     TestSchemaUpdate: value validations (type, bounds, lengths, item and property counts,
+//     enum, pattern, format, rules that do not use oldSelf) are ratcheted per value;
+//     required per object (an update that leaves the object listing the field unchanged
+//     passes); a new property validated where the old schema kept unknown fields, per value;
+//     a list that becomes a set or map list, when stored items only collide, per object (the
+//     check is skipped on every update of an object whose stored list already breaks it).
+//     Not ratcheted: an item stored without a key of a map list (every update fails, a
+//     label-only one too; so is the new required on that key), rules that use oldSelf.
+//     Change.Ratcheted marks the breaking changes ratcheting softens: updates that leave the
+//     offending value alone pass on 1.30+ clusters, but creating the same object again (a
+//     restore, a GitOps re-sync into a new cluster) still fails, and so does any update on
+//     an older cluster or with the gate off. They stay breaking.
+//   - Making a list or an object atomic (x-kubernetes-list-type / x-kubernetes-map-type)
+//     adds no validation, but server-side apply then replaces it whole: a second field
+//     manager's apply that merged before now conflicts, and forced, drops what the first
+//     manager owns. Breaking for objects more than one manager writes. The other way
+//     (atomic to granular) refuses nothing: compatible.
 //
 // Descriptions are not changes: they are counted (Report.DescriptionsChanged).
 //

@@ -33,8 +33,8 @@ package e2e
 //	list-type atomic -> map, no key    same          REJECT    REJECT REJECT REJECT    breaking (10)
 //	default changed (+ default added)  defaults (6)  -         ok     ok     ok        compatible
 //	preserve-unknown-fields removed    pruned (1)    -         ok     ok     ok        breaking
-//	map-type granular -> atomic        same          ok (9)    ok     ok     ok        compatible (9)
-//	list-type map -> atomic            same          ok (9)    -      ok     ok        compatible (9)
+//	map-type granular -> atomic        same          ok (9)    ok     ok     ok        breaking (9)
+//	list-type map -> atomic            same          ok (9)    -      ok     ok        breaking (9)  
 //	Dask 1.30 -> 1.37 (resourceClaims) pruned (7)    -         ok     ok     ok        breaking
 //	Dask 1.29 -> 1.37 (hostAliases)    same          -         REJECT REJECT REJECT    breaking (11)
 //
@@ -47,7 +47,7 @@ package e2e
 //	    update; on spec.inner: a change of spec.keep), any change inside it,
 //	    even to another field ("change inner.x"), is rejected. In an item of
 //	    an atomic list the same holds while the list is unchanged. The diff
-//	    says required is not ratcheted (ratcheted=false): wrong, except (10).
+//	    marks it ratcheted, except for a key of a new map list (10).
 //	(3) Ratcheted: the offending value is unchanged, so its error is dropped.
 //	(4) The stored string is served as is; no coercion on read.
 //	(5) Not ratcheted per value but per object: when the old object already
@@ -55,8 +55,8 @@ package e2e
 //	    that check on update altogether (apiextensions-apiserver
 //	    pkg/registry/customresource/strategy.go, ValidateUpdate), so even an
 //	    update that edits the list passes; only a create sees "Duplicate
-//	    value". The diff says list-type errors are not ratcheted
-//	    (ratcheted=false): wrong here. Server-side apply now merges by key
+//	    value". The diff marks it ratcheted (keys old items always had, or
+//	    the new schema defaults). Server-side apply now merges by key
 //	    (not probed in this direction; see (9) for the other).
 //	(6) A stored value, defaulted at create, is kept (mode stays "fast");
 //	    a default on a field the object lacks is applied on read.
@@ -71,8 +71,7 @@ package e2e
 //	    and now conflicts (409, ".spec.sel", ".spec.ports"); with force it
 //	    replaces the whole map or list and drops the creator's sel.a or item
 //	    a. A write valid before is refused, or loses stored data: the
-//	    apiserver breaks such an object, which the diff calls compatible
-//	    (these two cases fail until the two agree).
+//	    apiserver breaks such an object, and the diff calls it breaking.
 //	(10) The stored item has no name, which the new map list keys on and
 //	    so requires: no update passes, not even a label-only one (so neither
 //	    does removing a finalizer); the "Required value" error is not
@@ -86,16 +85,13 @@ package e2e
 //	    with "spec.scheduler.spec.hostAliases[0].ip: Required value". The
 //	    plain example next to it reads unchanged and scales.
 //	(12) The old schema kept unknown fields; the stored bar: 5 now fails
-//	    type: string, but only once bar changes. The diff marks it not
-//	    ratcheted (its README: added properties are not): wrong.
+//	    type: string, but only once bar changes: ratcheted, as the diff says.
 //
-// Where the diff and the apiserver disagree (the subtests that fail, with
-// issue11-diff at 0e5e6c5): ratcheted=false for required-added (2) and
-// for property-added over preserved fields (12), the apiserver ratchets
-// both; ratcheted=false for list-type atomic -> map on duplicate keys (5);
-// map-type granular -> atomic and list-type map -> atomic called
-// compatible, though a second manager's server-side apply now conflicts
-// or, forced, drops the creator's data (9).
+// The diff first disagreed with the apiserver on (2), (5), (9) and (12):
+// it called required, property-added over preserved fields and list-type
+// changes with colliding items unratcheted, and making a map or list atomic
+// compatible. internal/schemadiff now follows the apiserver; these subtests
+// keep the two equal.
 
 import (
 	"bytes"
