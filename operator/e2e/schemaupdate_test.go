@@ -34,7 +34,7 @@ package e2e
 //	default changed (+ default added)  defaults (6)  -         ok     ok     ok        compatible
 //	preserve-unknown-fields removed    pruned (1)    -         ok     ok     ok        breaking
 //	map-type granular -> atomic        same          ok (9)    ok     ok     ok        breaking (9)
-//	list-type map -> atomic            same          ok (9)    -      ok     ok        breaking (9)  
+//	list-type map -> atomic            same          ok (9)    -      ok     ok        breaking (9)
 //	Dask 1.30 -> 1.37 (resourceClaims) pruned (7)    -         ok     ok     ok        breaking
 //	Dask 1.29 -> 1.37 (hostAliases)    same          -         REJECT REJECT REJECT    breaking (11)
 //
