@@ -1,19 +1,47 @@
 #!/usr/bin/env bash
 # bench.sh: whole-process timings of compiling the four Dask CRDs in
-# templates/, as medians of RUNS runs (default 21), with peak RSS.
+# templates/, as medians (with min and max) of RUNS runs (default 21), with
+# peak RSS, each beside a floor measured in the same run:
 #
-#   per-file: four processes, the Python tool's command line
-#             (k8s-crd-resolver -r SRC DST), as pre-commit scripts call it
-#   build:    one `k8s-crd-resolver build --no-validate` compiling all four
+#   hello x4:    four Go hello-world processes, built here into the temp dir
+#                with the flags of `make build` (CGO_ENABLED=0)
+#   hello x1:    one such process
+#   per-file x4: four processes, the Python tool's command line
+#                (k8s-crd-resolver -r SRC DST), as pre-commit scripts call it
+#   build:       one `k8s-crd-resolver build --no-validate` compiling both
+#                sets of .crd-resolver.yaml (dist/ removed first, untimed)
+#   check:       one `k8s-crd-resolver check` with validation: the companion
+#                k8s-crd-resolver-validate runs once, on every output
 #
-# Needs bin/ (make build). Prints one line per scenario.
+# The scenarios run interleaved (one of each per round), so a change of the
+# machine's load moves them all. Times are wall clock, read with bash's
+# EPOCHREALTIME (no process started to read the clock). Issue 12's targets
+# are printed beside the ratios: per-file <= 2.5x hello x4, build <= 6x
+# hello x1, check <= 150 ms.
+#
+# Needs bin/ (make build) and Go (to build the hello world).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-21}
 bin=$PWD/bin/k8s-crd-resolver
-[[ -x $bin ]] || { echo "bench: build first (make build)" >&2; exit 2; }
+[[ -x $bin && -x $PWD/bin/k8s-crd-resolver-validate ]] || {
+  echo "bench: build first (make build): bin/k8s-crd-resolver and bin/k8s-crd-resolver-validate" >&2
+  exit 2
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/hello"
+cat >"$work/hello/main.go" <<'EOF'
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello, world") }
+EOF
+(cd "$work/hello" && CGO_ENABLED=0 go build -o hello main.go)
+hello=$work/hello/hello
+
 cp -r templates .crd-resolver.yaml "$work/"
 mkdir -p "$work/out"
 version=$(sed -n 's/^kubernetesVersion: *"\{0,1\}\([0-9.]*\)"\{0,1\}/\1/p' .crd-resolver.yaml)
@@ -21,34 +49,69 @@ crds=(daskcluster daskworkergroup daskjob daskautoscaler)
 # Run from the copy, as pre-commit runs from the repository: its outputs
 # must lie inside the project root (the working directory here).
 cd "$work"
+# check compares against the outputs: write them once.
+"$bin" build --no-validate --quiet >/dev/null
+"$bin" check >/dev/null || { echo "bench: check fails on a fresh build" >&2; exit 1; }
 
-perfile() {
+# Each scenario: run_NAME (timed), prep_NAME (untimed, before it) and
+# rss_NAME (the peak RSS in KiB of its largest process, once).
+prep_none() { :; }
+run_hello4() { for _ in 1 2 3 4; do "$hello" >/dev/null; done; }
+run_hello1() { "$hello" >/dev/null; }
+run_perfile() {
   for c in "${crds[@]}"; do
     "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml"
   done
 }
-build() { (cd "$work" && rm -rf dist && "$bin" build --no-validate --quiet >/dev/null); }
+prep_build() { rm -rf dist; }
+run_build() { "$bin" build --no-validate --quiet >/dev/null; }
+run_check() { "$bin" check >/dev/null; }
 
-# median NAME FUNC: wall-clock median and the largest peak RSS of one process.
-median() {
-  local name=$1 fn=$2 i s e rss=0 r
-  local times=()
-  for ((i = 0; i < RUNS; i++)); do
-    s=$(date +%s%N); $fn; e=$(date +%s%N)
-    times+=($(((e - s) / 1000)))
-  done
+# peak CMD...: the peak RSS in KiB of CMD, which for a command that runs
+# another (check and its companion) is the largest of them.
+peak() { /usr/bin/time -o "$work/rss" -f %M "$@" >/dev/null 2>&1; tail -1 "$work/rss"; }
+rss_hello4() { peak "$hello"; }
+rss_hello1() { peak "$hello"; }
+rss_perfile() {
+  local c r m=0
   for c in "${crds[@]}"; do
-    if [[ $fn == perfile ]]; then
-      r=$( { /usr/bin/time -f %M "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml"; } 2>&1 | tail -1)
-    else
-      r=$( { cd "$work" && rm -rf dist && /usr/bin/time -f %M "$bin" build --no-validate --quiet >/dev/null; } 2>&1 | tail -1)
-    fi
-    ((r > rss)) && rss=$r
+    r=$(peak "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml")
+    ((r > m)) && m=$r
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk -v n="$name" -v rss="$rss" -v runs="$RUNS" \
-    '{a[NR]=$1} END{printf "%-9s four Dask CRDs: median %.1f ms (min %.1f, max %.1f, %d runs), peak RSS %.1f MiB\n", n, a[int((NR+1)/2)]/1000, a[1]/1000, a[NR]/1000, runs, rss/1024}'
+  echo "$m"
 }
+rss_build() { rm -rf dist; peak "$bin" build --no-validate --quiet; }
+rss_check() { peak "$bin" check; }
 
-echo "bench: Kubernetes $version, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-median per-file perfile
-median build build
+names=(hello4 hello1 perfile build check)
+declare -A prep=([build]=prep_build) times=()
+for ((i = 0; i < RUNS; i++)); do
+  for n in "${names[@]}"; do
+    ${prep[$n]:-prep_none}
+    s=${EPOCHREALTIME/[.,]/}
+    "run_$n"
+    e=${EPOCHREALTIME/[.,]/}
+    times[$n]+="$((e - s)) "
+  done
+done
+
+# stats NAME: "median min max" in microseconds.
+stats() { tr ' ' '\n' <<<"${times[$1]}" | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)], a[1], a[NR]}'; }
+declare -A med
+echo "bench: Kubernetes $version, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $RUNS interleaved runs"
+for n in "${names[@]}"; do
+  read -r m lo hi <<<"$(stats "$n")"
+  med[$n]=$m
+  case $n in
+    hello4) label="hello x4" ;; hello1) label="hello x1" ;; perfile) label="per-file x4" ;; *) label=$n ;;
+  esac
+  case $n in
+    perfile) cmp=$(awk -v a="$m" -v b="${med[hello4]}" 'BEGIN{r=a/b; printf "%5.1fx hello x4   target <= 2.5x   %s", r, (r <= 2.5 ? "met" : "missed")}') ;;
+    build) cmp=$(awk -v a="$m" -v b="${med[hello1]}" 'BEGIN{r=a/b; printf "%5.1fx hello x1   target <= 6x     %s", r, (r <= 6 ? "met" : "missed")}') ;;
+    check) cmp=$(awk -v a="$m" -v b="${med[hello1]}" 'BEGIN{r=a/b; printf "%5.1fx hello x1   target <= 150 ms %s", r, (a <= 150000 ? "met" : "missed")}') ;;
+    *) cmp="" ;;
+  esac
+  rss=$("rss_$n")
+  awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v rss="$rss" -v cmp="$cmp" \
+    'BEGIN{printf "%-11s median %6.1f ms (min %6.1f, max %6.1f), peak RSS %5.1f MiB  %s\n", l, m/1000, lo/1000, hi/1000, rss/1024, cmp}'
+done
