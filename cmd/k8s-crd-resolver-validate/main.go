@@ -1,8 +1,9 @@
 // Command k8s-crd-resolver-validate runs the apiserver's own CRD validation
 // (k8s.io/apiextensions-apiserver, linked as a library) on CRD files. It is
 // a companion of k8s-crd-resolver, kept apart because linking the apiserver
-// costs every process ~16 ms and ~24 MiB at start (hack/bench.sh, README Performance): `k8s-crd-resolver
-// validate` runs it, and build and check call it once per run with --batch.
+// costs every process ~16 ms and ~24 MiB at start (README, Performance):
+// `k8s-crd-resolver validate` runs it, and build and check call it once per
+// run with --batch.
 package main
 
 import (
