@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,21 +169,36 @@ func saveKubeconfig(cfg *rest.Config, path string) error {
 
 // buildBinaries builds k8s-crd-resolver (the compiler module, at the
 // repository root) and its reconcile companion (this module) into one
-// temporary directory, as `make install` or a release archive puts them,
-// and returns it.
+// directory, as `make install` or a release archive puts them, and returns
+// it. They are built once per test binary (into TestMain's temporary
+// directory) and shared by every test that runs them.
 func buildBinaries(t *testing.T) string {
 	t.Helper()
-	bin := t.TempDir()
-	for _, b := range []struct{ dir, pkg, name string }{
-		{"../..", ".", "k8s-crd-resolver"},
-		{"..", "./cmd/k8s-crd-resolver-reconcile", "k8s-crd-resolver-reconcile"},
-	} {
-		c := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, b.name), b.pkg)
-		c.Dir = b.dir
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("building %s: %v\n%s", b.name, err, out)
-		}
+	if tempDir == "" {
+		restConfig(t) // skips under -short, fails without TestMain's control plane
 	}
-	return bin
+	binOnce.Do(func() {
+		binDir = filepath.Join(tempDir, "bin")
+		for _, b := range []struct{ dir, pkg, name string }{
+			{"../..", ".", "k8s-crd-resolver"},
+			{"..", "./cmd/k8s-crd-resolver-reconcile", "k8s-crd-resolver-reconcile"},
+		} {
+			c := exec.Command("go", "build", "-o", filepath.Join(binDir, b.name), b.pkg)
+			c.Dir = b.dir
+			if out, err := c.CombinedOutput(); err != nil {
+				binErr = fmt.Errorf("building %s: %v\n%s", b.name, err, out)
+				return
+			}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
 }
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)

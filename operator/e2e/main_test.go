@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(runWithControlPlane(m))
 }
 
+// tempDir is TestMain's temporary directory, removed after the tests.
+var tempDir string
+
 func runWithControlPlane(m *testing.M) int {
 	if err := testenv.CheckAssets(os.Getenv(testenv.AssetsEnv)); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
@@ -50,6 +53,7 @@ func runWithControlPlane(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	tempDir = dir
 	stopKCM, err := startKCM(cfg, dir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

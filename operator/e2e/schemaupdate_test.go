@@ -166,13 +166,7 @@ func newSUEnv(t *testing.T) *suEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, "k8s-crd-resolver"), ".")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building k8s-crd-resolver: %v\n%s", err, out)
-	}
-	e := &suEnv{dyn: dyn, warn: w, bin: filepath.Join(bin, "k8s-crd-resolver")}
+	e := &suEnv{dyn: dyn, warn: w, bin: filepath.Join(buildBinaries(t), "k8s-crd-resolver")}
 	ns := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",
 		"metadata": map[string]any{"generateName": "schemaupdate-"},
