@@ -80,6 +80,8 @@ type Options struct {
 type Compiler struct {
 	opts    Options
 	version string // canonical minor of opts.KubeVersion
+	major   int    // version, parsed (-1 when unreadable)
+	minorN  int
 	bundle  Definitions
 	bundles map[string]Definitions
 	files   map[string][]*document
@@ -90,9 +92,13 @@ type Compiler struct {
 	// sizes holds the cost of the schema nodes of resolved $ref targets
 	// (by identity; they never change once resolved), so measuring a
 	// tree that shares them is linear in its distinct maps.
-	sizes   map[unsafe.Pointer]cost
-	render  *renderCache
-	scratch []byte // decompression buffer, reused for every definition
+	sizes  map[unsafe.Pointer]cost
+	render *renderCache
+	// renormalize runs the whole structural pass over definitions a
+	// bundle stores structural too (tests: it must change nothing).
+	renormalize bool
+	scratch     []byte // decompression buffer, reused for every definition
+	descScratch []byte // the same for descriptions
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -139,6 +145,7 @@ func New(opts Options) (*Compiler, error) {
 		sizes:      map[unsafe.Pointer]cost{},
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
+	c.major, c.minorN = parseVersion(version)
 	return c, nil
 }
 

@@ -58,6 +58,7 @@ func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
 
 type emitter struct {
 	buf   bytes.Buffer
+	keys  [][]string // mapping's key buffers, by indentation
 	cache *renderCache
 	out   io.Writer // when set, buf is flushed here as it fills
 	err   error     // the first error writing to out
@@ -154,13 +155,18 @@ func (e *emitter) indent(n int) {
 // mapping writes the entries of m at indent; inline means the first entry
 // continues a line already started (after "- ").
 func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
-	keys := make([]string, 0, len(m))
+	// One key buffer per indentation: a nested mapping is always deeper.
+	for len(e.keys) <= indent {
+		e.keys = append(e.keys, nil)
+	}
+	keys := e.keys[indent][:0]
 	for k := range m {
 		if k != bundleDefault {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
+	e.keys[indent] = keys
 	for i, k := range keys {
 		if i > 0 || !inline {
 			e.indent(indent)
@@ -349,17 +355,14 @@ func (e *emitter) plainOrQuoted(s string) {
 
 // Plain scalars YAML 1.1 or 1.2 readers would take for something else.
 var (
-	specialPlain = map[string]bool{
-		"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "y": true, "n": true,
-		"null": true, "~": true, "<<": true, "=": true,
-	}
-	numberLike = sync.OnceValue(func() *regexp.Regexp {
+	specialPlain = []string{"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "<<", "="}
+	numberLike   = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.(inf|nan)$)|^[0-9][0-9_:]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
 	})
 )
 
 func isPlainSafe(s string) bool {
-	if s == "" || (len(s) <= 5 && specialPlain[strings.ToLower(s)]) {
+	if s == "" || (len(s) <= 5 && isSpecialPlain(s)) {
 		return false
 	}
 	if c := s[0]; (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' {
@@ -394,6 +397,17 @@ func isPlainSafe(s string) bool {
 		}
 	}
 	return true
+}
+
+// isSpecialPlain reports whether s is, in any case, a word of
+// specialPlain (without the allocation of lowering s).
+func isSpecialPlain(s string) bool {
+	for _, w := range specialPlain {
+		if len(w) == len(s) && strings.EqualFold(w, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func nonASCIIPlainSafe(s string) bool {

@@ -4,12 +4,23 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // definitionAppender is implemented by sources (such as *schemas.Bundle)
 // that can decompress into a caller's buffer.
 type definitionAppender interface {
 	AppendDefinition(dst []byte, name string) ([]byte, error)
+}
+
+// normalizedSource is implemented by sources (such as the *schemas.Bundle
+// of Kubernetes 1.16 and later) whose definitions are stored already
+// imported and structural, as Prebuild makes them: Definition holds the
+// structure without descriptions, AppendDescriptions the descriptions.
+type normalizedSource interface {
+	Normalized() bool
+	AppendDescriptions(dst []byte, name string) ([]byte, error)
 }
 
 // bundleFor returns the bundle of a Kubernetes version, loading it once.
@@ -28,7 +39,8 @@ func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
 // Private key that carries a bundle default through resolution. Kubernetes
 // defaults are not copied into CRDs (the apiserver would start writing them
 // into every object), except for list-map keys, which must have one.
-const bundleDefault = "x-k8s-crd-resolver-default"
+// Normalized bundles store them under it already.
+const bundleDefault = schemas.DefaultKey
 
 // quantityPattern is the pattern Kubernetes publishes for resource.Quantity.
 const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
@@ -84,10 +96,15 @@ var crdExtensions = map[string]bool{
 // bundle has it: `type: object` for an empty struct (the apiserver prunes
 // what is written under it), x-kubernetes-preserve-unknown-fields for
 // arbitrary JSON.
-func (r *run) importDefinition(version, name string) (map[string]any, error) {
+//
+// A bundle of Kubernetes 1.16 or later stores its definitions imported
+// and structural already (see Prebuild): they are decoded as they are,
+// their descriptions added back unless RemoveDescriptions, and pre reports
+// it, so the structural pass can leave them alone.
+func (r *run) importDefinition(version, name string) (def map[string]any, pre bool, err error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var raw []byte
 	if ap, ok := b.(definitionAppender); ok {
@@ -99,13 +116,17 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 		raw, err = b.Definition(name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
 	// Decoding is work the budget bounds (cached definitions are decoded
 	// once per Compiler, those inside a cut cycle at every use).
 	if r.budget.chargeWork(int64(len(raw)) / budgetValueCost) {
 		r.stopForWork(scope{version: version}, "#/definitions/"+name)
-		return nil, errStopped
+		return nil, false, errStopped
+	}
+	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
+		def, err := r.decodeNormalized(ns, version, name, raw)
+		return def, err == nil, err
 	}
 	skip := ""
 	if r.c.opts.RemoveDescriptions {
@@ -113,8 +134,76 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	}
 	v, err := decodeJSONSkipping(raw, skip)
 	if err != nil {
+		return nil, false, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
+	}
+	def, err = r.importRaw(version, name, v)
+	return def, false, err
+}
+
+// decodeNormalized decodes a definition a bundle stores structural (raw,
+// its structure) and puts back its descriptions, as the options say.
+func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte) (map[string]any, error) {
+	v, err := decodeJSON(raw)
+	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
+	def, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))
+	}
+	if r.c.opts.RemoveDescriptions {
+		return def, nil
+	}
+	r.c.descScratch, err = ns.AppendDescriptions(r.c.descScratch[:0], name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	if len(r.c.descScratch) == 0 {
+		return def, nil
+	}
+	if err := addDescriptions(def, r.c.descScratch, r.c.opts.MaxDescriptionLength); err != nil {
+		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
+	}
+	return def, nil
+}
+
+// addDescriptions sets the descriptions of a structural definition def:
+// data is a JSON object from the JSON pointer of each schema node (inside
+// def) to its text, as Prebuild writes it. max > 0 truncates each text
+// (truncateDescription).
+func addDescriptions(def map[string]any, data []byte, max int) error {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return err
+	}
+	descs, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("not an object but %s", describeValue(v))
+	}
+	for ptr, text := range descs {
+		s, ok := text.(string)
+		if !ok {
+			return fmt.Errorf("%q: the text is %s, not a string", ptr, describeValue(text))
+		}
+		node, err := lookupPointer(def, ptr)
+		if err != nil {
+			return err
+		}
+		m, ok := node.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%q points at %s, not a schema", ptr, describeValue(node))
+		}
+		if max > 0 {
+			s = truncateDescription(s, max)
+		}
+		m["description"] = s
+	}
+	return nil
+}
+
+// importRaw is importDefinition's work on a definition as the swagger has
+// it, decoded into v.
+func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 	def, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))

@@ -114,7 +114,7 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		}
 		d.pos++
 		d.space()
-		if k == d.skip && d.pos < len(d.data) && d.data[d.pos] == '"' {
+		if d.skip != "" && k == d.skip && d.pos < len(d.data) && d.data[d.pos] == '"' {
 			if err := d.skipString(); err != nil {
 				return nil, err
 			}

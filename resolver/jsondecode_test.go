@@ -38,12 +38,24 @@ func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s %s: decodes differently", v, name)
 			}
+			// Descriptions are keyed by JSON pointer, the root's by "".
+			descs, err := b.Descriptions(name)
+			if err != nil || descs == nil {
+				continue
+			}
+			got, err = decodeJSON(descs)
+			if err != nil {
+				t.Fatalf("%s %s descriptions: %v", v, name, err)
+			}
+			if want, _ := stdDecode(descs); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: descriptions decode differently", v, name)
+			}
 		}
 	}
 }
 
 func FuzzDecodeJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\ud83d\ude00",true,null]}`, `"\\\"\/\b\f\n\r\t"`, `[]`, `{}`, `-0.1`, `"\ud800\u0041"`, `"\ud800x"`, `"\udc00\ud800\udc00"`, `{"a":1,"a":2}`} {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\ud83d\ude00",true,null]}`, `"\\\"\/\b\f\n\r\t"`, `[]`, `{}`, `-0.1`, `"\ud800\u0041"`, `"\ud800x"`, `"\udc00\ud800\udc00"`, `{"a":1,"a":2}`, `{"":"empty key","a":""}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
@@ -46,6 +47,9 @@ type run struct {
 	nest    int                      // schema levels resolveSchema is inside
 	stopped bool                     // over budget or too deep: resolve nothing more
 	output  cost                     // the documents compiled so far
+
+	prebuild  bool                        // Prebuild's run: leave list-map keys and set items to settle
+	unsettled map[unsafe.Pointer]struct{} // bundle $ref sites whose merge settle makes structural
 }
 
 // errStopped is returned once the compile is stopped; the reason has been
@@ -205,6 +209,14 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 				out["properties"] = maps.Clone(p)
 			}
 		}
+		if inPlace && !plainSite(m) {
+			// What the site adds to its target may need the structural
+			// pass (settle runs it on these).
+			if r.unsettled == nil {
+				r.unsettled = map[unsafe.Pointer]struct{}{}
+			}
+			r.unsettled[mapID(out)] = struct{}{}
+		}
 	}
 	for _, k := range sortedKeys(m) {
 		if k == "$ref" || k == "definitions" {
@@ -222,6 +234,20 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		out[k] = val
 	}
 	return out
+}
+
+// plainSite reports whether a bundle's $ref site m adds nothing to its
+// target but text and a Kubernetes default: then the merge is structural
+// as the target is.
+func plainSite(m map[string]any) bool {
+	for k := range m {
+		switch k {
+		case "$ref", "description", bundleDefault:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // resolveKey resolves the value of key k of a schema at ptr.
@@ -443,14 +469,21 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 
 	var resolved map[string]any
 	if t.file == "" {
-		imported, err := r.importDefinition(t.version, t.name)
+		imported, pre, err := r.importDefinition(t.version, t.name)
 		if err != nil {
 			return nil, err
 		}
 		sc := scope{version: t.version}
 		ptr := "#/definitions/" + t.name
 		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
-		r.normalize(resolved, sc, ptr)
+		if pre && t.version == r.c.version && !r.c.renormalize {
+			r.settle(resolved, sc, ptr)
+		} else {
+			// Structural for another minor than the target's (a $ref
+			// pinning one): the pass is idempotent but for what depends
+			// on the version (formats, list types before 1.16).
+			r.normalize(resolved, sc, ptr)
+		}
 	} else {
 		docs, err := r.loadFile(t.file)
 		if err != nil {
@@ -573,7 +606,7 @@ func unique[T comparable](xs []T) []T {
 func (r *run) targetIsObject(t target) bool {
 	var node any
 	if t.file == "" {
-		def, err := r.importDefinition(t.version, t.name)
+		def, _, err := r.importDefinition(t.version, t.name)
 		if err != nil {
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -58,12 +59,22 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 // already done. s itself must be a map this compile owns; the pass copies
 // any shared node before changing it.
 func (r *run) normalize(s map[string]any, sc scope, ptr string) {
-	Walk(normalizer{r, sc}, s, RootPath(ptr))
+	Walk(normalizer{r: r, sc: sc}, s, RootPath(ptr))
+}
+
+// settle finishes a definition a bundle stores structural (see Prebuild),
+// once its $refs are resolved: only what depends on other definitions is
+// left to do, the defaults of list-map keys and the atomic items of sets,
+// and the structural pass over $ref sites that add more than text to their
+// target. Every node is marked normalised, as normalize would.
+func (r *run) settle(s map[string]any, sc scope, ptr string) {
+	Walk(normalizer{r: r, sc: sc, settle: true}, s, RootPath(ptr))
 }
 
 type normalizer struct {
-	r  *run
-	sc scope
+	r      *run
+	sc     scope
+	settle bool
 }
 
 func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
@@ -74,7 +85,15 @@ func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 	if _, done := n.r.c.normalized[id]; done {
 		return nil
 	}
-	n.r.structuralNode(s, n.sc, p)
+	_, unsettled := n.r.unsettled[id]
+	switch {
+	case !n.settle || unsettled:
+		delete(n.r.unsettled, id)
+		n.r.structuralNode(s, n.sc, p)
+	case s["x-kubernetes-list-type"] != nil:
+		n.r.listMap(s, n.sc, p)
+		n.r.setOfObjects(s)
+	}
 	n.r.c.normalized[id] = struct{}{}
 	return n
 }
@@ -237,7 +256,9 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	if t, _ := s["type"].(string); t != "object" && t != "" {
 		delete(s, "x-kubernetes-map-type")
 	}
-	if r.c.atLeast(1, 16) {
+	if r.prebuild {
+		// Settled at compile time, where the items are resolved (settle).
+	} else if r.c.atLeast(1, 16) {
 		r.listMap(s, sc, p)
 		r.setOfObjects(s)
 	} else {
@@ -511,19 +532,30 @@ func (r *run) setOfObjects(s map[string]any) {
 // minor returns the minor of the target Kubernetes version (1.minor), or
 // -1 if it cannot be read.
 func (c *Compiler) minor() int {
-	var ma, mi int
-	if _, err := fmt.Sscanf(c.version, "%d.%d", &ma, &mi); err != nil || ma != 1 {
+	if c.major != 1 {
 		return -1
 	}
-	return mi
+	return c.minorN
 }
 
 // atLeast reports whether the target Kubernetes version is at least
 // major.minor.
 func (c *Compiler) atLeast(major, minor int) bool {
-	var ma, mi int
-	if _, err := fmt.Sscanf(c.version, "%d.%d", &ma, &mi); err != nil {
+	if c.major < 0 {
 		return false
 	}
-	return ma > major || (ma == major && mi >= minor)
+	return c.major > major || (c.major == major && c.minorN >= minor)
+}
+
+// parseVersion reads "MAJOR.MINOR" (the canonical form Options.Bundles
+// returns); -1, -1 when it is not one. It runs once per Compiler: the
+// structural pass asks for the version at every schema node.
+func parseVersion(v string) (major, minor int) {
+	a, b, ok := strings.Cut(v, ".")
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || ma < 0 || mi < 0 {
+		return -1, -1
+	}
+	return ma, mi
 }

@@ -1,15 +1,15 @@
 package schemas
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
@@ -18,9 +18,14 @@ import (
 // OpenAPI v3 documents merged in. A Bundle is read-only and safe for concurrent use; every
 // method returns data the caller owns.
 type Bundle struct {
-	version string
-	source  Source
-	defs    []*zip.File // the definition entries, sorted by name
+	version    string
+	normalized bool
+	rd         *bundlefmt.Reader
+
+	manifest   []byte // decoded into source on first use (Source, Validate)
+	sourceOnce sync.Once
+	source     Source
+	sourceErr  error
 }
 
 // Source is the provenance of a Bundle.
@@ -49,6 +54,10 @@ type Source struct {
 	Constraints map[string]int
 }
 
+// DefaultKey is the key under which the definitions of a Normalized bundle carry Kubernetes'
+// defaults (see Normalized).
+const DefaultKey = bundlefmt.DefaultKey
+
 // Object is what the Go declaration of a property-less object definition says it holds.
 type Object = bundlefmt.Object
 
@@ -69,62 +78,48 @@ func KnownFormat(minor int, typ, format string) bool {
 	return bundlefmt.KnownFormat(minor, typ, format)
 }
 
-// newBundle indexes an opened zip: it checks that the definition entries are sorted and
-// unique (Definition relies on it) and decodes the manifest.
-func newBundle(minor string, zr *zip.Reader) (*Bundle, error) {
-	b := &Bundle{version: minor}
-	var manifest *zip.File
-	start := -1
-	for i, f := range zr.File {
-		switch {
-		case f.Name == bundlefmt.ManifestName:
-			manifest = f
-		case strings.HasPrefix(f.Name, bundlefmt.DefinitionPrefix):
-			if start < 0 {
-				start = i
-			} else if i != start+len(b.defs) {
-				return nil, fmt.Errorf("definition entries are not contiguous at %q", f.Name)
-			}
-			if n := len(b.defs); n > 0 && b.defs[n-1].Name >= f.Name {
-				return nil, fmt.Errorf("definition entries are not sorted: %q after %q", f.Name, b.defs[n-1].Name)
-			}
-			b.defs = zr.File[start : i+1]
-		default:
-			return nil, fmt.Errorf("unexpected entry %q", f.Name)
+// newBundle checks the manifest header of an opened bundle.
+func newBundle(minor string, rd *bundlefmt.Reader) (*Bundle, error) {
+	// Only the header: every process that compiles opens a bundle, few read its provenance.
+	var h bundlefmt.Header
+	if err := json.Unmarshal(rd.Manifest, &h); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if h.Format != bundlefmt.FormatVersion {
+		return nil, fmt.Errorf("manifest: format %d, want %d", h.Format, bundlefmt.FormatVersion)
+	}
+	return &Bundle{version: minor, normalized: h.Normalized, rd: rd, manifest: rd.Manifest}, nil
+}
+
+// provenance decodes the manifest, once.
+func (b *Bundle) provenance() (Source, error) {
+	b.sourceOnce.Do(func() {
+		var m bundlefmt.Manifest
+		if err := json.Unmarshal(b.manifest, &m); err != nil {
+			b.sourceErr = fmt.Errorf("manifest: %w", err)
+			return
 		}
-	}
-	if manifest == nil {
-		return nil, fmt.Errorf("no %s", bundlefmt.ManifestName)
-	}
-	data, err := readEntry(manifest, bundlefmt.MaxManifestSize)
-	if err != nil {
-		return nil, err
-	}
-	var m bundlefmt.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", bundlefmt.ManifestName, err)
-	}
-	if m.Format != bundlefmt.FormatVersion {
-		return nil, fmt.Errorf("%s: format %d, want %d", bundlefmt.ManifestName, m.Format, bundlefmt.FormatVersion)
-	}
-	b.source = Source{
-		KubernetesVersion: m.KubernetesVersion,
-		Module:            m.Module,
-		SHA256:            m.SHA256,
-		DefaultsFrom:      m.DefaultsFrom,
-		GoModules:         m.GoModules,
-		Objects:           m.Objects,
-		Constraints:       m.Constraints,
-	}
-	return b, nil
+		b.source = Source{
+			KubernetesVersion: m.KubernetesVersion,
+			Module:            m.Module,
+			SHA256:            m.SHA256,
+			DefaultsFrom:      m.DefaultsFrom,
+			GoModules:         m.GoModules,
+			Objects:           m.Objects,
+			Constraints:       m.Constraints,
+		}
+	})
+	return b.source, b.sourceErr
 }
 
 // Version returns the bundle's minor, e.g. "1.30".
 func (b *Bundle) Version() string { return b.version }
 
-// Source returns the bundle's provenance. Its maps are fresh copies.
+// Source returns the bundle's provenance. Its maps are fresh copies. (The manifest was
+// checked to be JSON when the bundle was loaded; a manifest that does not decode into a
+// Manifest gives an empty Source, and Validate reports it.)
 func (b *Bundle) Source() Source {
-	s := b.source
+	s, _ := b.provenance()
 	s.SHA256 = maps.Clone(s.SHA256)
 	s.GoModules = maps.Clone(s.GoModules)
 	s.Objects = maps.Clone(s.Objects)
@@ -132,14 +127,9 @@ func (b *Bundle) Source() Source {
 	return s
 }
 
-// Names returns every definition name, sorted. It reads only the bundle's index.
-func (b *Bundle) Names() []string {
-	names := make([]string, len(b.defs))
-	for i, f := range b.defs {
-		names[i] = definitionName(f.Name)
-	}
-	return names
-}
+// Names returns every definition name, sorted. It reads only the bundle's index. The slice
+// is a fresh copy the caller may modify.
+func (b *Bundle) Names() []string { return slices.Clone(b.rd.Names()) }
 
 // Has reports whether the bundle holds the definition name. It reads only the index.
 func (b *Bundle) Has(name string) bool {
@@ -147,9 +137,17 @@ func (b *Bundle) Has(name string) bool {
 	return ok
 }
 
+// Normalized reports whether the definitions are stored structural, as resolver.Prebuild
+// makes them (Kubernetes 1.16 and later): Definition then returns a definition without its
+// descriptions, with Kubernetes' defaults under DefaultKey, and Descriptions returns the
+// descriptions. Otherwise (before 1.16) Definition returns
+// the swagger's definition, descriptions included, and Descriptions returns nil.
+func (b *Bundle) Normalized() bool { return b.normalized }
+
 // Definition returns the JSON of one definition, e.g. "io.k8s.api.core.v1.PodSpec", as fresh
-// bytes the caller may keep. It decompresses only that definition. An unknown name is an
-// error wrapping ErrNoDefinition.
+// bytes the caller may keep (see Normalized). It decompresses only that definition, and in a
+// Normalized bundle only up to the end of its structure. An unknown name is an error wrapping
+// ErrNoDefinition.
 func (b *Bundle) Definition(name string) ([]byte, error) {
 	return b.AppendDefinition(nil, name)
 }
@@ -158,29 +156,44 @@ func (b *Bundle) Definition(name string) ([]byte, error) {
 // the extended slice, so a caller decoding many definitions can reuse one
 // buffer. Errors are those of Definition.
 func (b *Bundle) AppendDefinition(dst []byte, name string) ([]byte, error) {
-	f, ok := b.find(name)
+	i, ok := b.find(name)
 	if !ok {
 		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
 	}
-	data, err := appendEntry(dst, f, bundlefmt.MaxDefinitionSize)
+	data, err := b.rd.AppendStructure(dst, i)
 	if err != nil {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: %w", b.version, err)
+		return dst, fmt.Errorf("schemas: Kubernetes %s: definition %s: %w", b.version, name, err)
 	}
 	return data, nil
 }
 
-// find looks name up by binary search over the sorted definition entries.
-func (b *Bundle) find(name string) (*zip.File, bool) {
-	if !bundlefmt.ValidName(name) {
-		return nil, false
-	}
-	i, ok := slices.BinarySearchFunc(b.defs, name, func(f *zip.File, name string) int {
-		return strings.Compare(definitionName(f.Name), name)
-	})
+// Descriptions returns, for a Normalized bundle, the descriptions of one definition: a JSON
+// object from the JSON pointer of each schema node inside the definition ("" for its root)
+// to its text, or nil when it has none. For other bundles it returns nil: their
+// descriptions are in the definitions.
+func (b *Bundle) Descriptions(name string) ([]byte, error) {
+	return b.AppendDescriptions(nil, name)
+}
+
+// AppendDescriptions appends what Descriptions returns to dst.
+func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
+	i, ok := b.find(name)
 	if !ok {
-		return nil, false
+		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
 	}
-	return b.defs[i], true
+	data, err := b.rd.AppendDescriptions(dst, i)
+	if err != nil {
+		return dst, fmt.Errorf("schemas: Kubernetes %s: descriptions of %s: %w", b.version, name, err)
+	}
+	return data, nil
+}
+
+// find looks name up by binary search over the sorted names.
+func (b *Bundle) find(name string) (int, bool) {
+	if !bundlefmt.ValidName(name) {
+		return 0, false
+	}
+	return b.rd.Find(name)
 }
 
 // Validate checks the whole bundle, decompressing every definition: the format version and
@@ -189,6 +202,9 @@ func (b *Bundle) find(name string) (*zip.File, bool) {
 // would cost milliseconds per version); tests and `make schemas` do.
 func (b *Bundle) Validate() error {
 	var errs []error
+	if _, err := b.provenance(); err != nil {
+		errs = append(errs, err)
+	}
 	if b.source.KubernetesVersion == "" || b.source.Module == "" {
 		errs = append(errs, errors.New("manifest lacks the Kubernetes version or module"))
 	} else if m, ok := minorOf(b.source.KubernetesVersion); !ok || m != b.version {
@@ -214,36 +230,36 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("manifest object %s: %w", name, ErrNoDefinition))
 		}
 	}
-	if len(b.defs) == 0 {
+	names := b.rd.Names()
+	if len(names) == 0 {
 		errs = append(errs, errors.New("no definitions"))
 	}
-	for i, f := range b.defs {
-		name := definitionName(f.Name)
-		if !bundlefmt.ValidName(name) {
-			errs = append(errs, fmt.Errorf("invalid entry name %q", f.Name))
-			continue
-		}
-		if i > 0 && definitionName(b.defs[i-1].Name) >= name {
-			errs = append(errs, fmt.Errorf("entry %q is out of order", f.Name))
-		}
-		data, err := readEntry(f, bundlefmt.MaxDefinitionSize)
+	if err := b.rd.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	for _, name := range names {
+		data, err := b.Definition(name)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var def map[string]any
-		if err := dec.Decode(&def); err != nil {
-			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
+		descs, err := b.Descriptions(name)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		if dec.More() {
-			errs = append(errs, fmt.Errorf("definition %s: trailing data", name))
+		var def map[string]any
+		if err := decodeOne(data, &def); err != nil {
+			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
 			continue
 		}
 		if err := b.checkObject(name, def); err != nil {
 			errs = append(errs, err)
+		}
+		if descs != nil {
+			if err := checkDescriptions(def, descs); err != nil {
+				errs = append(errs, fmt.Errorf("descriptions of definition %s: %w", name, err))
+			}
 		}
 		walkRefs(def, func(ref string) {
 			target, ok := strings.CutPrefix(ref, "#/definitions/")
@@ -257,6 +273,64 @@ func (b *Bundle) Validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("schemas: bundle %s: %w", b.version, err)
+	}
+	return nil
+}
+
+// decodeOne decodes data, which must hold exactly one JSON value, into v.
+func decodeOne(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// checkDescriptions checks the descriptions of a Normalized definition: a JSON object from
+// JSON pointers to strings, each pointer naming a schema (an object) of def that has no
+// description of its own.
+func checkDescriptions(def map[string]any, data []byte) error {
+	var descs map[string]string
+	if err := decodeOne(data, &descs); err != nil {
+		return err
+	}
+	if len(descs) == 0 {
+		return errors.New("an empty set of descriptions is stored as none")
+	}
+	for _, ptr := range slices.Sorted(maps.Keys(descs)) {
+		var node any = def
+		if ptr != "" {
+			toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+			if !strings.HasPrefix(ptr, "/") {
+				return fmt.Errorf("%q is not a JSON pointer", ptr)
+			}
+			for _, tok := range toks {
+				tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+				switch t := node.(type) {
+				case map[string]any:
+					node = t[tok]
+				case []any:
+					i, err := strconv.Atoi(tok)
+					if err != nil || i < 0 || i >= len(t) {
+						return fmt.Errorf("%q: no item %q", ptr, tok)
+					}
+					node = t[i]
+				default:
+					node = nil
+				}
+			}
+		}
+		m, ok := node.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%q names no schema", ptr)
+		}
+		if _, has := m["description"]; has {
+			return fmt.Errorf("%q has a description in the structure too", ptr)
+		}
 	}
 	return nil
 }
@@ -297,38 +371,6 @@ func walkRefs(v any, fn func(string)) {
 			walkRefs(child, fn)
 		}
 	}
-}
-
-// readEntry decompresses one zip entry of at most limit bytes. The zip reader checks the
-// entry's CRC-32 and declared size.
-func readEntry(f *zip.File, limit int64) ([]byte, error) {
-	return appendEntry(nil, f, limit)
-}
-
-// appendEntry appends the content of f to dst, refusing more than limit
-// bytes (the zip header's size is checked first, then what inflates).
-func appendEntry(dst []byte, f *zip.File, limit int64) ([]byte, error) {
-	if f.UncompressedSize64 > uint64(limit) {
-		return dst, fmt.Errorf("%s: %d bytes exceeds the limit of %d", f.Name, f.UncompressedSize64, limit)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return dst, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	defer rc.Close()
-	start := len(dst)
-	buf := bytes.NewBuffer(slices.Grow(dst, int(f.UncompressedSize64)+1))
-	if _, err := buf.ReadFrom(io.LimitReader(rc, limit+1)); err != nil {
-		return dst, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	if int64(buf.Len()-start) > limit {
-		return dst, fmt.Errorf("%s: exceeds the limit of %d bytes", f.Name, limit)
-	}
-	return buf.Bytes(), nil
-}
-
-func definitionName(entry string) string {
-	return strings.TrimPrefix(entry, bundlefmt.DefinitionPrefix)
 }
 
 func isHexSHA256(s string) bool {

@@ -4,19 +4,26 @@
 //
 // # Layout
 //
-// A bundle is data/<minor>.zip, a zip archive with one deflated entry per OpenAPI v2
-// definition, "definitions/<name>" (e.g. "definitions/io.k8s.api.core.v1.PodSpec"), holding
-// that definition's minified JSON, and a "manifest.json" entry recording the format
-// version, the Kubernetes release and module, the SHA-256 of every source file, for
-// releases before 1.23 the release whose defaults were borrowed, every Go module read
-// (module@version and go.sum hash), the classification of every property-less object
-// (Source.Objects) and the count of each constraint keyword imported. Entries are sorted and
-// carry a fixed modification time, so regenerating a bundle reproduces it byte for byte
-// (with the same Go release). The format is defined in internal/bundlefmt.
+// A bundle is data/<minor>.bundle: an index (the definition names, sorted, and where each
+// lies) and a manifest recording the format version, the Kubernetes release and module, the
+// SHA-256 of every source file, for releases before 1.23 the release whose defaults were
+// borrowed, every Go module read (module@version and go.sum hash), the classification of
+// every property-less object (Source.Objects) and the count of each constraint keyword
+// imported; then the definitions, deflated in chunks of about 16 KiB of consecutive
+// definitions. Regenerating a bundle reproduces it byte for byte (with the same Go release).
+// The format is defined in internal/bundlefmt.
 //
-// Definitions are the `definitions` of api/openapi-spec/swagger.json, unchanged ($refs,
-// IntOrString, x-kubernetes-* extensions and all; the resolver normalises), except for
-// defaults and what the Go types say (below). The v2 document carries none, so wherever a property (or its items or
+// From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
+// swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
+// form, extensions a CRD cannot hold dropped, Kubernetes' defaults under DefaultKey) and
+// makes every schema node structural for the minor, leaving only what depends on other
+// definitions to the compile (resolving $refs, the defaults of list-map keys). Its
+// descriptions are kept apart, in chunks of their own, keyed by JSON pointer: a compile that
+// removes descriptions never inflates them. Bundles before 1.16 store the swagger's
+// definitions whole; compiles for those minors normalise as they go.
+//
+// Definitions are the `definitions` of api/openapi-spec/swagger.json (normalised as above
+// from 1.16), with defaults and what the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or
 // additionalProperties, at any depth) lacks "default" and the same position in the
 // release's OpenAPI v3 documents (api/openapi-spec/v3/*.json, 1.23 and later) has one, it
 // is copied in. This brings e.g. `protocol: TCP` to ContainerPort, ServicePort and
@@ -63,13 +70,14 @@
 // # Loading
 //
 // Versions, Latest and Canonical read only the embedded directory listing. Load opens the
-// bundle of a version once per process: it parses the zip's central directory (the index)
-// and the small manifest, straight from the binary's read-only data, without copying or
-// decompressing any definition. Bundle.Definition then decompresses the one entry it is
-// asked for, so compiling a CRD costs only the definitions it reaches. Decompressed sizes
-// are capped, and the zip reader checks each entry's CRC-32. Bundle.Validate checks a whole
-// bundle (every $ref resolves, sorted entries, provenance); the tests run it on every
-// embedded bundle, so Load does not.
+// bundle of a version once per process: it reads the index and the manifest's header,
+// straight from the binary's read-only data, without inflating any definition (the rest of
+// the manifest is decoded when Source or Validate asks). Bundle.Definition then inflates the
+// chunk the definition lies in, once per process, so compiling a CRD costs only the chunks
+// of the definitions it reaches. Sizes are capped and every chunk's CRC-32 is checked when it
+// is inflated. Bundle.Validate checks a whole bundle (every $ref resolves, sorted names,
+// descriptions that name schemas, provenance); the tests run it on every embedded bundle, so
+// Load does not.
 //
 // # Regenerating
 //

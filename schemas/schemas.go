@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"archive/zip"
 	"bytes"
 	"embed"
 	"errors"
@@ -13,13 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
-// The bundles, one zip per Kubernetes minor, written by internal/gen from the releases pinned
-// in versions.txt.
+// The bundles, one per Kubernetes minor (see internal/bundlefmt), written by internal/gen
+// from the releases pinned in versions.txt.
 //
 //go:generate go run ./internal/gen
-//go:embed data/*.zip
+//go:embed data/*.bundle
 var embedded embed.FS
 
 // ErrUnknownVersion is wrapped by the error Canonical and Load return for a malformed version
@@ -56,7 +57,7 @@ func Canonical(version string) (string, error) { return std.canonical(version) }
 // read-only. Load only indexes the bundle: definitions are decompressed by Bundle.Definition.
 func Load(version string) (*Bundle, error) { return std.load(version) }
 
-// loader reads bundles named "<minor>.zip" from dir in fsys and caches one result per minor.
+// loader reads bundles named "<minor>.bundle" from dir in fsys and caches one result per minor.
 // Tests build their own loader over a fixture file system instead of resetting std.
 type loader struct {
 	fsys fs.FS
@@ -89,7 +90,7 @@ func (l *loader) index() *loaderIndex {
 		}
 		l.idx.slots = make(map[string]*slot, len(entries))
 		for _, e := range entries {
-			minor, ok := strings.CutSuffix(e.Name(), ".zip")
+			minor, ok := strings.CutSuffix(e.Name(), bundlefmt.Suffix)
 			if !ok || e.IsDir() {
 				continue
 			}
@@ -137,10 +138,9 @@ func (l *loader) load(version string) (*Bundle, error) {
 	return s.bundle, s.err
 }
 
-// open indexes the bundle of minor: it parses the zip central directory and the manifest and
-// decompresses nothing else.
+// open indexes the bundle of minor: it reads the index and the manifest and inflates nothing.
 func (l *loader) open(minor string) (*Bundle, error) {
-	name := path.Join(l.dir, minor+".zip")
+	name := path.Join(l.dir, minor+bundlefmt.Suffix)
 	f, err := l.fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
@@ -162,11 +162,11 @@ func (l *loader) open(minor string) (*Bundle, error) {
 		}
 		ra = bytes.NewReader(data)
 	}
-	zr, err := zip.NewReader(ra, info.Size())
+	rd, err := bundlefmt.Open(ra, info.Size())
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
 	}
-	b, err := newBundle(minor, zr)
+	b, err := newBundle(minor, rd)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
 	}

@@ -146,7 +146,11 @@ func wantDefault(t *testing.T, b *Bundle, name, property string, want any) {
 	t.Helper()
 	props, _ := definition(t, b, name)["properties"].(map[string]any)
 	prop, _ := props[property].(map[string]any)
-	if got, ok := prop["default"]; !ok || got != want {
+	key := "default"
+	if b.Normalized() {
+		key = DefaultKey
+	}
+	if got, ok := prop[key]; !ok || got != want {
 		t.Errorf("%s: %s.%s default = %#v (present %v), want %#v", b.Version(), name, property, got, ok, want)
 	}
 }
@@ -211,6 +215,12 @@ func fixture(t testing.TB, defs map[string]string) []byte {
 // fixtureObjects is fixture with a manifest classifying property-less objects.
 func fixtureObjects(t testing.TB, defs map[string]string, objects map[string]Object) []byte {
 	t.Helper()
+	return fixtureBundle(t, defs, objects, false)
+}
+
+// fixtureBundle writes a bundle of defs, Normalized or not.
+func fixtureBundle(t testing.TB, defs map[string]string, objects map[string]Object, normalized bool) []byte {
+	t.Helper()
 	raw := map[string][]byte{}
 	for k, v := range defs {
 		raw[k] = []byte(v)
@@ -221,6 +231,7 @@ func fixtureObjects(t testing.TB, defs map[string]string, objects map[string]Obj
 		SHA256:            map[string]string{"api/openapi-spec/swagger.json": strings.Repeat("ab", 32)},
 		GoModules:         map[string]string{"k8s.io/api@v0.99.3": "h1:x"},
 		Objects:           objects,
+		Normalized:        normalized,
 	}
 	var buf bytes.Buffer
 	if err := bundlefmt.Write(&buf, m, raw); err != nil {
@@ -239,7 +250,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	if second := fixture(t, defs); !bytes.Equal(first, second) {
 		t.Fatal("writing the same bundle twice gave different bytes")
 	}
-	l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: first}, "data/README": {}}, dir: "data"}
+	l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: first}, "data/README": {}}, dir: "data"}
 	if got := l.index().versions; len(got) != 1 || got[0] != "1.99" {
 		t.Fatalf("versions = %v", got)
 	}
@@ -265,7 +276,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	}
 
 	dangling := fixture(t, map[string]string{"a.B": `{"items":{"$ref":"#/definitions/a.Missing"}}`, "a.C": `{"$ref":"other.json#/x"}`})
-	l = &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: dangling}}, dir: "data"}
+	l = &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: dangling}}, dir: "data"}
 	if b, err = l.load("1.99"); err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +291,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 func TestValidateObjects(t *testing.T) {
 	load := func(defs map[string]string, objects map[string]Object) error {
 		t.Helper()
-		l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: fixtureObjects(t, defs, objects)}}, dir: "data"}
+		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: fixtureObjects(t, defs, objects)}}, dir: "data"}
 		b, err := l.load("1.99")
 		if err != nil {
 			t.Fatal(err)
@@ -311,14 +322,91 @@ func TestValidateObjects(t *testing.T) {
 
 func TestCorrupt(t *testing.T) {
 	good := fixture(t, map[string]string{"a.B": `{}`})
+	otherVersion := bytes.Clone(good)
+	otherVersion[7] = 2
 	for name, data := range map[string][]byte{
-		"empty":     nil,
-		"truncated": good[:len(good)/2],
-		"garbage":   []byte("not a zip at all, not a zip at all"),
+		"empty":         nil,
+		"truncated":     good[:len(good)/2],
+		"garbage":       []byte("not a bundle at all, not a bundle at all"),
+		"format 2":      otherVersion,
+		"names swapped": fixtureSwapped(t),
 	} {
-		l := &loader{fsys: fstest.MapFS{"data/1.99.zip": {Data: data}}, dir: "data"}
+		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: data}}, dir: "data"}
 		if _, err := l.load("1.99"); err == nil {
 			t.Errorf("%s: Load succeeded", name)
+		}
+	}
+	// A flipped bit in a chunk passes Load (it inflates nothing) but no read of it.
+	bad := bytes.Clone(good)
+	bad[len(bad)-2] ^= 0x10
+	l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: bad}}, dir: "data"}
+	b, err := l.load("1.99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Definition("a.B"); err == nil {
+		t.Error("Definition of a corrupt chunk succeeded")
+	}
+	if err := b.Validate(); err == nil {
+		t.Error("Validate of a corrupt chunk succeeded")
+	}
+}
+
+// fixtureSwapped is a bundle whose names are out of order.
+func fixtureSwapped(t *testing.T) []byte {
+	data := fixture(t, map[string]string{"a.B": `{}`, "a.C": `{}`})
+	i := bytes.Index(data, []byte("a.B\na.C\n"))
+	if i < 0 {
+		t.Fatal("no names in the fixture")
+	}
+	copy(data[i:], "a.C\na.B\n")
+	return data
+}
+
+// TestNormalizedFixture: a Normalized bundle keeps each definition's descriptions apart,
+// and Validate checks that they name schemas of the definition.
+func TestNormalizedFixture(t *testing.T) {
+	write := func(defs map[string]string) *Bundle {
+		t.Helper()
+		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: fixtureBundle(t, defs, nil, true)}}, dir: "data"}
+		b, err := l.load("1.99")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := write(map[string]string{
+		"a.B": "{\"properties\":{\"c\":{\"type\":\"string\"}},\"type\":\"object\"}\n{\"\":\"A B.\",\"/properties/c\":\"The c <of> B & more.\"}",
+		"a.C": `{"type":"integer"}`,
+	})
+	if !b.Normalized() {
+		t.Fatal("Normalized() = false")
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]string{
+		"a.B": {`{"properties":{"c":{"type":"string"}},"type":"object"}`, `{"":"A B.","/properties/c":"The c <of> B & more."}`},
+		"a.C": {`{"type":"integer"}`, ""},
+	} {
+		def, err := b.Definition(name)
+		if err != nil || string(def) != want[0] {
+			t.Errorf("Definition(%s) = %s, %v; want %s", name, def, err, want[0])
+		}
+		descs, err := b.Descriptions(name)
+		if err != nil || string(descs) != want[1] || (want[1] == "") != (descs == nil) {
+			t.Errorf("Descriptions(%s) = %q, %v; want %q", name, descs, err, want[1])
+		}
+	}
+	for descs, want := range map[string]string{
+		`{"/properties/d":"x"}`: `"/properties/d" names no schema`,
+		`{"properties":"x"}`:    `"properties" is not a JSON pointer`,
+		`{"":1}`:                "cannot unmarshal number",
+		`{}`:                    "an empty set of descriptions",
+	} {
+		b := write(map[string]string{"a.B": "{\"properties\":{\"c\":{\"type\":\"string\"}},\"type\":\"object\"}\n" + descs})
+		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("descriptions %s: Validate() = %v, want %q", descs, err, want)
 		}
 	}
 }

@@ -1,50 +1,73 @@
-// Package bundlefmt defines the on-disk format of an embedded Kubernetes OpenAPI bundle and
-// writes it. The reader lives in package schemas; both sides share the names and the
-// Manifest type declared here, so the format is described in exactly one place.
+// Package bundlefmt defines the on-disk format of an embedded Kubernetes OpenAPI bundle: it
+// writes bundles (Write, for the generator) and reads them (Open, for package schemas), so
+// the format is described in exactly one place.
 //
-// A bundle is a zip archive holding one deflated entry per definition,
-// "definitions/<name>" (the definition's minified JSON), plus a stored (uncompressed)
-// "manifest.json". Entries are
-// sorted by name, so the definitions are in the order of their names, and carry a fixed modification time, so writing the same input twice
-// yields identical bytes.
+// A bundle, data/<minor>.bundle, is a small index followed by deflated chunks:
+//
+//	magic     "KCRBNDL\x03"
+//	manifest  u32 length, then the Manifest as JSON, stored
+//	names     u32 length, then the definition names, sorted, each followed by '\n'
+//	defs      u32 count, then per definition (in name order) six u32: the chunk, offset and
+//	          length of its structure, and the chunk, offset and length of its descriptions
+//	          (length 0: none)
+//	chunks    u32 count, then per chunk four u32: offset in the file, deflated length,
+//	          inflated length, CRC-32 (IEEE) of the inflated bytes
+//	data      the chunks, raw deflate (RFC 1951)
+//
+// All integers are little-endian. A chunk holds consecutive definitions, in name order, up
+// to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures and
+// descriptions are chunked apart, so a compile that drops descriptions never inflates them.
+// Inflating one chunk for many definitions is what makes the format fast and small: a
+// deflate stream per definition spent most of its time building Huffman tables, and could
+// not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
+// definition, 323 KB as chunks).
+//
+// A structure is the definition's compact JSON. In a bundle whose manifest says Normalized
+// (Kubernetes 1.16 and later) that is the definition as resolver.Prebuild makes it,
+// structural and without descriptions, and its descriptions are a compact JSON object from
+// the JSON pointer of each schema node to its text. Other bundles store the swagger's
+// definitions whole, descriptions inline. Writing the same input twice yields identical
+// bytes.
 package bundlefmt
 
 import (
-	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // FormatVersion is the version of the bundle layout. Readers reject any other value.
 // Version 2 added what the release's Go types declare: GoModules, Objects, Constraints, and
-// the keywords they put into the definitions.
-const FormatVersion = 2
+// the keywords they put into the definitions. Version 3 replaced the zip archive by chunks
+// and stores the definitions of 1.16 and later structural, their descriptions apart
+// (Normalized).
+const FormatVersion = 3
 
-// ManifestName is the zip entry holding the Manifest.
-const ManifestName = "manifest.json"
+// Suffix ends a bundle's file name: data/1.37.bundle.
+const Suffix = ".bundle"
 
-// DefinitionPrefix precedes a definition's name to form its entry name. There is no suffix,
-// so sorting entry names sorts definition names.
-const DefinitionPrefix = "definitions/"
+// magic opens every bundle; its last byte is the format version.
+const magic = "KCRBNDL\x03"
 
-// Caps on decompressed sizes. The largest real definition is about 60 KiB and the largest
-// manifest a few KiB; anything near these caps is corrupt or hostile.
+// ChunkSize is the inflated size up to which Write fills a chunk.
+const ChunkSize = 16 << 10
+
+// Caps on sizes. The largest real definition is about 60 KiB (with descriptions) and the
+// largest manifest some 20 KiB; anything near these caps is corrupt or hostile.
 const (
 	MaxDefinitionSize = 4 << 20
 	MaxManifestSize   = 1 << 20
+	MaxChunkSize      = MaxDefinitionSize
 )
-
-// dosDate1980 is 1980-01-01 in MS-DOS date format, the fixed modification date of every
-// entry. It is set through FileHeader.ModifiedDate, deprecated for general use, rather than
-// FileHeader.Modified, which would add an extended-timestamp field to every entry: 18 bytes
-// each, and a field every Load would parse.
-const dosDate1980 = 1<<5 | 1
 
 // Manifest records the provenance of a bundle.
 type Manifest struct {
@@ -76,6 +99,19 @@ type Manifest struct {
 	// Constraints counts the value-constraint keywords taken from the Go types' validation
 	// markers, by keyword ("maxItems": 12).
 	Constraints map[string]int `json:"constraints,omitempty"`
+	// Normalized says the definitions are stored as resolver.Prebuild makes them: imported,
+	// structural for this minor (but for what depends on other definitions), and with their
+	// descriptions after a newline (see the package documentation). Bundles before 1.16 store
+	// the swagger's definitions as they are, descriptions inline.
+	Normalized bool `json:"normalized,omitempty"`
+}
+
+// Header is the part of a Manifest a reader needs to open a bundle; decoding it skips the
+// rest.
+type Header struct {
+	Format            int    `json:"format"`
+	KubernetesVersion string `json:"kubernetesVersion"`
+	Normalized        bool   `json:"normalized"`
 }
 
 // Object is what the Go declaration of a property-less object definition says it holds.
@@ -97,6 +133,11 @@ const (
 	// definition carries PreserveUnknownFields.
 	ObjectArbitrary = "arbitrary"
 )
+
+// DefaultKey is where a Normalized bundle keeps Kubernetes' defaults: a compile copies into a
+// CRD only those of list-map keys (the apiserver would write any other into every object),
+// so the defaults travel under a key no schema uses. Other bundles keep them as "default".
+const DefaultKey = "x-k8s-crd-resolver-default"
 
 // PreserveUnknownFields is the extension an arbitrary-JSON definition carries.
 const PreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
@@ -147,11 +188,6 @@ var stringFormats = map[string]bool{
 // k8sNameFormats are the formats the apiserver knows from 1.34 on.
 var k8sNameFormats = map[string]bool{"k8s-short-name": true, "k8s-long-name": true}
 
-// EntryName returns the zip entry name of a definition.
-func EntryName(definition string) string {
-	return DefinitionPrefix + definition
-}
-
 // ValidName reports whether a definition name can be stored: non-empty, printable ASCII,
 // no '/' or '\\' and no leading '.'.
 func ValidName(name string) bool {
@@ -167,7 +203,8 @@ func ValidName(name string) bool {
 	return true
 }
 
-// Write writes a bundle to w. definitions maps each definition name to its JSON, which is
+// Write writes a bundle to w. definitions maps each definition name to its JSON (in a
+// Normalized bundle, optionally followed by a newline and its descriptions), which is
 // compacted before it is stored; m.Format and m.Definitions are filled in. The output depends
 // only on the arguments.
 func Write(w io.Writer, m Manifest, definitions map[string][]byte) error {
@@ -190,41 +227,335 @@ func Write(w io.Writer, m Manifest, definitions map[string][]byte) error {
 	}
 	manifest = append(manifest, '\n')
 
-	type entry struct {
-		name   string
-		method uint16
-		data   []byte
-	}
-	entries := make([]entry, 0, len(names)+1)
-	for _, name := range names {
+	var structures, descriptions chunker
+	defs := make([][6]uint32, len(names))
+	var nameBlob bytes.Buffer
+	for i, name := range names {
+		nameBlob.WriteString(name)
+		nameBlob.WriteByte('\n')
+		// Prebuild's JSON is compact: its first newline ends the structure.
+		def, descs, split := definitions[name], []byte(nil), false
+		if m.Normalized {
+			def, descs, split = bytes.Cut(def, []byte("\n"))
+		}
 		var buf bytes.Buffer
-		if err := json.Compact(&buf, definitions[name]); err != nil {
+		if err := json.Compact(&buf, def); err != nil {
 			return fmt.Errorf("bundlefmt: definition %s: %w", name, err)
 		}
-		entries = append(entries, entry{EntryName(name), zip.Deflate, buf.Bytes()})
+		if buf.Len() > MaxDefinitionSize {
+			return fmt.Errorf("bundlefmt: definition %s: %d bytes, over the limit of %d", name, buf.Len(), MaxDefinitionSize)
+		}
+		defs[i][0], defs[i][1], defs[i][2] = structures.add(buf.Bytes())
+		if split {
+			buf.Reset()
+			if err := json.Compact(&buf, descs); err != nil {
+				return fmt.Errorf("bundlefmt: descriptions of definition %s: %w", name, err)
+			}
+			if buf.Len() > MaxDefinitionSize {
+				return fmt.Errorf("bundlefmt: descriptions of definition %s: %d bytes, over the limit of %d", name, buf.Len(), MaxDefinitionSize)
+			}
+			defs[i][3], defs[i][4], defs[i][5] = descriptions.add(buf.Bytes())
+		}
 	}
-	// The manifest is stored uncompressed: every Load reads it, and inflating it would cost
-	// more than the few KiB it saves.
-	entries = append(entries, entry{ManifestName, zip.Store, manifest})
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-
-	zw := zip.NewWriter(w)
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestCompression)
-	})
-	for _, e := range entries {
-		hdr := &zip.FileHeader{Name: e.name, Method: e.method}
-		hdr.ModifiedDate = dosDate1980 //nolint:staticcheck // see dosDate1980
-		fw, err := zw.CreateHeader(hdr)
+	structures.flush()
+	descriptions.flush()
+	// Description chunks are numbered after the structure chunks.
+	for i := range defs {
+		if defs[i][5] > 0 {
+			defs[i][3] += uint32(len(structures.chunks))
+		}
+	}
+	chunks := append(structures.chunks, descriptions.chunks...)
+	compressed := make([][]byte, len(chunks))
+	for i, c := range chunks {
+		var buf bytes.Buffer
+		fw, err := flate.NewWriter(&buf, flate.BestCompression)
 		if err != nil {
-			return fmt.Errorf("bundlefmt: %s: %w", e.name, err)
+			return fmt.Errorf("bundlefmt: %w", err)
 		}
-		if _, err := fw.Write(e.data); err != nil {
-			return fmt.Errorf("bundlefmt: %s: %w", e.name, err)
+		if _, err := fw.Write(c); err != nil {
+			return fmt.Errorf("bundlefmt: %w", err)
+		}
+		if err := fw.Close(); err != nil {
+			return fmt.Errorf("bundlefmt: %w", err)
+		}
+		compressed[i] = buf.Bytes()
+	}
+
+	var out bytes.Buffer
+	u32 := func(v uint32) { out.Write(binary.LittleEndian.AppendUint32(nil, v)) }
+	out.WriteString(magic)
+	u32(uint32(len(manifest)))
+	out.Write(manifest)
+	u32(uint32(nameBlob.Len()))
+	out.Write(nameBlob.Bytes())
+	u32(uint32(len(defs)))
+	for _, d := range defs {
+		for _, v := range d {
+			u32(v)
 		}
 	}
-	if err := zw.Close(); err != nil {
+	u32(uint32(len(chunks)))
+	offset := out.Len() + 16*len(chunks)
+	for i, c := range chunks {
+		u32(uint32(offset))
+		u32(uint32(len(compressed[i])))
+		u32(uint32(len(c)))
+		u32(crc32.ChecksumIEEE(c))
+		offset += len(compressed[i])
+	}
+	for _, c := range compressed {
+		out.Write(c)
+	}
+	if out.Len() > math.MaxUint32 {
+		return errors.New("bundlefmt: a bundle of 4 GiB or more")
+	}
+	if _, err := w.Write(out.Bytes()); err != nil {
 		return fmt.Errorf("bundlefmt: %w", err)
 	}
 	return nil
+}
+
+// chunker cuts a sequence of byte strings into chunks of about ChunkSize.
+type chunker struct {
+	chunks [][]byte
+	cur    []byte
+}
+
+// add appends data and returns where it is: chunk, offset, length.
+func (c *chunker) add(data []byte) (chunk, off, n uint32) {
+	if len(c.cur) > 0 && len(c.cur)+len(data) > ChunkSize {
+		c.flush()
+	}
+	off = uint32(len(c.cur))
+	c.cur = append(c.cur, data...)
+	return uint32(len(c.chunks)), off, uint32(len(data))
+}
+
+func (c *chunker) flush() {
+	if len(c.cur) > 0 {
+		c.chunks = append(c.chunks, c.cur)
+		c.cur = nil
+	}
+}
+
+// Reader reads a bundle Write wrote. Open reads only the index; each chunk is inflated, and
+// its CRC-32 checked, the first time a definition in it is read, and kept for the life of
+// the Reader. A Reader is safe for concurrent use.
+type Reader struct {
+	// Manifest is the manifest's JSON.
+	Manifest []byte
+
+	ra     io.ReaderAt
+	names  []string // sorted
+	defs   []defEntry
+	chunks []chunk
+}
+
+type span struct{ chunk, off, n uint32 }
+
+type defEntry struct{ structure, descriptions span }
+
+type chunk struct {
+	off, clen, ulen, crc uint32
+
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// Open reads the index of the bundle of size bytes in ra and checks it: the magic and
+// version, sorted unique valid names, and every definition and chunk within bounds.
+func Open(ra io.ReaderAt, size int64) (*Reader, error) {
+	r := &Reader{ra: ra}
+	pos := int64(0)
+	read := func(n int64, what string) ([]byte, error) {
+		if n < 0 || pos+n > size {
+			return nil, fmt.Errorf("bundlefmt: truncated bundle (%s)", what)
+		}
+		b := make([]byte, n)
+		if _, err := ra.ReadAt(b, pos); err != nil {
+			return nil, fmt.Errorf("bundlefmt: reading %s: %w", what, err)
+		}
+		pos += n
+		return b, nil
+	}
+	u32 := func(what string) (uint32, error) {
+		b, err := read(4, what)
+		if err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint32(b), nil
+	}
+	m, err := read(int64(len(magic)), "magic")
+	if err != nil {
+		return nil, err
+	}
+	if string(m[:len(magic)-1]) != magic[:len(magic)-1] {
+		return nil, errors.New("bundlefmt: not a bundle")
+	}
+	if m[len(magic)-1] != magic[len(magic)-1] {
+		return nil, fmt.Errorf("bundlefmt: bundle format %d, want %d", m[len(magic)-1], FormatVersion)
+	}
+	n, err := u32("manifest length")
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxManifestSize {
+		return nil, fmt.Errorf("bundlefmt: a manifest of %d bytes, over the limit of %d", n, MaxManifestSize)
+	}
+	if r.Manifest, err = read(int64(n), "manifest"); err != nil {
+		return nil, err
+	}
+	if n, err = u32("names length"); err != nil {
+		return nil, err
+	}
+	blob, err := read(int64(n), "names")
+	if err != nil {
+		return nil, err
+	}
+	if len(blob) > 0 && blob[len(blob)-1] != '\n' {
+		return nil, errors.New("bundlefmt: the names do not end in a newline")
+	}
+	// One string for all names; each name is a substring of it.
+	if all := strings.TrimSuffix(string(blob), "\n"); all != "" {
+		r.names = strings.Split(all, "\n")
+	}
+	for i, name := range r.names {
+		if !ValidName(name) {
+			return nil, fmt.Errorf("bundlefmt: invalid definition name %q", name)
+		}
+		if i > 0 && r.names[i-1] >= name {
+			return nil, fmt.Errorf("bundlefmt: definition names not sorted: %q after %q", name, r.names[i-1])
+		}
+	}
+	if n, err = u32("definition count"); err != nil {
+		return nil, err
+	}
+	if int(n) != len(r.names) {
+		return nil, fmt.Errorf("bundlefmt: %d definitions but %d names", n, len(r.names))
+	}
+	table, err := read(int64(n)*24, "definition table")
+	if err != nil {
+		return nil, err
+	}
+	r.defs = make([]defEntry, n)
+	for i := range r.defs {
+		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[24*i+4*j:]) }
+		r.defs[i] = defEntry{span{v(0), v(1), v(2)}, span{v(3), v(4), v(5)}}
+	}
+	if n, err = u32("chunk count"); err != nil {
+		return nil, err
+	}
+	if n > uint32(size/16) {
+		return nil, errors.New("bundlefmt: truncated bundle (chunk table)")
+	}
+	table, err = read(int64(n)*16, "chunk table")
+	if err != nil {
+		return nil, err
+	}
+	r.chunks = make([]chunk, n)
+	for i := range r.chunks {
+		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[16*i+4*j:]) }
+		c := &r.chunks[i]
+		c.off, c.clen, c.ulen, c.crc = v(0), v(1), v(2), v(3)
+		if int64(c.off) < pos || int64(c.off)+int64(c.clen) > size {
+			return nil, fmt.Errorf("bundlefmt: chunk %d lies outside the bundle", i)
+		}
+		if c.ulen > MaxChunkSize {
+			return nil, fmt.Errorf("bundlefmt: chunk %d inflates to %d bytes, over the limit of %d", i, c.ulen, MaxChunkSize)
+		}
+	}
+	for i, d := range r.defs {
+		for _, s := range []span{d.structure, d.descriptions} {
+			if s.n == 0 && s == d.descriptions {
+				continue
+			}
+			if int(s.chunk) >= len(r.chunks) || uint64(s.off)+uint64(s.n) > uint64(r.chunks[s.chunk].ulen) {
+				return nil, fmt.Errorf("bundlefmt: definition %s lies outside its chunk", r.names[i])
+			}
+		}
+	}
+	return r, nil
+}
+
+// Names returns the definition names, sorted. The slice is shared: do not modify it.
+func (r *Reader) Names() []string { return r.names }
+
+// Find returns the index of a definition by name.
+func (r *Reader) Find(name string) (int, bool) {
+	return slices.BinarySearch(r.names, name)
+}
+
+// AppendStructure appends the structure of definition i (see Find) to dst.
+func (r *Reader) AppendStructure(dst []byte, i int) ([]byte, error) {
+	return r.appendSpan(dst, r.defs[i].structure)
+}
+
+// AppendDescriptions appends the descriptions of definition i to dst; nothing when it has
+// none (and in bundles that are not Normalized).
+func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
+	s := r.defs[i].descriptions
+	if s.n == 0 {
+		return dst, nil
+	}
+	return r.appendSpan(dst, s)
+}
+
+func (r *Reader) appendSpan(dst []byte, s span) ([]byte, error) {
+	data, err := r.chunk(int(s.chunk))
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, data[s.off:s.off+s.n]...), nil
+}
+
+// Check inflates every chunk and checks its CRC-32.
+func (r *Reader) Check() error {
+	var errs []error
+	for i := range r.chunks {
+		if _, err := r.chunk(i); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// inflaters reuses flate readers (each holds some 40 KB of tables).
+var inflaters sync.Pool
+
+// chunk returns chunk i inflated, inflating it on first use.
+func (r *Reader) chunk(i int) ([]byte, error) {
+	c := &r.chunks[i]
+	c.once.Do(func() {
+		c.data, c.err = r.inflate(i, c)
+	})
+	return c.data, c.err
+}
+
+func (r *Reader) inflate(i int, c *chunk) ([]byte, error) {
+	compressed := make([]byte, c.clen)
+	if _, err := r.ra.ReadAt(compressed, int64(c.off)); err != nil {
+		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
+	}
+	src := bytes.NewReader(compressed)
+	fr, _ := inflaters.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
+	}
+	defer inflaters.Put(fr)
+	data := make([]byte, c.ulen)
+	if _, err := io.ReadFull(fr, data); err != nil {
+		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
+	}
+	var one [1]byte
+	if n, err := fr.Read(one[:]); n != 0 || err != io.EOF {
+		return nil, fmt.Errorf("bundlefmt: chunk %d inflates to more than its %d bytes", i, c.ulen)
+	}
+	if crc32.ChecksumIEEE(data) != c.crc {
+		return nil, fmt.Errorf("bundlefmt: chunk %d: CRC-32 mismatch", i)
+	}
+	return data, nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
@@ -112,6 +113,22 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	for name, obj := range objs {
 		if defs[name], err = encode(obj); err != nil {
 			return nil, st, fmt.Errorf("definition %s: %w", name, err)
+		}
+	}
+	// From 1.16 (the first minor with list types in CRD schemas), store each definition as a
+	// compile would have it once imported and made structural, its descriptions apart: the
+	// work of every compile, done once here (resolver.Prebuild).
+	if minor >= 16 {
+		m.Normalized = true
+		for name, raw := range defs {
+			structure, descs, err := resolver.Prebuild(fmt.Sprintf("1.%d", minor), name, raw)
+			if err != nil {
+				return nil, st, err
+			}
+			if len(descs) > 0 {
+				structure = append(append(structure, '\n'), descs...)
+			}
+			defs[name] = structure
 		}
 	}
 	st.Definitions = len(defs)

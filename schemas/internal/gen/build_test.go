@@ -1,10 +1,8 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,25 +74,29 @@ func fixtureGo() *goSource {
 	})
 }
 
-// readBundle returns the entries of a bundle.
+// readBundle returns what a bundle holds: "manifest.json", and "definitions/NAME" for each
+// definition (its structure, and after a newline its descriptions, if any).
 func readBundle(t *testing.T, data []byte) map[string]string {
 	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	rd, err := bundlefmt.Open(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
+	if err := rd.Check(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{"manifest.json": string(rd.Manifest)}
+	for i, name := range rd.Names() {
+		def, err := rd.AppendStructure(nil, i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
+		if descs, err := rd.AppendDescriptions(nil, i); err != nil {
 			t.Fatal(err)
+		} else if descs != nil {
+			def = append(append(def, '\n'), descs...)
 		}
-		out[f.Name] = string(b)
+		out["definitions/"+name] = string(def)
 	}
 	return out
 }
@@ -123,12 +125,14 @@ func TestBuildDefaults(t *testing.T) {
 	}
 	entries := readBundle(t, data)
 	for name, want := range map[string]string{
-		// Defaults copied, descriptions keep < > &, numbers kept verbatim.
+		// Stored as resolver.Prebuild makes it (1.99 is Normalized): defaults copied, kept
+		// under bundlefmt.DefaultKey; descriptions apart, keeping < > &; numbers verbatim.
 		// The Go type's +k8s:enum (with "", the unset value of an optional field).
-		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"default":0,"format":"int32","type":"integer"},"protocol":{"default":"TCP","description":"Defaults to \"TCP\" <here> & there.","enum":["","SCTP","TCP","UDP"],"type":"string"}},"required":["containerPort"],"type":"object"}`,
+		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"format":"int32","type":"integer","x-k8s-crd-resolver-default":0},"protocol":{"enum":["","SCTP","TCP","UDP"],"type":"string","x-k8s-crd-resolver-default":"TCP"}},"required":["containerPort"],"type":"object"}` + "\n" +
+			`{"/properties/protocol":"Defaults to \"TCP\" <here> & there."}`,
 		// items and allOf-wrapped $refs get their defaults; an existing default stays; a
 		// property whose v3 type differs gets none.
-		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","default":{}},"stdin":{"default":true,"type":"boolean"},"tty":{"type":"string"}},"type":"object"}`,
+		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","x-k8s-crd-resolver-default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","x-k8s-crd-resolver-default":{}},"stdin":{"type":"boolean","x-k8s-crd-resolver-default":true},"tty":{"type":"string"}},"type":"object"}`,
 		// An empty struct stays a plain object.
 		"definitions/io.k8s.api.core.v1.ResourceRequirements": `{"type":"object"}`,
 	} {
@@ -167,7 +171,7 @@ func TestBuildBorrowedDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := readBundle(t, data)
-	if !strings.Contains(entries["definitions/io.k8s.api.core.v1.ContainerPort"], `"default":"TCP"`) || st.Defaults != 4 {
+	if !strings.Contains(entries["definitions/io.k8s.api.core.v1.ContainerPort"], `"x-k8s-crd-resolver-default":"TCP"`) || st.Defaults != 4 {
 		t.Errorf("borrowed defaults missing: %+v %s", st, entries["definitions/io.k8s.api.core.v1.ContainerPort"])
 	}
 	if !strings.Contains(entries["manifest.json"], `"defaultsFrom": "v1.23.17"`) || !strings.Contains(entries["manifest.json"], "k8s.io/kubernetes@v1.23.17/x.json") {

@@ -2,7 +2,7 @@
 //
 // It reads the releases pinned in versions.txt (one "vMAJOR.MINOR.PATCH" a line), downloads
 // each k8s.io/kubernetes module through the Go module proxy into a private temporary module
-// cache, and writes data/<minor>.zip from api/openapi-spec/swagger.json plus the defaults of
+// cache, and writes data/<minor>.bundle from api/openapi-spec/swagger.json plus the defaults of
 // api/openapi-spec/v3/*.json and what the Go source of the staging modules the definitions
 // come from (k8s.io/api, ... at v0.MINOR.PATCH, into the same cache) declares: see "What the
 // Go types say" in package schemas. Releases are processed one at a time and nothing is cached
@@ -12,6 +12,7 @@
 //	go run ./internal/gen -only 1.30    # rebuild one (comma-separated list allowed)
 //	go run ./internal/gen -add 1.38     # pin the newest patch of a new minor and build it
 //	go run ./internal/gen -bump         # re-pin every minor to its newest patch, rebuild changes
+//	go run ./internal/gen -list 1.37    # print the definition names of a bundle
 package main
 
 import (
@@ -28,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
 // defaultsMinor is the oldest minor that publishes OpenAPI v3 documents; older minors borrow
@@ -41,8 +44,16 @@ func main() {
 		only         = flag.String("only", "", "comma-separated minors to rebuild (default: all pinned)")
 		add          = flag.String("add", "", "minor to pin at its newest patch and build, e.g. 1.38")
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
+		list         = flag.String("list", "", "print the definition names of the bundle of this minor (in -out) and exit")
 	)
 	flag.Parse()
+	if *list != "" {
+		if err := listDefinitions(os.Stdout, filepath.Join(*outDir, *list+bundlefmt.Suffix)); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "gen: unexpected arguments:", flag.Args())
 		os.Exit(2)
@@ -56,6 +67,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+// listDefinitions prints the definition names of the bundle in file, one a line.
+func listDefinitions(w io.Writer, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	rd, err := bundlefmt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for _, name := range rd.Names() {
+		fmt.Fprintln(w, name)
+	}
+	return nil
 }
 
 type generator struct {
@@ -164,7 +191,7 @@ func (g *generator) buildOne(minor int, version string) error {
 	if err := os.MkdirAll(g.outDir, 0o755); err != nil {
 		return err
 	}
-	out := filepath.Join(g.outDir, fmt.Sprintf("1.%d.zip", minor))
+	out := filepath.Join(g.outDir, fmt.Sprintf("1.%d%s", minor, bundlefmt.Suffix))
 	if err := writeFileAtomic(out, data); err != nil {
 		return err
 	}
