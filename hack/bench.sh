@@ -11,8 +11,9 @@
 #   build:       one `k8s-crd-resolver build --no-validate` of the Dask set:
 #                the first set of .crd-resolver.yaml (templates/ without
 #                Kubernetes' descriptions, into dist/ and the chart's crds/),
-#                written out below as dist-set.yaml (dist/ removed first,
-#                untimed)
+#                written out below as dist-set.yaml (its output files removed
+#                first, untimed, so every output is written; the directories
+#                stay: creating them is a first run's cost)
 #   build all:   the same, compiling both sets of .crd-resolver.yaml (the
 #                operator's set keeps the descriptions: 8 compiles, 3 output
 #                directories)
@@ -79,9 +80,9 @@ run_perfile() {
     "$bin" -r --k8s-version "$version" "templates/$c.yaml" "out/$c.yaml"
   done
 }
-prep_build() { rm -rf dist charts; }
+prep_build() { rm -f dist/*.yaml charts/dask-operator/crds/*.yaml; }
 run_build() { "$bin" build --no-validate --quiet --config dist-set.yaml >/dev/null; }
-prep_buildall() { rm -rf dist charts operator; }
+prep_buildall() { rm -f dist/*.yaml charts/dask-operator/crds/*.yaml operator/crds/*.yaml; }
 run_buildall() { "$bin" build --no-validate --quiet >/dev/null; }
 run_check() { "$bin" check >/dev/null; }
 
@@ -98,8 +99,8 @@ rss_perfile() {
   done
   echo "$m"
 }
-rss_build() { rm -rf dist charts; peak "$bin" build --no-validate --quiet --config dist-set.yaml; }
-rss_buildall() { rm -rf dist charts operator; peak "$bin" build --no-validate --quiet; }
+rss_build() { prep_build; peak "$bin" build --no-validate --quiet --config dist-set.yaml; }
+rss_buildall() { prep_buildall; peak "$bin" build --no-validate --quiet; }
 rss_check() { peak "$bin" check; }
 
 names=(hello4 hello1 perfile build buildall check)

@@ -27,12 +27,22 @@ type Output struct {
 	// Warnings are the resolver's diagnostics and the size warning.
 	Warnings []string
 
-	objects []map[string]any // the compiled CRDs, for validation
+	docs    []resolver.Document // the compiled CRDs
+	objects []map[string]any    // docs as plain values, made on first use (most builds never ask)
 }
 
 // Objects are the compiled CRDs as decoded JSON, in the order of CRDs, for callers that
-// read schemas without parsing Data again. They are shared: read them, never change them.
-func (o *Output) Objects() []map[string]any { return o.objects }
+// read schemas without parsing Data again. They are made on the first call, and shared: read
+// them, never change them.
+func (o *Output) Objects() []map[string]any {
+	if o.objects == nil && len(o.docs) > 0 {
+		o.objects = make([]map[string]any, len(o.docs))
+		for i, d := range o.docs {
+			o.objects[i] = d.Object()
+		}
+	}
+	return o.objects
+}
 
 // Compile compiles every template (only those for which keep returns
 // true, when keep is not nil). Every failure is reported: the error joins
@@ -87,14 +97,14 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	if err != nil {
 		return nil, err
 	}
-	body, err := res.YAML()
+	data, err := res.AppendYAML([]byte(GeneratedHeader(t.Name, c.KubeVersion())))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
 	out := &Output{
 		Template:    t,
 		KubeVersion: c.KubeVersion(),
-		Data:        append([]byte(GeneratedHeader(t.Name, c.KubeVersion())), body...),
+		Data:        data,
 		Files:       slices.Clone(res.Files),
 	}
 	if t.Patch != "" {
@@ -106,9 +116,8 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 		out.Warnings = append(out.Warnings, w.String())
 	}
 	for _, d := range res.Documents {
-		obj := d.Object()
 		serverSide := t.Policy.ServerSideApply != nil && *t.Policy.ServerSideApply
-		warning, err := checkSize(t.Name, d.Name, obj, d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions, serverSide)
+		warning, err := checkSize(t.Name, d.Name, d.Annotations(), d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions, serverSide)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +126,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 		}
 		out.CRDs = append(out.CRDs, d.Name)
 		out.JSONSizes = append(out.JSONSizes, d.JSONSize())
-		out.objects = append(out.objects, obj)
+		out.docs = append(out.docs, d)
 	}
 	return out, nil
 }

@@ -61,13 +61,10 @@ var ErrTooLarge = errors.New("compiled CRD too large")
 // added its last-applied-configuration annotation (what the apiserver
 // compares with AnnotationLimit). It follows k8s.io/kubectl's
 // GetModifiedConfiguration and CreateApplyAnnotation (pkg/util/apply.go).
-func lastAppliedTotal(obj map[string]any, jsonSize int64) int64 {
-	meta, _ := obj["metadata"].(map[string]any)
-	annots, _ := meta["annotations"].(map[string]any)
+func lastAppliedTotal(annots map[string]string, jsonSize int64) int64 {
 	total := int64(len(LastAppliedAnnotation)) + jsonSize + 1 // the value ends in a newline
 	for k, v := range annots {
-		s, _ := v.(string)
-		total += int64(len(k) + len(s)) // a last-applied annotation of the template's own is counted twice: kubectl would drop it
+		total += int64(len(k) + len(v)) // a last-applied annotation of the template's own is counted twice: kubectl would drop it
 	}
 	if len(annots) == 0 {
 		total += int64(len(`"annotations":{},`)) // kubectl writes an empty map
@@ -78,12 +75,12 @@ func lastAppliedTotal(obj map[string]any, jsonSize int64) int64 {
 // checkSize applies the size guard to one compiled CRD: an error above
 // MaxSize (unless allowLarge), a warning when client-side apply cannot
 // create it (unless the outputs are installed with server-side apply).
-func checkSize(template, crd string, obj map[string]any, jsonSize int64, allowLarge, removeDescriptions, serverSide bool) (warning string, err error) {
+func checkSize(template, crd string, annots map[string]string, jsonSize int64, allowLarge, removeDescriptions, serverSide bool) (warning string, err error) {
 	if jsonSize > MaxSize && !allowLarge {
 		return "", fmt.Errorf("%s: %w: CRD %s is %s of compact JSON, more than the %s a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large",
 			template, ErrTooLarge, crd, formatBytes(jsonSize), formatBytes(MaxSize))
 	}
-	total := lastAppliedTotal(obj, jsonSize)
+	total := lastAppliedTotal(annots, jsonSize)
 	if total <= AnnotationLimit || serverSide {
 		return "", nil
 	}

@@ -86,7 +86,7 @@ func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationRes
 		// o.Data, and several times faster for the validator to read.
 		var content bytes.Buffer
 		enc := json.NewEncoder(&content)
-		for _, obj := range o.objects {
+		for _, obj := range o.Objects() {
 			if err := enc.Encode(obj); err != nil {
 				return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
 			}

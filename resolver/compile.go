@@ -174,6 +174,22 @@ func (d Document) JSONSize() int64 { return d.jsonSize }
 // holds no $ref.
 func (d Document) Object() map[string]any { return cleanCopy(d.obj).(map[string]any) }
 
+// Annotations returns metadata.annotations of the CRD (string values only,
+// as the apiserver requires), a fresh map; nil when there are none.
+func (d Document) Annotations() map[string]string {
+	annots, _ := dig(d.obj, "metadata", "annotations").(map[string]any)
+	if len(annots) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(annots))
+	for k, v := range annots {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 // cleanCopy deep-copies v, leaving out the compiler's private keys.
 func cleanCopy(v any) any {
 	switch t := v.(type) {
@@ -210,7 +226,20 @@ type Result struct {
 
 // YAML encodes the documents as deterministic YAML (one "---" separated
 // stream when there are several).
-func (r *Result) YAML() ([]byte, error) { return encodeDocuments(r.objects(), r.render) }
+func (r *Result) YAML() ([]byte, error) { return r.AppendYAML(nil) }
+
+// AppendYAML appends what YAML returns to dst and returns the extended
+// slice (a caller prefixing a header writes it once, in one buffer).
+func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
+	// Room for the whole text up front: growing by doubling copies (and
+	// faults in) every intermediate buffer. Block YAML is about 1.5 times
+	// the compact JSON of a schema (indentation, no quotes or commas).
+	size := int64(len(dst)) + 4096
+	for _, d := range r.Documents {
+		size += d.jsonSize * 2
+	}
+	return appendDocuments(slices.Grow(dst, int(min(size, 64<<20))-len(dst)), r.objects(), r.render)
+}
 
 // WriteYAML streams what YAML returns to w, without holding the whole
 // text in memory.

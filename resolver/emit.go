@@ -24,13 +24,32 @@ import (
 // It is a small purpose-built emitter: general YAML encoders spend most of
 // a compile's time on the 5,000-line schemas a PodSpec expands to.
 func EncodeYAML(v any) ([]byte, error) {
-	return encodeDocuments([]any{v}, &renderCache{})
+	return appendDocuments(make([]byte, 0, 64<<10), []any{v}, &renderCache{})
 }
 
 // writeDocuments streams the documents to w, "---" separated when there
 // are several.
 func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
 	e := &emitter{cache: cache, out: w}
+	if err := e.documents(docs); err != nil {
+		return err
+	}
+	e.flush()
+	return e.err
+}
+
+// appendDocuments is writeDocuments appending to dst, which should have
+// room for the text: the emitter writes straight into it.
+func appendDocuments(dst []byte, docs []any, cache *renderCache) ([]byte, error) {
+	e := &emitter{cache: cache}
+	e.buf = *bytes.NewBuffer(dst)
+	if err := e.documents(docs); err != nil {
+		return dst, err
+	}
+	return e.buf.Bytes(), nil
+}
+
+func (e *emitter) documents(docs []any) error {
 	for _, d := range docs {
 		if len(docs) > 1 {
 			e.buf.WriteString("---\n")
@@ -39,21 +58,7 @@ func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
 			return err
 		}
 	}
-	e.flush()
-	return e.err
-}
-
-// encodeDocuments is writeDocuments into memory.
-func encodeDocuments(docs []any, cache *renderCache) ([]byte, error) {
-	var out bytes.Buffer
-	// Room for a large CRD up front: a fresh large allocation is untouched
-	// memory until written, while growing by doubling copies (and faults
-	// in) every intermediate buffer.
-	out.Grow(1 << 20)
-	if err := writeDocuments(&out, docs, cache); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return nil
 }
 
 type emitter struct {
