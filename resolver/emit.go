@@ -366,6 +366,15 @@ var (
 	})
 )
 
+// plainStartForbidden marks the bytes a plain scalar may not start with
+// (YAML indicators, and blanks).
+var plainStartForbidden = func() (t [256]bool) {
+	for _, c := range "-?:,[]{}#&*!|>'\"%@` \t" {
+		t[c] = true
+	}
+	return t
+}()
+
 func isPlainSafe(s string) bool {
 	if s == "" || (len(s) <= 5 && isSpecialPlain(s)) {
 		return false
@@ -375,7 +384,7 @@ func isPlainSafe(s string) bool {
 			return false
 		}
 	}
-	if strings.ContainsRune("-?:,[]{}#&*!|>'\"%@` \t", rune(s[0])) {
+	if plainStartForbidden[s[0]] {
 		return false
 	}
 	last := s[len(s)-1]

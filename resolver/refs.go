@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
@@ -48,8 +47,7 @@ type run struct {
 	stopped bool                     // over budget or too deep: resolve nothing more
 	output  cost                     // the documents compiled so far
 
-	prebuild  bool                        // Prebuild's run: leave list-map keys and set items to settle
-	unsettled map[unsafe.Pointer]struct{} // bundle $ref sites whose merge settle makes structural
+	prebuild bool // Prebuild's run: leave list-map keys and set items to settle
 }
 
 // errStopped is returned once the compile is stopped; the reason has been
@@ -62,6 +60,9 @@ type scope struct {
 	file    string    // absolute path; "" inside a bundle
 	doc     *document // the document holding the ref (file scope)
 	version string    // bundle scope: the bundle's version
+	// settle: a definition stored structural (see Prebuild), settled as
+	// it is resolved (see run.settle).
+	settle bool
 }
 
 func (s scope) inBundle() bool { return s.file == "" }
@@ -190,6 +191,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 			}
 			m[k] = r.resolveKey(k, x, sc, ptr)
 		}
+		if sc.settle {
+			r.settle(m, sc, ptr)
+		}
 		return m
 	}
 	out := map[string]any{}
@@ -209,14 +213,6 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 				out["properties"] = maps.Clone(p)
 			}
 		}
-		if inPlace && !plainSite(m) {
-			// What the site adds to its target may need the structural
-			// pass (settle runs it on these).
-			if r.unsettled == nil {
-				r.unsettled = map[unsafe.Pointer]struct{}{}
-			}
-			r.unsettled[mapID(out)] = struct{}{}
-		}
 	}
 	for _, k := range sortedKeys(m) {
 		if k == "$ref" || k == "definitions" {
@@ -232,6 +228,14 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 			}
 		}
 		out[k] = val
+	}
+	if sc.settle {
+		if !plainSite(m) {
+			// What the site adds to its target may need the structural
+			// pass: the merge is new.
+			r.structuralNode(out, sc, RootPath(ptr))
+		}
+		r.c.normalized[mapID(out)] = struct{}{}
 	}
 	return out
 }
@@ -254,10 +258,10 @@ func plainSite(m map[string]any) bool {
 func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	inPlace := sc.inBundle()
 	switch {
-	case schemaValued[k] || schemaLists[k]:
+	case schemaValued(k) || schemaLists(k):
 		list, isList := v.([]any)
 		if !isList {
-			if schemaLists[k] {
+			if schemaLists(k) {
 				break
 			}
 			return itemSchema(k, v, r.resolveSchema(v, sc, joinPointer(ptr, k)))
@@ -271,7 +275,7 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 			out[i] = r.resolveSchema(item, sc, joinPointer(kptr, itoa(i)))
 		}
 		return out
-	case schemaMaps[k]:
+	case schemaMaps(k):
 		m, ok := v.(map[string]any)
 		if !ok {
 			break
@@ -473,15 +477,14 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc := scope{version: t.version}
+		// Stored structural for the target's minor: settled as it is
+		// resolved. Structural for another minor (a $ref pinning one):
+		// the whole pass, which changes nothing else, does what depends
+		// on the version (formats, list types before 1.16).
+		sc := scope{version: t.version, settle: pre && t.version == r.c.version && !r.c.renormalize}
 		ptr := "#/definitions/" + t.name
 		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
-		if pre && t.version == r.c.version && !r.c.renormalize {
-			r.settle(resolved, sc, ptr)
-		} else {
-			// Structural for another minor than the target's (a $ref
-			// pinning one): the pass is idempotent but for what depends
-			// on the version (formats, list types before 1.16).
+		if !sc.settle {
 			r.normalize(resolved, sc, ptr)
 		}
 	} else {

@@ -59,22 +59,25 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 // already done. s itself must be a map this compile owns; the pass copies
 // any shared node before changing it.
 func (r *run) normalize(s map[string]any, sc scope, ptr string) {
-	Walk(normalizer{r: r, sc: sc}, s, RootPath(ptr))
+	Walk(normalizer{r, sc}, s, RootPath(ptr))
 }
 
-// settle finishes a definition a bundle stores structural (see Prebuild),
-// once its $refs are resolved: only what depends on other definitions is
-// left to do, the defaults of list-map keys and the atomic items of sets,
-// and the structural pass over $ref sites that add more than text to their
-// target. Every node is marked normalised, as normalize would.
+// settle finishes a node of a definition a bundle stores structural (see
+// Prebuild) once its $refs are resolved: only what depends on other
+// definitions is left to do, the defaults of list-map keys and the atomic
+// items of sets. The node is marked normalised, as normalize would.
 func (r *run) settle(s map[string]any, sc scope, ptr string) {
-	Walk(normalizer{r: r, sc: sc, settle: true}, s, RootPath(ptr))
+	if s["x-kubernetes-list-type"] != nil {
+		p := RootPath(ptr)
+		r.listMap(s, sc, p)
+		r.setOfObjects(s)
+	}
+	r.c.normalized[mapID(s)] = struct{}{}
 }
 
 type normalizer struct {
-	r      *run
-	sc     scope
-	settle bool
+	r  *run
+	sc scope
 }
 
 func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
@@ -85,15 +88,7 @@ func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 	if _, done := n.r.c.normalized[id]; done {
 		return nil
 	}
-	_, unsettled := n.r.unsettled[id]
-	switch {
-	case !n.settle || unsettled:
-		delete(n.r.unsettled, id)
-		n.r.structuralNode(s, n.sc, p)
-	case s["x-kubernetes-list-type"] != nil:
-		n.r.listMap(s, n.sc, p)
-		n.r.setOfObjects(s)
-	}
+	n.r.structuralNode(s, n.sc, p)
 	n.r.c.normalized[id] = struct{}{}
 	return n
 }

@@ -113,7 +113,7 @@ type childSchema struct {
 func childSchemas(k string, v any) []childSchema {
 	var out []childSchema
 	switch {
-	case schemaValued[k] || schemaLists[k]:
+	case schemaValued(k) || schemaLists(k):
 		if m, ok := v.(map[string]any); ok {
 			return []childSchema{{[]string{k}, m}}
 		}
@@ -123,7 +123,7 @@ func childSchemas(k string, v any) []childSchema {
 				out = append(out, childSchema{[]string{k, itoa(i)}, m})
 			}
 		}
-	case schemaMaps[k]:
+	case schemaMaps(k):
 		m, _ := v.(map[string]any)
 		for _, name := range sortedKeys(m) {
 			if sm, ok := m[name].(map[string]any); ok {
@@ -161,11 +161,11 @@ func dropKubernetesDefaults(s map[string]any, at []string, done map[unsafe.Point
 	for _, k := range sortedKeys(out) {
 		switch v := out[k].(type) {
 		case map[string]any:
-			if schemaValued[k] {
+			if schemaValued(k) {
 				if n := dropKubernetesDefaults(v, append(append([]string(nil), at...), k), done, first); mapID(n) != mapID(v) {
 					change(k, n)
 				}
-			} else if schemaMaps[k] {
+			} else if schemaMaps(k) {
 				var changed map[string]any
 				for _, name := range sortedKeys(v) {
 					sm, ok := v[name].(map[string]any)
@@ -184,7 +184,7 @@ func dropKubernetesDefaults(s map[string]any, at []string, done map[unsafe.Point
 				}
 			}
 		case []any:
-			if !schemaValued[k] && !schemaLists[k] {
+			if !schemaValued(k) && !schemaLists(k) {
 				continue
 			}
 			var changed []any
@@ -272,7 +272,7 @@ func fieldPath(toks []string) string {
 			if i+1 < len(toks) && t != "additionalProperties" && isIndex(toks[i+1]) {
 				i++ // items written as a list: still an item
 			}
-		case schemaLists[t] && i+1 < len(toks):
+		case schemaLists(t) && i+1 < len(toks):
 			i++
 		case t == "not" || t == "$ref":
 		default:

@@ -7,15 +7,35 @@ import (
 
 // Schema keys by the shape of their value. Everything else in a schema
 // (default, enum, example, x-kubernetes-validations...) is data, never
-// walked: a "$ref" inside a default value is just a string.
-var (
-	// schemaValued keys hold one schema (or, for items, a list of them).
-	schemaValued = map[string]bool{"items": true, "additionalProperties": true, "not": true, "additionalItems": true}
-	// schemaLists keys hold a list of schemas.
-	schemaLists = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true}
-	// schemaMaps keys hold a map of name to schema.
-	schemaMaps = map[string]bool{"properties": true, "patternProperties": true, "definitions": true, "dependencies": true}
-)
+// walked: a "$ref" inside a default value is just a string. Switches, not
+// sets: they run for every key of every schema.
+
+// schemaValued keys hold one schema (or, for items, a list of them).
+func schemaValued(k string) bool {
+	switch k {
+	case "items", "additionalProperties", "not", "additionalItems":
+		return true
+	}
+	return false
+}
+
+// schemaLists keys hold a list of schemas.
+func schemaLists(k string) bool {
+	switch k {
+	case "allOf", "anyOf", "oneOf":
+		return true
+	}
+	return false
+}
+
+// schemaMaps keys hold a map of name to schema.
+func schemaMaps(k string) bool {
+	switch k {
+	case "properties", "patternProperties", "definitions", "dependencies":
+		return true
+	}
+	return false
+}
 
 // Path is the JSON pointer of a schema node, built as a chain so that a
 // walk over thousands of nodes pays for the string only where a message
@@ -75,7 +95,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 	}
 	for k, child := range schema {
 		switch {
-		case schemaValued[k]:
+		case schemaValued(k):
 			switch c := child.(type) {
 			case map[string]any:
 				Walk(v, c, p.Child(k))
@@ -87,7 +107,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 					}
 				}
 			}
-		case schemaLists[k]:
+		case schemaLists(k):
 			if list, ok := child.([]any); ok {
 				cp := p.Child(k)
 				for i, item := range list {
@@ -96,7 +116,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 					}
 				}
 			}
-		case schemaMaps[k]:
+		case schemaMaps(k):
 			if m, ok := child.(map[string]any); ok {
 				cp := p.Child(k)
 				for name, s := range m {
