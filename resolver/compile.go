@@ -1,8 +1,6 @@
 package resolver
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -272,11 +270,12 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, warned: map[string]bool{}, cycleCuts: map[string]cycleCut{}, bundleWarnings: map[string]bundleWarning{}, display: map[string]string{abs: display},
+	r := &run{c: c, template: abs, root: root, diagnostics: newDiagnostics(), display: map[string]string{abs: display},
 		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
 	res := &Result{render: c.render}
+	// Each document through the stages of the data flow (document.go).
 	for _, d := range docs {
 		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
@@ -284,16 +283,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size})
 		}
 	}
-	if len(r.errs) > 0 {
-		r.settleBundleErrors()
-		sortErrors(r.errs)
-		if more := len(r.errs) - maxErrors; more > 0 {
-			r.errs = append(r.errs[:maxErrors:maxErrors], &Error{Pos: Position{File: display}, Err: fmt.Errorf("%w: and %d more errors (fix these first)", ErrInput, more)})
-		}
-		for _, e := range r.errs {
-			reveal(e)
-		}
-		return nil, r.errs
+	warnings, errs := r.finish(display)
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	for _, f := range append(r.readLog, abs) {
 		if !strings.HasPrefix(filepath.Base(f), "<") {
@@ -302,15 +294,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 	}
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
-	for _, c := range r.cycleCuts {
-		c.d.Message += ": " + renderChain(c.links)
-		r.warnings = append(r.warnings, c.d)
-	}
-	r.warnings = append(r.warnings, r.bundleDiagnostics()...)
-	slices.SortStableFunc(r.warnings, func(a, b Diagnostic) int {
-		return cmp.Or(comparePos(a.Pos, b.Pos), strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
-	})
-	res.Warnings = r.warnings
+	res.Warnings = warnings
 	return res, nil
 }
 
@@ -327,33 +311,3 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 
 // defaultRoot finds the project root for a template living in dir.
 func defaultRoot(dir, workDir string) string { return fileio.ProjectRoot(dir, workDir) }
-
-func asList(err error) error {
-	var l ErrorList
-	if errors.As(err, &l) {
-		return l
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return ErrorList{e}
-	}
-	return ErrorList{{Err: err}}
-}
-
-// sortErrors puts errs in source order (each message formatted once).
-func sortErrors(errs ErrorList) {
-	type keyed struct {
-		e   *Error
-		msg string
-	}
-	ks := make([]keyed, len(errs))
-	for i, e := range errs {
-		ks[i] = keyed{e, e.Error()}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
-		return cmp.Or(comparePos(a.e.Pos, b.e.Pos), strings.Compare(a.e.Pointer, b.e.Pointer), strings.Compare(a.msg, b.msg))
-	})
-	for i, k := range ks {
-		errs[i] = k.e
-	}
-}

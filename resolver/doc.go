@@ -93,7 +93,15 @@
 // apiextensions JSON, FieldsV1) get their structural form, extensions other
 // than the CRD-legal x-kubernetes-* ones are dropped, and Kubernetes'
 // defaults are set aside (see Flatten). RemoveDescriptions and
-// MaxDescriptionLength act on bundle text only; what you wrote stays.
+// MaxDescriptionLength act on bundle text only; what you wrote stays. The
+// bundles of 1.16 and later store their definitions imported and
+// structural already (Prebuild, run by `make schemas`), their descriptions
+// apart: a compile decodes them as they are, puts the descriptions back
+// unless RemoveDescriptions, and settles, as it resolves their $refs, only
+// what depends on other definitions (list-map key defaults, the atomic
+// items of sets, and $ref sites that add more than text to their target).
+// A $ref pinning another minor than the target's gets the whole
+// structural pass instead (formats and list types depend on the minor).
 //
 // A definition's description documents the field that refers to it: a
 // property that is a $ref and has no description of its own gets the
@@ -179,6 +187,28 @@
 // patch operation (its position, index, op and path). A real CRD needs a
 // fraction of the default; raise it (the CLI's --budget 64Mi) only for a
 // CRD that is really that large.
+//
+// # Reading the code
+//
+// A template goes through the files in this order, one stage each, as the
+// data flow of the design has it:
+//
+//	compile.go      Options, New, Compile: the template parsed, each document through the stages, the Result
+//	load.go         load: YAML (or JSON, jsondoc.go) into values with positions, within the budget
+//	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
+//	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
+//	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
+//	import.go       a bundle definition decoded (stored structural from 1.16, prebuild.go), or imported
+//	files.go        file targets, read through the one reader (internal/fileio)
+//	structural.go   normalise: the structural pass over what the template wrote, settle for bundle definitions
+//	v1beta1.go      the v1beta1 rules on defaults; patch.go: the JSON patch
+//	budget.go       what a compile may build, counted as it goes
+//	emit.go         deterministic YAML
+//
+// One compile's state is a run (run.go). Its diagnostics (diagnostics.go)
+// are collected in one place wherever a stage raises them; chain.go says
+// where a problem inside a bundle is reported: at the user's $ref, with the
+// chain of definitions from there.
 //
 // A Compiler is not safe for concurrent use; use one per goroutine.
 package resolver

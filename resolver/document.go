@@ -10,17 +10,58 @@ const (
 	apiextensionsV1beta1 = "apiextensions.k8s.io/v1beta1"
 )
 
-// compileDocument turns one template document into a CRD: every schema
-// resolved and made structural, the template's own definitions dropped,
-// then the patch applied. It returns the CRD's compact-JSON size and
-// reports false when the document failed.
+// compileDocument turns one template document into a CRD, through the
+// stages of the data flow, each a function with a typed result:
+//
+//	*document  --checkTemplate-->  *templateDoc  (a CRD template, its fields checked)
+//	           --resolveSchemas--> *crdDoc       (every schema resolved and structural)
+//	           --postSteps-->      *crdDoc       (v1beta1 defaults, measured, patched)
+//
+// Diagnostics go to the run's diagnostics as each stage finds them; a
+// stage that finds an error ends the document. It returns the CRD and its
+// compact-JSON size, and reports false when the document failed.
 func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, bool) {
 	errsBefore := len(r.errs)
-	sc := scope{file: abs, doc: d}
+	t, ok := r.checkTemplate(scope{file: abs, doc: d})
+	if !ok {
+		return nil, 0, false
+	}
+	crd, ok := r.resolveSchemas(t)
+	if !ok || len(r.errs) > errsBefore {
+		return nil, 0, false
+	}
+	if crd, ok = r.postSteps(crd); !ok {
+		return nil, 0, false
+	}
+	r.output = r.output.plus(crd.size)
+	return crd.obj, crd.size.bytes, len(r.errs) == errsBefore
+}
+
+// templateDoc is a template document that is a CRD template: an
+// apiextensions.k8s.io/v1 or v1beta1 CustomResourceDefinition whose fields
+// outside its schemas are the apiserver's.
+type templateDoc struct {
+	sc         scope
+	obj        map[string]any // the document as written (shared with the file cache: read only)
+	apiVersion string
+}
+
+// crdDoc is a compiled CRD: a fresh tree that shares the resolved $ref
+// targets with the Compiler's cache (passes copy what they change).
+type crdDoc struct {
+	t    *templateDoc
+	obj  map[string]any
+	size cost // measured by postSteps
+}
+
+// checkTemplate checks that the document is a CRD template, and its fields
+// outside the schemas, where the author wrote them.
+func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
+	d := sc.doc
 	obj, ok := d.value.(map[string]any)
 	if !ok {
 		r.errAt(site{sc: sc}, fmt.Errorf("%w: expected a CustomResourceDefinition mapping, found %s", ErrInput, describeValue(d.value)))
-		return nil, 0, false
+		return nil, false
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
@@ -34,7 +75,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 			ptr = ""
 		}
 		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, msg))
-		return nil, 0, false
+		return nil, false
 	}
 	// Fields the apiserver's strict decoding would refuse, where the
 	// author wrote them.
@@ -47,17 +88,25 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 	case apiVersion == apiextensionsV1 && !r.c.atLeast(1, 16):
 		r.warn(sc, "/apiVersion", fmt.Sprintf("apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: convert the template to v1beta1 or pass --k8s-version 1.16 or later", r.c.version))
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
+	if spec, _ := obj["spec"].(map[string]any); spec == nil {
+		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))
+		return nil, false
+	}
+	return &templateDoc{sc: sc, obj: obj, apiVersion: apiVersion}, true
+}
+
+// resolveSchemas copies the template without its definitions, with every
+// openAPIV3Schema resolved (resolve.go) and made structural
+// (structural.go). It reports false when there was nothing to compile.
+func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
+	sc := t.sc
+	out := make(map[string]any, len(t.obj))
+	for k, v := range t.obj {
 		if k != "definitions" {
 			out[k] = deepCopy(v)
 		}
 	}
-	spec, _ := out["spec"].(map[string]any)
-	if spec == nil {
-		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))
-		return nil, 0, false
-	}
+	spec := out["spec"].(map[string]any)
 	found := 0
 	compileAt := func(holder map[string]any, ptr string) {
 		schema, ok := holder["openAPIV3Schema"]
@@ -70,7 +119,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 			r.errAt(site{sc: sc, ptr: sptr}, fmt.Errorf("%w: openAPIV3Schema must be a mapping, not %s", ErrInput, describeValue(schema)))
 			return
 		}
-		orig, _ := lookupPointer(d.value, sptr)
+		orig, _ := lookupPointer(sc.doc.value, sptr)
 		// The tree shares normalised subtrees with the cache: the passes
 		// below copy what they change.
 		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
@@ -92,7 +141,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 	}
 	if found == 0 {
 		where := "spec.versions[*].schema.openAPIV3Schema"
-		if apiVersion == apiextensionsV1beta1 {
+		if t.apiVersion == apiextensionsV1beta1 {
 			where = "spec.validation.openAPIV3Schema or " + where
 		}
 		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no schema; write one at %s", ErrInput, where))
@@ -100,43 +149,48 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, b
 	// A $ref anywhere else (names, printer columns...) is not a schema
 	// and is not resolved: say so rather than pass it through.
 	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema", false)
-	if len(r.errs) > errsBefore {
-		return nil, 0, false
-	}
-	if apiVersion == apiextensionsV1beta1 {
+	return &crdDoc{t: t, obj: out}, true
+}
+
+// postSteps finishes a compiled CRD: the v1beta1 rules on defaults
+// (v1beta1.go), the size check on what was built (budget.go), then the
+// JSON patch (patch.go), checked to leave a CRD.
+func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
+	errsBefore := len(r.errs)
+	sc, out := crd.t.sc, crd.obj
+	if crd.t.apiVersion == apiextensionsV1beta1 {
 		if r.v1beta1Defaults(out, sc); len(r.errs) > errsBefore {
-			return nil, 0, false
+			return nil, false
 		}
 	}
 	// What the document is, exactly, before anything materialises it
 	// (the patch copies it whole): shared $ref targets are measured once.
 	size := measurer{memo: r.c.sizes}.measure(out)
 	if !r.checkOutput(sc, size, "the compiled CRD") {
-		return nil, 0, false
+		return nil, false
 	}
 	if p := r.c.opts.Patch; p != nil {
-		shape := schemaShapeOf(obj)
+		shape := schemaShapeOf(crd.t.obj)
 		patched, err := p.apply(out, r.budget, nil)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) {
 				r.errs = append(r.errs, e)
 			}
-			return nil, 0, false
+			return nil, false
 		}
 		if problem := crdProblem(patched, shape); problem != "" {
 			r.errs = append(r.errs, p.breakingOp(out, shape, Size(r.budget.limit), problem))
-			return nil, 0, false
+			return nil, false
 		}
 		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
 		size = measurer{}.measure(out)
 		if !r.checkOutput(sc, size, "the patched CRD") {
-			return nil, 0, false
+			return nil, false
 		}
 	}
-	r.output = r.output.plus(size)
-	return out, size.bytes, len(r.errs) == errsBefore
+	return &crdDoc{t: crd.t, obj: out, size: size}, true
 }
 
 // scanRefs reports every $ref keyword left in a compiled document with the

@@ -39,7 +39,7 @@ func Prebuild(version, name string, raw []byte) (structure, descriptions []byte,
 	}
 	c := &Compiler{opts: Options{Recursion: RecursionError, Budget: DefaultBudget}, version: version, major: ma, minorN: mi,
 		normalized: map[unsafe.Pointer]struct{}{}}
-	r := &run{c: c, warned: map[string]bool{}, budget: newBudget(DefaultBudget), prebuild: true}
+	r := &run{c: c, diagnostics: newDiagnostics(), budget: newBudget(DefaultBudget), prebuild: true}
 	v, err := decodeJSON(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("definition %s: %w", name, err)

@@ -1,0 +1,216 @@
+package resolver
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+var (
+	pythonSchemataRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(\.\d+)?\.json$`)
+	})
+	githubSwaggerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
+	})
+	schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`) })
+)
+
+// parseRef maps a $ref string, written in scope sc, to its target. The
+// forms are listed in the package documentation.
+func (r *run) parseRef(ref string, sc scope) (target, error) {
+	if ref == "" {
+		return target{}, fmt.Errorf("%w: empty $ref", ErrUnresolved)
+	}
+	path, frag, hasFrag := strings.Cut(ref, "#")
+	switch {
+	case strings.HasPrefix(ref, "python://"):
+		pkgPath := strings.TrimPrefix(path, "python://")
+		if m := pythonSchemataRE().FindStringSubmatch(pkgPath); m != nil {
+			return r.bundleTarget(m[1], frag, ref)
+		}
+		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
+		return r.fileTarget(abs, frag)
+	case schemeRE().MatchString(ref) || strings.HasPrefix(ref, "//"):
+		if m := githubSwaggerRE().FindStringSubmatch(path); m != nil {
+			v := m[1] + m[2]
+			return r.bundleTarget(v, frag, ref)
+		}
+		return target{}, fmt.Errorf("%w; refer to Kubernetes definitions by name (io.k8s.api.core.v1.PodSpec) or to a local file by relative path", ErrNetwork)
+	case path == "" && hasFrag:
+		return r.localTarget(frag, sc)
+	case isFileRef(path) && !(hasFrag == false && r.isDefinitionName(path, sc)):
+		if sc.inBundle() {
+			return target{}, fmt.Errorf("%w: a bundle definition cannot refer to a file", ErrUnresolved)
+		}
+		abs := filepath.Join(filepath.Dir(sc.file), filepath.FromSlash(path))
+		return r.fileTarget(abs, frag)
+	}
+	return r.nameTarget(ref, sc)
+}
+
+// isDefinitionName reports whether a bare ref without a slash names a
+// definition (io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON
+// ends in ".JSON" but is no file).
+func (r *run) isDefinitionName(name string, sc scope) bool {
+	if strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	if sc.inBundle() {
+		return true
+	}
+	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+		return true
+	}
+	return r.c.bundle.Has(name)
+}
+
+func isFileRef(path string) bool {
+	if strings.ContainsAny(path, `/\`) {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func (r *run) bundleTarget(version, frag, ref string) (target, error) {
+	toks, err := splitPointer(frag)
+	if err != nil || len(toks) != 2 || toks[0] != "definitions" {
+		return target{}, fmt.Errorf("%w: a Kubernetes bundle ref must end in #/definitions/NAME", ErrUnresolved)
+	}
+	b, canonical, err := r.c.bundleFor(version)
+	if err != nil {
+		return target{}, err
+	}
+	if !b.Has(toks[1]) {
+		return target{}, unknownDefinition(toks[1], canonical, b, nil)
+	}
+	return target{version: canonical, name: toks[1]}, nil
+}
+
+// localTarget resolves "#/pointer" written in scope sc. In a file,
+// #/definitions/NAME looks in the document's own definitions first, then
+// in the bundle of --k8s-version.
+func (r *run) localTarget(frag string, sc scope) (target, error) {
+	toks, err := splitPointer(frag)
+	if err != nil {
+		return target{}, fmt.Errorf("%w: %w", ErrUnresolved, err)
+	}
+	if sc.inBundle() {
+		if len(toks) != 2 || toks[0] != "definitions" {
+			return target{}, fmt.Errorf("%w: bundle refs must be #/definitions/NAME", ErrUnresolved)
+		}
+		return target{version: sc.version, name: toks[1]}, nil
+	}
+	if len(toks) == 2 && toks[0] == "definitions" {
+		name := toks[1]
+		if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+			return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
+		}
+		if r.c.bundle.Has(name) {
+			return target{version: r.c.version, name: name}, nil
+		}
+		return target{}, unknownDefinition(name, r.c.version, r.c.bundle, localNames(sc.doc))
+	}
+	return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
+}
+
+// nameTarget resolves a bare definition name: the document's own
+// definitions first, then the bundle.
+func (r *run) nameTarget(name string, sc scope) (target, error) {
+	if sc.inBundle() {
+		return target{version: sc.version, name: name}, nil
+	}
+	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+		return target{file: sc.file, doc: sc.doc.index, pointer: "/definitions/" + escapePointerToken(name)}, nil
+	}
+	if r.c.bundle.Has(name) {
+		return target{version: r.c.version, name: name}, nil
+	}
+	return target{}, unknownDefinition(name, r.c.version, r.c.bundle, localNames(sc.doc))
+}
+
+func localNames(d *document) []string {
+	defs, _ := dig(d.value, "definitions").(map[string]any)
+	return sortedKeys(defs)
+}
+
+// lookupPointer follows a JSON pointer (RFC 6901) through v.
+func lookupPointer(v any, ptr string) (any, error) {
+	toks, err := splitPointer(ptr)
+	if err != nil {
+		return nil, err
+	}
+	at := ""
+	for _, tok := range toks {
+		switch t := v.(type) {
+		case map[string]any:
+			next, ok := t[tok]
+			if !ok {
+				return nil, &hinted{err: fmt.Errorf("JSON pointer #%s: no key %q under %q", ptr, tok, orRoot(at)), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
+			}
+			v = next
+		case []any:
+			i, err := parseIndex(tok, len(t))
+			if err != nil {
+				return nil, fmt.Errorf("JSON pointer #%s: under %q: %w", ptr, orRoot(at), err)
+			}
+			v = t[i]
+		default:
+			return nil, fmt.Errorf("JSON pointer #%s: %q is %s, it has no %q", ptr, orRoot(at), describeValue(v), tok)
+		}
+		at = joinPointer(at, tok)
+	}
+	return v, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func parseIndex(tok string, n int) (int, error) {
+	i := 0
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return 0, fmt.Errorf("%q is not a list index", tok)
+	}
+	for _, ch := range tok {
+		if ch < '0' || ch > '9' {
+			return 0, fmt.Errorf("%q is not a list index", tok)
+		}
+		i = i*10 + int(ch-'0')
+		if i > n {
+			break
+		}
+	}
+	if i >= n {
+		return 0, fmt.Errorf("index %s is out of range (the list has %d items)", tok, n)
+	}
+	return i, nil
+}
+
+func describeValue(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
