@@ -1,15 +1,15 @@
 package project
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // ProtocolVersion is the version of ValidationRequest and
 // ValidationResponse. The companion refuses a request of another version.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // ValidationRequest is what build and check send, as JSON on standard
 // input, to `k8s-crd-resolver-validate --batch`.
@@ -23,8 +23,11 @@ type ValidationDoc struct {
 	// Name identifies the file in the results (a path, for people).
 	Name string `json:"name"`
 	// Content is the file's content: YAML, JSON, or a stream of JSON
-	// objects (one per CRD; build and check send this, the fastest to read).
-	Content string `json:"content"`
+	// objects, one per CRD. Ignored when Objects is set.
+	Content string `json:"content,omitempty"`
+	// Objects are the file's CRDs, each as its JSON (what build and check
+	// send: the fastest to write and to read).
+	Objects []json.RawMessage `json:"objects,omitempty"`
 	// KubernetesVersion selects which formats are known ("1.30"); empty
 	// means the newest embedded.
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
@@ -78,30 +81,91 @@ type Validator interface {
 }
 
 // Validate validates each output once (outputs written to several
-// directories have the same bytes), naming each by its template.
+// directories have the same bytes), naming each by its template. An output
+// whose CRDs are twins (see twins.go) of an earlier output's, found valid,
+// is valid too and is not sent; the twin of an invalid output is validated
+// on its own, in a second call.
 func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationResult, error) {
-	docs := make([]ValidationDoc, len(outs))
+	if len(outs) == 0 {
+		return nil, nil
+	}
+	results := make([]ValidationResult, len(outs))
+	twinOf := make([]int, len(outs)) // the earlier output i is a twin of, or -1
+	var first []int
 	for i, o := range outs {
-		// The documents as a JSON stream: the same values as the YAML in
-		// o.Data, and several times faster for the validator to read.
-		var content bytes.Buffer
-		enc := json.NewEncoder(&content)
-		for _, obj := range o.objects {
-			if err := enc.Encode(obj); err != nil {
-				return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
+		twinOf[i] = -1
+		for _, j := range first {
+			if outputTwins(outs[j], o) {
+				twinOf[i] = j
+				break
 			}
 		}
-		docs[i] = ValidationDoc{Name: o.Template.Name, Content: content.String(), KubernetesVersion: o.KubeVersion}
+		if twinOf[i] < 0 {
+			first = append(first, i)
+		}
 	}
-	if len(docs) == 0 {
-		return nil, nil
+	if err := validateSome(ctx, v, outs, first, results); err != nil {
+		return nil, err
+	}
+	var second []int
+	for i, j := range twinOf {
+		switch {
+		case j < 0:
+		case len(results[j].Problems) == 0:
+			results[i] = ValidationResult{Name: outs[i].Template.Name, Warnings: slices.Clone(results[j].Warnings)}
+		default:
+			second = append(second, i)
+		}
+	}
+	if err := validateSome(ctx, v, outs, second, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// outputTwins reports whether every CRD of b is a twin of a's.
+func outputTwins(a, b *Output) bool {
+	if a.KubeVersion != b.KubeVersion || !slices.Equal(a.CRDs, b.CRDs) || len(a.objects) != len(b.objects) {
+		return false
+	}
+	for i := range a.objects {
+		if !twins(a.objects[i], b.objects[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateSome validates the outputs of the given indexes in one call of
+// v, and stores their results.
+func validateSome(ctx context.Context, v Validator, outs []*Output, indexes []int, results []ValidationResult) error {
+	if len(indexes) == 0 {
+		return nil
+	}
+	docs := make([]ValidationDoc, len(indexes))
+	for i, k := range indexes {
+		o := outs[k]
+		// The documents as JSON: the same values as the YAML in o.Data, and
+		// several times faster for the validator to read.
+		objs := make([]json.RawMessage, len(o.objects))
+		for j, obj := range o.objects {
+			raw, err := json.Marshal(obj)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.Template.Name, err)
+			}
+			objs[j] = raw
+		}
+		docs[i] = ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion}
 	}
 	res, err := v.Validate(ctx, docs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(res) != len(docs) {
-		return nil, fmt.Errorf("validator answered %d results for %d documents", len(res), len(docs))
+		return fmt.Errorf("validator answered %d results for %d documents", len(res), len(docs))
 	}
-	return res, nil
+	for i, k := range indexes {
+		results[k] = res[i]
+	}
+	return nil
 }

@@ -99,15 +99,15 @@ answers in JSON (the protocol build and check use; see package project).`,
 			}
 			reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
 			defer reader.Close()
-			var results []project.ValidationResult
+			var docs []project.ValidationDoc
 			for _, name := range args {
 				content, err := readFile(reader, stdin, name)
 				if err != nil {
 					return err
 				}
-				doc := project.ValidationDoc{Name: name, Content: string(content), KubernetesVersion: version}
-				results = append(results, crdvalidate.Document(c.Context(), doc))
+				docs = append(docs, project.ValidationDoc{Name: name, Content: string(content), KubernetesVersion: version})
 			}
+			results := crdvalidate.Documents(c.Context(), docs)
 			failed := false
 			for _, r := range results {
 				failed = failed || len(r.Problems) > 0
@@ -164,10 +164,7 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if req.Version != project.ProtocolVersion {
 		return fmt.Errorf("request protocol version %d, this companion speaks %d: install matching versions of k8s-crd-resolver and k8s-crd-resolver-validate", req.Version, project.ProtocolVersion)
 	}
-	resp := project.ValidationResponse{Version: project.ProtocolVersion, Results: []project.ValidationResult{}}
-	for _, d := range req.Documents {
-		resp.Results = append(resp.Results, crdvalidate.Document(ctx, d))
-	}
+	resp := project.ValidationResponse{Version: project.ProtocolVersion, Results: crdvalidate.Documents(ctx, req.Documents)}
 	return json.NewEncoder(stdout).Encode(resp)
 }
 
