@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -155,39 +156,45 @@ func (c *CRD) UnrecognizedFormats(k8sVersion string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, s := range c.schemas() {
-		var walk func(p *apiextensions.JSONSchemaProps, path string)
-		walk = func(p *apiextensions.JSONSchemaProps, path string) {
-			if p == nil {
-				return
-			}
+	// path holds the node's path in pieces, joined only for a finding.
+	var path []string
+	var walk func(p *apiextensions.JSONSchemaProps, at ...string)
+	walk = func(p *apiextensions.JSONSchemaProps, at ...string) {
+		if p == nil {
+			return
+		}
+		path = append(path, at...)
+		defer func() { path = path[:len(path)-len(at)] }()
+		if p.Format != "" { // GetUnrecognizedFormats finds none without one
 			sp := &spec.Schema{}
 			sp.Format = p.Format
 			if p.Type != "" {
 				sp.Type = spec.StringOrArray{p.Type}
 			}
 			for _, f := range apiservervalidation.GetUnrecognizedFormats(sp, v) {
-				out = append(out, path+": "+f)
-			}
-			for k, child := range p.Properties {
-				walk(&child, path+".properties."+k)
-			}
-			if p.Items != nil {
-				walk(p.Items.Schema, path+".items")
-			}
-			if p.AdditionalProperties != nil {
-				walk(p.AdditionalProperties.Schema, path+".additionalProperties")
-			}
-			for i := range p.AllOf {
-				walk(&p.AllOf[i], fmt.Sprintf("%s.allOf[%d]", path, i))
-			}
-			for i := range p.AnyOf {
-				walk(&p.AnyOf[i], fmt.Sprintf("%s.anyOf[%d]", path, i))
-			}
-			for i := range p.OneOf {
-				walk(&p.OneOf[i], fmt.Sprintf("%s.oneOf[%d]", path, i))
+				out = append(out, strings.Join(path, "")+": "+f)
 			}
 		}
+		for k, child := range p.Properties {
+			walk(&child, ".properties.", k)
+		}
+		if p.Items != nil {
+			walk(p.Items.Schema, ".items")
+		}
+		if p.AdditionalProperties != nil {
+			walk(p.AdditionalProperties.Schema, ".additionalProperties")
+		}
+		for i := range p.AllOf {
+			walk(&p.AllOf[i], ".allOf[", strconv.Itoa(i), "]")
+		}
+		for i := range p.AnyOf {
+			walk(&p.AnyOf[i], ".anyOf[", strconv.Itoa(i), "]")
+		}
+		for i := range p.OneOf {
+			walk(&p.OneOf[i], ".oneOf[", strconv.Itoa(i), "]")
+		}
+	}
+	for _, s := range c.schemas() {
 		walk(s.schema, s.path)
 	}
 	slices.Sort(out)
