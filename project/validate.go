@@ -3,8 +3,11 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 )
 
 // ProtocolVersion is the version of ValidationRequest and
@@ -90,17 +93,15 @@ func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationRes
 		return nil, nil
 	}
 	results := make([]ValidationResult, len(outs))
-	twinOf := make([]int, len(outs)) // the earlier output i is a twin of, or -1
+	// twinOf[i] is the first output i is a twin of, or -1. Twins being an
+	// equivalence, that output is no twin of an earlier one.
+	twinOf := make([]int, len(outs))
+	parallel.Each(len(outs), func(i int) {
+		twinOf[i] = slices.IndexFunc(outs[:i], func(o *Output) bool { return outputTwins(o, outs[i]) })
+	})
 	var first []int
-	for i, o := range outs {
-		twinOf[i] = -1
-		for _, j := range first {
-			if outputTwins(outs[j], o) {
-				twinOf[i] = j
-				break
-			}
-		}
-		if twinOf[i] < 0 {
+	for i, j := range twinOf {
+		if j < 0 {
 			first = append(first, i)
 		}
 	}
@@ -143,19 +144,24 @@ func validateSome(ctx context.Context, v Validator, outs []*Output, indexes []in
 		return nil
 	}
 	docs := make([]ValidationDoc, len(indexes))
-	for i, k := range indexes {
-		o := outs[k]
+	errs := make([]error, len(indexes))
+	parallel.Each(len(indexes), func(i int) {
+		o := outs[indexes[i]]
 		// The documents as JSON: the same values as the YAML in o.Data, and
 		// several times faster for the validator to read.
 		objs := make([]json.RawMessage, len(o.objects))
 		for j, obj := range o.objects {
 			raw, err := json.Marshal(obj)
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.Template.Name, err)
+				errs[i] = fmt.Errorf("%s: %w", o.Template.Name, err)
+				return
 			}
 			objs[j] = raw
 		}
 		docs[i] = ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	res, err := v.Validate(ctx, docs)
 	if err != nil {

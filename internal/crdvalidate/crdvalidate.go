@@ -12,17 +12,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -64,7 +62,7 @@ func Documents(ctx context.Context, docs []project.ValidationDoc) []project.Vali
 	}
 	order := slices.Clone(items)
 	slices.SortStableFunc(order, func(a, b *item) int { return len(b.raw) - len(a.raw) })
-	eachInParallel(len(order), func(i int) { order[i].check(ctx) })
+	parallel.Each(len(order), func(i int) { order[i].check(ctx) })
 	for _, it := range items {
 		r := &results[it.doc]
 		r.Problems = append(r.Problems, it.problems...)
@@ -133,22 +131,6 @@ func (it *item) formats(crd *oracle.CRD) {
 		path, format, _ := strings.Cut(f, ": ")
 		it.warnings = append(it.warnings, project.Problem{CRD: it.name, Field: path, Message: fmt.Sprintf("unrecognized format %q (Kubernetes %s warns about it and does not check it)", format, it.version)})
 	}
-}
-
-// eachInParallel calls f(0) ... f(n-1), on as many goroutines as there
-// are cores (GOMAXPROCS), and returns when all have returned.
-func eachInParallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // fieldProblem keeps the apiserver's field path and message apart.
