@@ -116,6 +116,9 @@ func (it *item) decode() *oracle.CRD {
 		it.problems = append(it.problems, project.Problem{CRD: it.name, Message: fmt.Sprintf("document %d is not a CustomResourceDefinition (kind %q)", it.index, kind)})
 		return nil
 	}
+	if err == nil { // cannot happen: both decodes read the same kind
+		err = fmt.Errorf("kind %q read two ways", head.Kind)
+	}
 	it.problems = append(it.problems, project.Problem{CRD: it.name, Message: "cannot decode: " + err.Error()})
 	return nil
 }

@@ -117,6 +117,7 @@ func DecodeJSON(raw []byte) (*CRD, error) {
 // with its path ("json: unknown field \"spec.versions[0].nmae\"").
 type StrictError struct{ Errs []error }
 
+// Error joins the field errors with "; ".
 func (e *StrictError) Error() string {
 	msgs := make([]string, len(e.Errs))
 	for i, err := range e.Errs {
