@@ -61,7 +61,13 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 		if err != nil {
 			return nil, fmt.Errorf("%w\nor skip the apiserver validation with --no-validate", err)
 		}
-		validator = pluginValidator{path: path}
+		// Started now, the companion starts while we compile.
+		v, err := newPluginValidator(c.Context(), path)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		validator = v
 	}
 	outs, err := proj.Compile(nil)
 	if err != nil {
@@ -78,17 +84,15 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 			return nil, err
 		}
 		bad := false
-		for _, r := range results {
+		// One result per output, in order (a template in two sets is two
+		// outputs: each gets its own result's warnings).
+		for i, r := range results {
 			for _, p := range r.Problems {
 				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
 				bad = true
 			}
-			for i, o := range res.outs {
-				if o.Template.Name == r.Name {
-					for _, w := range r.Warnings {
-						res.outs[i].Warnings = append(res.outs[i].Warnings, w.String())
-					}
-				}
+			for _, w := range r.Warnings {
+				res.outs[i].Warnings = append(res.outs[i].Warnings, w.String())
 			}
 		}
 		if bad {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 
@@ -32,26 +34,91 @@ flags (--k8s-version, -o json).`)
 }
 
 // pluginValidator runs k8s-crd-resolver-validate --batch once per call.
-type pluginValidator struct{ path string }
+// The process of the first call is started ahead, by newPluginValidator,
+// so that its start and package initialisation (~20 ms) overlap the
+// compile; Close ends it when it was never used.
+type pluginValidator struct {
+	path  string
+	ahead *companion // started, waiting for its request; nil once used
+}
+
+// newPluginValidator starts the companion at path for the first Validate.
+// The caller must Close the validator.
+func newPluginValidator(ctx context.Context, path string) (*pluginValidator, error) {
+	c, err := startCompanion(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &pluginValidator{path: path, ahead: c}, nil
+}
 
 // Validate implements project.Validator.
-func (v pluginValidator) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
+func (v *pluginValidator) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
 	req, err := json.Marshal(project.ValidationRequest{Version: project.ProtocolVersion, Documents: docs})
 	if err != nil {
 		return nil, err
 	}
-	var stdout, stderr bytes.Buffer
-	p := exec.CommandContext(ctx, v.path, "--batch")
-	p.Stdin, p.Stdout, p.Stderr = bytes.NewReader(req), &stdout, &stderr
-	if err := p.Run(); err != nil {
-		return nil, fmt.Errorf("%s --batch: %w: %s", v.path, err, strings.TrimSpace(stderr.String()))
+	c := v.ahead
+	v.ahead = nil
+	if c == nil {
+		if c, err = startCompanion(ctx, v.path); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.answer(req)
+	if err != nil {
+		return nil, err
 	}
 	var resp project.ValidationResponse
-	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+	if err := json.Unmarshal(out, &resp); err != nil {
 		return nil, fmt.Errorf("%s --batch: reading its answer: %w", v.path, err)
 	}
 	if resp.Version != project.ProtocolVersion {
 		return nil, fmt.Errorf("%s speaks protocol version %d, want %d: install matching versions", v.path, resp.Version, project.ProtocolVersion)
 	}
 	return resp.Results, nil
+}
+
+// Close ends the companion started ahead if no Validate used it: it reads
+// an empty request, refuses it and exits.
+func (v *pluginValidator) Close() {
+	if v.ahead != nil {
+		_, _ = v.ahead.answer(nil)
+		v.ahead = nil
+	}
+}
+
+// companion is one running k8s-crd-resolver-validate --batch.
+type companion struct {
+	path           string
+	p              *exec.Cmd
+	stdin          io.WriteCloser
+	stdout, stderr bytes.Buffer
+}
+
+func startCompanion(ctx context.Context, path string) (*companion, error) {
+	c := &companion{path: path, p: exec.CommandContext(ctx, path, "--batch")}
+	c.p.Stdout, c.p.Stderr = &c.stdout, &c.stderr
+	var err error
+	if c.stdin, err = c.p.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if err := c.p.Start(); err != nil {
+		return nil, fmt.Errorf("%s --batch: %w", path, err)
+	}
+	return c, nil
+}
+
+// answer sends the request, then waits for the companion to exit and
+// returns what it printed.
+func (c *companion) answer(req []byte) ([]byte, error) {
+	_, werr := c.stdin.Write(req)
+	cerr := c.stdin.Close()
+	if err := c.p.Wait(); err != nil {
+		return nil, fmt.Errorf("%s --batch: %w: %s", c.path, err, strings.TrimSpace(c.stderr.String()))
+	}
+	if err := errors.Join(werr, cerr); err != nil {
+		return nil, fmt.Errorf("%s --batch: sending the request: %w", c.path, err)
+	}
+	return c.stdout.Bytes(), nil
 }

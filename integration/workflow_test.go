@@ -205,6 +205,33 @@ func TestBuildRefusesWhatTheAPIServerRejects(t *testing.T) {
 	cli(t, dir, "build", "--no-validate").must(t, 0)
 }
 
+// TestTwoSetsValidateTwins: a template compiled into two sets, with and
+// without Kubernetes' descriptions, is validated once when valid; when
+// invalid, each output is validated (the second in a second companion
+// run) and reports its problem.
+func TestTwoSetsValidateTwins(t *testing.T) {
+	dir := newRepo(t)
+	write(t, dir, ".crd-resolver.yaml", `kubernetesVersion: "1.30"
+sets:
+  - templates: ["templates/beta.yaml"]
+    outputs: [dist]
+    removeDescriptions: true
+  - templates: ["templates/beta.yaml"]
+    outputs: [full]
+`)
+	cli(t, dir, "build").must(t, 0)
+	if read(t, dir, "dist/beta.yaml") == read(t, dir, "full/beta.yaml") {
+		t.Fatal("the two sets gave the same bytes: no descriptions to tell them apart")
+	}
+	cli(t, dir, "check").must(t, 0)
+	write(t, dir, "templates/beta.yaml", strings.Replace(crdTemplate("betas", "$ref: other.yaml#/definitions/Spec"), "name: betas.example.com", "name: wrong.example.com", 1))
+	r := cli(t, dir, "check").must(t, 1)
+	want := "templates/beta.yaml: the apiserver would reject the output: wrong.example.com: metadata.name: Invalid value"
+	if n := strings.Count(r.stderr, want); n != 2 {
+		t.Errorf("check reported %d problems, want one per output:\n%s", n, r.stderr)
+	}
+}
+
 func TestValidateCommand(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile("../testdata/validate/ref-left-in/crd.yaml")

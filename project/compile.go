@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -27,20 +28,21 @@ type Output struct {
 	// Warnings are the resolver's diagnostics and the size warning.
 	Warnings []string
 
-	docs    []resolver.Document // the compiled CRDs
-	objects []map[string]any    // docs as plain values, made on first use (most builds never ask)
+	docs        []resolver.Document // the compiled CRDs
+	objects     []map[string]any    // docs as plain values, made on first use (most builds never ask)
+	objectsOnce sync.Once
 }
 
 // Objects are the compiled CRDs as decoded JSON, in the order of CRDs, for callers that
 // read schemas without parsing Data again. They are made on the first call, and shared: read
-// them, never change them.
+// them, never change them. Safe for concurrent use.
 func (o *Output) Objects() []map[string]any {
-	if o.objects == nil && len(o.docs) > 0 {
+	o.objectsOnce.Do(func() {
 		o.objects = make([]map[string]any, len(o.docs))
 		for i, d := range o.docs {
 			o.objects[i] = d.Object()
 		}
-	}
+	})
 	return o.objects
 }
 

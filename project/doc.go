@@ -45,5 +45,7 @@
 // The apiserver's CRD validation is not linked here (it costs every process
 // ~25 ms and 20 MiB at start): a Validator runs it, normally the
 // k8s-crd-resolver-validate companion, speaking ValidationRequest and
-// ValidationResponse as JSON.
+// ValidationResponse as JSON. Validate sends each output once, and not at
+// all an output that is a twin of an earlier valid one (the same CRDs but
+// for descriptions that cannot change the verdict; see twins.go).
 package project

@@ -1,15 +1,18 @@
 package project
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 )
 
 // ProtocolVersion is the version of ValidationRequest and
 // ValidationResponse. The companion refuses a request of another version.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // ValidationRequest is what build and check send, as JSON on standard
 // input, to `k8s-crd-resolver-validate --batch`.
@@ -23,8 +26,11 @@ type ValidationDoc struct {
 	// Name identifies the file in the results (a path, for people).
 	Name string `json:"name"`
 	// Content is the file's content: YAML, JSON, or a stream of JSON
-	// objects (one per CRD; build and check send this, the fastest to read).
-	Content string `json:"content"`
+	// objects, one per CRD. Ignored when Objects is set.
+	Content string `json:"content,omitempty"`
+	// Objects are the file's CRDs, each as its JSON (what build and check
+	// send: the fastest to write and to read).
+	Objects []json.RawMessage `json:"objects,omitempty"`
 	// KubernetesVersion selects which formats are known ("1.30"); empty
 	// means the newest embedded.
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
@@ -78,30 +84,94 @@ type Validator interface {
 }
 
 // Validate validates each output once (outputs written to several
-// directories have the same bytes), naming each by its template.
+// directories have the same bytes), naming each by its template. An output
+// whose CRDs are twins (see twins.go) of an earlier output's, found valid,
+// is valid too and is not sent; the twin of an invalid output is validated
+// on its own, in a second call.
 func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationResult, error) {
-	docs := make([]ValidationDoc, len(outs))
-	for i, o := range outs {
-		// The documents as a JSON stream: the same values as the YAML in
-		// o.Data, and several times faster for the validator to read.
-		var content bytes.Buffer
-		enc := json.NewEncoder(&content)
-		for _, obj := range o.Objects() {
-			if err := enc.Encode(obj); err != nil {
-				return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
-			}
-		}
-		docs[i] = ValidationDoc{Name: o.Template.Name, Content: content.String(), KubernetesVersion: o.KubeVersion}
-	}
-	if len(docs) == 0 {
+	if len(outs) == 0 {
 		return nil, nil
+	}
+	results := make([]ValidationResult, len(outs))
+	// twinOf[i] is the first output i is a twin of, or -1. Twins being an
+	// equivalence, that output is no twin of an earlier one.
+	twinOf := make([]int, len(outs))
+	parallel.Each(len(outs), func(i int) {
+		twinOf[i] = slices.IndexFunc(outs[:i], func(o *Output) bool { return outputTwins(o, outs[i]) })
+	})
+	var first []int
+	for i, j := range twinOf {
+		if j < 0 {
+			first = append(first, i)
+		}
+	}
+	if err := validateSome(ctx, v, outs, first, results); err != nil {
+		return nil, err
+	}
+	var second []int
+	for i, j := range twinOf {
+		switch {
+		case j < 0:
+		case len(results[j].Problems) == 0:
+			results[i] = ValidationResult{Name: outs[i].Template.Name, Warnings: slices.Clone(results[j].Warnings)}
+		default:
+			second = append(second, i)
+		}
+	}
+	if err := validateSome(ctx, v, outs, second, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// outputTwins reports whether every CRD of b is a twin of a's.
+func outputTwins(a, b *Output) bool {
+	if a.KubeVersion != b.KubeVersion || !slices.Equal(a.CRDs, b.CRDs) || len(a.Objects()) != len(b.Objects()) {
+		return false
+	}
+	for i, obj := range a.Objects() {
+		if !twins(obj, b.Objects()[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateSome validates the outputs of the given indexes in one call of
+// v, and stores their results.
+func validateSome(ctx context.Context, v Validator, outs []*Output, indexes []int, results []ValidationResult) error {
+	if len(indexes) == 0 {
+		return nil
+	}
+	docs := make([]ValidationDoc, len(indexes))
+	errs := make([]error, len(indexes))
+	parallel.Each(len(indexes), func(i int) {
+		o := outs[indexes[i]]
+		// The documents as JSON: the same values as the YAML in o.Data, and
+		// several times faster for the validator to read.
+		objs := make([]json.RawMessage, len(o.Objects()))
+		for j, obj := range o.Objects() {
+			raw, err := json.Marshal(obj)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", o.Template.Name, err)
+				return
+			}
+			objs[j] = raw
+		}
+		docs[i] = ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	res, err := v.Validate(ctx, docs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(res) != len(docs) {
-		return nil, fmt.Errorf("validator answered %d results for %d documents", len(res), len(docs))
+		return fmt.Errorf("validator answered %d results for %d documents", len(res), len(docs))
 	}
-	return res, nil
+	for i, k := range indexes {
+		results[k] = res[i]
+	}
+	return nil
 }

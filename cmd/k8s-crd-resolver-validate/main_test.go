@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,5 +92,54 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 				t.Errorf("printed the canary: %s", out)
 			}
 		})
+	}
+}
+
+// TestTuneGC: with the collector tuned, nothing is collected below the
+// limit, and past it the collector keeps the heap near the limit however
+// much garbage is made; GOGC or GOMEMLIMIT in the environment leaves the
+// runtime's settings alone.
+func TestTuneGC(t *testing.T) {
+	const limit = 64 << 20
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+
+	tuneGC(func(k string) string { return map[string]string{"GOGC": "100"}[k] }, limit)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("with GOGC set: memory limit %d, want none", got)
+	}
+	tuneGC(func(string) string { return "" }, limit)
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Fatalf("memory limit %d, want %d", got, limit)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	keep := make([][]byte, 0, 8)
+	for i := range 8 << 10 { // 8 MiB of garbage, far below the limit
+		b := make([]byte, 1<<10)
+		if i%(1<<10) == 0 {
+			keep = append(keep, b)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumGC != before.NumGC {
+		t.Errorf("%d collections below the limit, want none", after.NumGC-before.NumGC)
+	}
+	peak := uint64(0)
+	for i := range 16 << 10 { // 1 GiB of garbage, 16 times the limit
+		keep[i%len(keep)] = make([]byte, 64<<10)
+		if i%256 == 0 {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumGC == before.NumGC {
+		t.Error("no collection past the limit")
+	}
+	if after.HeapAlloc > 2*limit || peak > 2*limit {
+		t.Errorf("heap %d MiB (peak %d MiB) with a limit of %d MiB", after.HeapAlloc>>20, peak>>20, limit>>20)
 	}
 }

@@ -12,61 +12,128 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// Document validates every CRD in doc, as the apiserver does on create
-// (ValidateCustomResourceDefinition), and lists the formats the apiserver
-// of doc.KubernetesVersion would warn about. A document that is not a CRD
-// is a problem; empty documents are skipped.
+// Document validates every CRD in doc, as Documents does.
 func Document(ctx context.Context, doc project.ValidationDoc) project.ValidationResult {
-	res := project.ValidationResult{Name: doc.Name}
-	version := doc.KubernetesVersion
-	if version == "" {
-		version = schemas.Latest()
+	return Documents(ctx, []project.ValidationDoc{doc})[0]
+}
+
+// Documents validates every CRD in docs, as the apiserver does on create
+// (ValidateCustomResourceDefinition), and lists the formats the apiserver
+// of each doc's KubernetesVersion would warn about: one result per doc, in
+// order. A document that is not a CRD is a problem; empty documents are
+// skipped.
+//
+// The CRDs are decoded and validated on every core (GOMAXPROCS), each on
+// one, the largest first.
+func Documents(ctx context.Context, docs []project.ValidationDoc) []project.ValidationResult {
+	results := make([]project.ValidationResult, len(docs))
+	var items []*item
+	for i, doc := range docs {
+		results[i].Name = doc.Name
+		version := doc.KubernetesVersion
+		if version == "" {
+			version = schemas.Latest()
+		}
+		raws, err := splitDocuments(doc)
+		if err != nil {
+			results[i].Problems = append(results[i].Problems, project.Problem{Message: err.Error()})
+			continue
+		}
+		if len(raws) == 0 {
+			results[i].Problems = append(results[i].Problems, project.Problem{Message: "the file holds no document"})
+			continue
+		}
+		for j, raw := range raws {
+			items = append(items, &item{doc: i, index: j + 1, raw: raw, version: version})
+		}
 	}
-	objs, err := decodeStream([]byte(doc.Content))
+	order := slices.Clone(items)
+	slices.SortStableFunc(order, func(a, b *item) int { return len(b.raw) - len(a.raw) })
+	parallel.Each(len(order), func(i int) { order[i].check(ctx) })
+	for _, it := range items {
+		r := &results[it.doc]
+		r.Problems = append(r.Problems, it.problems...)
+		r.Warnings = append(r.Warnings, it.warnings...)
+	}
+	return results
+}
+
+// item is one CRD of a request: its JSON, then what decoding and
+// validating it found.
+type item struct {
+	doc, index int // the document it came from, and its place there (from 1)
+	raw        []byte
+	version    string // the Kubernetes version whose formats apply
+
+	name               string
+	problems, warnings []project.Problem
+}
+
+// check decodes and validates the item.
+func (it *item) check(ctx context.Context) {
+	crd := it.decode()
+	it.raw = nil
+	if crd == nil {
+		return
+	}
+	for _, e := range crd.Validate(ctx) {
+		it.problems = append(it.problems, fieldProblem(it.name, e))
+	}
+	it.formats(crd)
+}
+
+// decode turns the item's JSON into a CRD, or into the problem that it is
+// not one (and nil).
+func (it *item) decode() *oracle.CRD {
+	crd, err := oracle.DecodeJSON(it.raw)
+	if err == nil && crd.Kind == "CustomResourceDefinition" {
+		it.name = crd.Internal.Name
+		return crd
+	}
+	// Not a CRD, or not a valid one: say which, naming it if it has a name.
+	var head struct {
+		Kind     any `json:"kind"`
+		Metadata struct {
+			Name any `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = kjson.UnmarshalCaseSensitivePreserveInts(it.raw, &head) // best effort: a name for the message
+	it.name, _ = head.Metadata.Name.(string)
+	if kind, _ := head.Kind.(string); kind != "CustomResourceDefinition" {
+		it.problems = append(it.problems, project.Problem{CRD: it.name, Message: fmt.Sprintf("document %d is not a CustomResourceDefinition (kind %q)", it.index, kind)})
+		return nil
+	}
+	if err == nil { // cannot happen: both decodes read the same kind
+		err = fmt.Errorf("kind %q read two ways", head.Kind)
+	}
+	it.problems = append(it.problems, project.Problem{CRD: it.name, Message: "cannot decode: " + err.Error()})
+	return nil
+}
+
+// formats lists the formats the apiserver would warn about.
+func (it *item) formats(crd *oracle.CRD) {
+	formats, err := crd.UnrecognizedFormats(it.version)
 	if err != nil {
-		res.Problems = append(res.Problems, project.Problem{Message: err.Error()})
-		return res
+		it.problems = append(it.problems, project.Problem{CRD: it.name, Message: fmt.Sprintf("kubernetes version %q: %v", it.version, err)})
+		return
 	}
-	if len(objs) == 0 {
-		res.Problems = append(res.Problems, project.Problem{Message: "the file holds no document"})
-		return res
+	for _, f := range formats {
+		path, format, _ := strings.Cut(f, ": ")
+		it.warnings = append(it.warnings, project.Problem{CRD: it.name, Field: path, Message: fmt.Sprintf("unrecognized format %q (Kubernetes %s warns about it and does not check it)", format, it.version)})
 	}
-	for i, obj := range objs {
-		meta, _ := obj["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
-		if kind, _ := obj["kind"].(string); kind != "CustomResourceDefinition" {
-			res.Problems = append(res.Problems, project.Problem{CRD: name, Message: fmt.Sprintf("document %d is not a CustomResourceDefinition (kind %q)", i+1, kind)})
-			continue
-		}
-		crd, err := oracle.Decode(obj)
-		if err != nil {
-			res.Problems = append(res.Problems, project.Problem{CRD: name, Message: "cannot decode: " + err.Error()})
-			continue
-		}
-		for _, e := range crd.Validate(ctx) {
-			res.Problems = append(res.Problems, fieldProblem(name, e))
-		}
-		formats, err := crd.UnrecognizedFormats(version)
-		if err != nil {
-			res.Problems = append(res.Problems, project.Problem{CRD: name, Message: fmt.Sprintf("kubernetes version %q: %v", version, err)})
-			continue
-		}
-		for _, f := range formats {
-			path, format, _ := strings.Cut(f, ": ")
-			res.Warnings = append(res.Warnings, project.Problem{CRD: name, Field: path, Message: fmt.Sprintf("unrecognized format %q (Kubernetes %s warns about it and does not check it)", format, version)})
-		}
-	}
-	return res
 }
 
 // fieldProblem keeps the apiserver's field path and message apart.
@@ -75,16 +142,25 @@ func fieldProblem(crd string, e *field.Error) project.Problem {
 	return project.Problem{CRD: crd, Field: e.Field, Message: msg}
 }
 
-// decodeStream reads every non-empty document of a YAML (or JSON) stream
-// into JSON-like values.
-// A stream starting with "{" is read as JSON objects, one per document,
-// which is much faster than YAML for the large CRDs build and check send.
-func decodeStream(src []byte) ([]map[string]any, error) {
+// splitDocuments returns the JSON of every non-empty document of doc:
+// doc.Objects as they are, else each document of doc.Content, a YAML or
+// JSON stream.
+func splitDocuments(doc project.ValidationDoc) ([][]byte, error) {
+	if doc.Objects != nil {
+		out := make([][]byte, len(doc.Objects))
+		for i, o := range doc.Objects {
+			out[i] = o
+		}
+		return out, nil
+	}
+	src := []byte(doc.Content)
+	// A stream starting with "{" is read as JSON objects, one per document,
+	// which is much faster than YAML.
 	if trimmed := bytes.TrimLeft(src, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		return decodeJSONStream(trimmed)
+		return splitJSONStream(trimmed)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var out []map[string]any
+	var out [][]byte
 	for i := 1; ; i++ {
 		var n yaml.Node
 		err := dec.Decode(&n)
@@ -101,34 +177,35 @@ func decodeStream(src []byte) ([]map[string]any, error) {
 		if v == nil {
 			continue
 		}
-		// Through JSON, so every value is what the apiserver's decoder sees.
+		if _, ok := v.(map[string]any); !ok {
+			return nil, fmt.Errorf("document %d is not a mapping", i)
+		}
+		// As JSON, what the apiserver's decoder reads (yaml.v3 has already
+		// refused duplicate keys).
 		raw, err := json.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
-		var obj map[string]any
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&obj); err != nil {
-			return nil, fmt.Errorf("document %d is not a mapping", i)
-		}
-		out = append(out, obj)
+		out = append(out, raw)
 	}
 }
 
-func decodeJSONStream(src []byte) ([]map[string]any, error) {
+// splitJSONStream returns each JSON value of src, which must be objects.
+func splitJSONStream(src []byte) ([][]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(src))
-	d.UseNumber()
-	var out []map[string]any
+	var out [][]byte
 	for i := 1; ; i++ {
-		var obj map[string]any
-		err := d.Decode(&obj)
+		var raw json.RawMessage
+		err := d.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
-		out = append(out, obj)
+		if raw[0] != '{' {
+			return nil, fmt.Errorf("document %d is not an object", i)
+		}
+		out = append(out, raw)
 	}
 }

@@ -1,9 +1,12 @@
 package crdvalidate
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,5 +73,79 @@ func TestNotACRD(t *testing.T) {
 		if len(res.Problems) == 0 {
 			t.Errorf("%q: no problem reported", src)
 		}
+	}
+}
+
+// TestStrict: unknown and duplicate fields are problems in every form a
+// document comes in (YAML, a JSON stream, JSON objects), each named.
+func TestStrict(t *testing.T) {
+	good := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},` +
+		`"spec":{"group":"example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced",` +
+		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`
+	unknown := strings.Replace(good, `"scope":`, `"scoop":"x","scope":`, 1)
+	duplicate := strings.Replace(good, `"scope":`, `"scope":"Cluster","scope":`, 1)
+	for _, tc := range []struct {
+		name string
+		doc  project.ValidationDoc
+		want string // "" for valid
+	}{
+		{"JSON stream", project.ValidationDoc{Content: good + "\n" + good}, ""},
+		{"objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(good)}}, ""},
+		{"unknown in a JSON stream", project.ValidationDoc{Content: good + "\n" + unknown}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
+		{"unknown in objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(unknown)}}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
+		{"duplicate in a JSON stream", project.ValidationDoc{Content: duplicate}, `widgets.example.com: cannot decode: duplicate field "spec.scope"`},
+		{"duplicate in objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(duplicate)}}, `widgets.example.com: cannot decode: duplicate field "spec.scope"`},
+		{"unknown in YAML", project.ValidationDoc{Content: "# a comment\n" + unknown}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
+		{"duplicate in YAML", project.ValidationDoc{Content: "# a comment\n" + duplicate}, `mapping key "scope" already defined`},
+		{"not an object in a JSON stream", project.ValidationDoc{Content: good + "\n[1]"}, "document 2 is not an object"},
+		{"not a CRD", project.ValidationDoc{Content: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`}, `x: document 1 is not a CustomResourceDefinition (kind "ConfigMap")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.doc.Name = "crd.json"
+			res := Document(t.Context(), tc.doc)
+			if tc.want == "" {
+				if len(res.Problems) > 0 {
+					t.Errorf("problems: %v", res.Problems)
+				}
+				return
+			}
+			if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].String(), tc.want) {
+				t.Errorf("problems %v, want one saying %q", res.Problems, tc.want)
+			}
+		})
+	}
+}
+
+// TestDocumentsInParallel: validating a request's CRDs on several cores
+// gives each document its problems and warnings in document order, as one
+// core does, for a request of valid, invalid and undecodable CRDs.
+func TestDocumentsInParallel(t *testing.T) {
+	var docs []project.ValidationDoc
+	dirs, _ := filepath.Glob("../../testdata/validate/*")
+	for _, dir := range dirs {
+		src, err := os.ReadFile(filepath.Join(dir, "crd.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, project.ValidationDoc{Name: dir, Content: string(src), KubernetesVersion: "1.30"})
+	}
+	all := ""
+	for _, d := range docs {
+		all += "---\n" + d.Content
+	}
+	docs = append(docs, project.ValidationDoc{Name: "all", Content: all + "---\nkind: ConfigMap\n", KubernetesVersion: "1.30"})
+	sequential := func() []project.ValidationResult {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		return Documents(t.Context(), docs)
+	}()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for range 5 {
+		if got := Documents(t.Context(), docs); !reflect.DeepEqual(got, sequential) {
+			t.Fatalf("in parallel:\n%v\none core:\n%v", got, sequential)
+		}
+	}
+	last := sequential[len(sequential)-1]
+	if n := len(last.Problems); n < len(dirs) {
+		t.Errorf("the document of every case has %d problems, want at least %d: %v", n, len(dirs), last.Problems)
 	}
 }

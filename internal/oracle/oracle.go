@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -25,9 +26,11 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	kjson "sigs.k8s.io/json"
 )
 
 // CRD is a CustomResourceDefinition converted to the apiserver's internal
@@ -37,47 +40,94 @@ type CRD struct {
 	// APIVersion is the apiVersion the CRD was written in (a create
 	// request of that version, for Validate).
 	APIVersion string
+	// Kind is the document's kind, normally CustomResourceDefinition
+	// (DecodeJSON does not check it).
+	Kind string
 }
 
 // Decode converts a CRD given as JSON-like values (what the resolver
-// produces, or a decoded YAML file) to the internal type. Unknown fields
-// are an error, as with kubectl's strict field validation.
+// produces, or a decoded YAML file) to the internal type, as DecodeJSON
+// does with its JSON.
 func Decode(obj map[string]any) (*CRD, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
-	internal := &apiextensions.CustomResourceDefinition{}
-	switch obj["apiVersion"] {
-	case "apiextensions.k8s.io/v1":
-		var v1 apiextensionsv1.CustomResourceDefinition
-		if err := strictUnmarshal(raw, &v1); err != nil {
-			return nil, err
+	return DecodeJSON(raw)
+}
+
+// DecodeJSON converts a CRD given as JSON (apiextensions.k8s.io/v1 or
+// v1beta1) to the internal type, decoding it once, straight into the
+// versioned type, as the apiserver does with a create request under strict
+// field validation (kubectl's default): field names are case-sensitive,
+// and unknown and duplicate fields are errors, every one listed with its
+// path (a *StrictError). As in the apiserver, the schemas under items and
+// additionalProperties are decoded by their own UnmarshalJSON, which does
+// not report unknown fields.
+func DecodeJSON(raw []byte) (*CRD, error) {
+	// Most CRDs are v1: decode as one, and only look at what the
+	// document says it is when that is not what it says.
+	var v1 apiextensionsv1.CustomResourceDefinition
+	strictErrs, err := kjson.UnmarshalStrict(raw, &v1)
+	if err == nil && v1.APIVersion == apiextensionsv1.SchemeGroupVersion.String() {
+		if len(strictErrs) > 0 {
+			return nil, &StrictError{Errs: strictErrs}
 		}
+		internal := &apiextensions.CustomResourceDefinition{}
 		apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
 		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, internal, nil); err != nil {
 			return nil, err
 		}
-	case "apiextensions.k8s.io/v1beta1":
+		return &CRD{Internal: internal, APIVersion: v1.APIVersion, Kind: v1.Kind}, nil
+	}
+	var head metav1.TypeMeta
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &head); err != nil {
+		return nil, err
+	}
+	switch head.APIVersion {
+	case apiextensionsv1.SchemeGroupVersion.String():
+		if err == nil { // the v1 decode's own error, which cannot be nil here
+			err = fmt.Errorf("cannot decode as %s", head.APIVersion)
+		}
+		return nil, err
+	case apiextensionsv1beta1.SchemeGroupVersion.String():
 		var v1beta1 apiextensionsv1beta1.CustomResourceDefinition
-		if err := strictUnmarshal(raw, &v1beta1); err != nil {
+		strictErrs, err := kjson.UnmarshalStrict(raw, &v1beta1)
+		if err != nil {
 			return nil, err
 		}
+		if len(strictErrs) > 0 {
+			return nil, &StrictError{Errs: strictErrs}
+		}
+		internal := &apiextensions.CustomResourceDefinition{}
 		apiextensionsv1beta1.SetObjectDefaults_CustomResourceDefinition(&v1beta1)
 		if err := apiextensionsv1beta1.Convert_v1beta1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1beta1, internal, nil); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("apiVersion %v is not apiextensions.k8s.io/v1 or v1beta1", obj["apiVersion"])
+		return &CRD{Internal: internal, APIVersion: head.APIVersion, Kind: v1beta1.Kind}, nil
 	}
-	return &CRD{Internal: internal, APIVersion: obj["apiVersion"].(string)}, nil
+	apiVersion := any(head.APIVersion)
+	if head.APIVersion == "" {
+		apiVersion = nil // absent (or empty): printed as before, <nil>
+	}
+	return nil, fmt.Errorf("apiVersion %v is not apiextensions.k8s.io/v1 or v1beta1", apiVersion)
 }
 
-func strictUnmarshal(raw []byte, into any) error {
-	dec := json.NewDecoder(bytesReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(into)
+// StrictError lists the unknown and duplicate fields of a document, each
+// with its path ("json: unknown field \"spec.versions[0].nmae\"").
+type StrictError struct{ Errs []error }
+
+// Error joins the field errors with "; ".
+func (e *StrictError) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
 }
+
+// Unwrap returns the field errors.
+func (e *StrictError) Unwrap() []error { return e.Errs }
 
 // Validate runs ValidateCustomResourceDefinition, exactly as the apiserver
 // does on create, and returns every problem.
@@ -107,39 +157,45 @@ func (c *CRD) UnrecognizedFormats(k8sVersion string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, s := range c.schemas() {
-		var walk func(p *apiextensions.JSONSchemaProps, path string)
-		walk = func(p *apiextensions.JSONSchemaProps, path string) {
-			if p == nil {
-				return
-			}
+	// path holds the node's path in pieces, joined only for a finding.
+	var path []string
+	var walk func(p *apiextensions.JSONSchemaProps, at ...string)
+	walk = func(p *apiextensions.JSONSchemaProps, at ...string) {
+		if p == nil {
+			return
+		}
+		path = append(path, at...)
+		defer func() { path = path[:len(path)-len(at)] }()
+		if p.Format != "" { // GetUnrecognizedFormats finds none without one
 			sp := &spec.Schema{}
 			sp.Format = p.Format
 			if p.Type != "" {
 				sp.Type = spec.StringOrArray{p.Type}
 			}
 			for _, f := range apiservervalidation.GetUnrecognizedFormats(sp, v) {
-				out = append(out, path+": "+f)
-			}
-			for k, child := range p.Properties {
-				walk(&child, path+".properties."+k)
-			}
-			if p.Items != nil {
-				walk(p.Items.Schema, path+".items")
-			}
-			if p.AdditionalProperties != nil {
-				walk(p.AdditionalProperties.Schema, path+".additionalProperties")
-			}
-			for i := range p.AllOf {
-				walk(&p.AllOf[i], fmt.Sprintf("%s.allOf[%d]", path, i))
-			}
-			for i := range p.AnyOf {
-				walk(&p.AnyOf[i], fmt.Sprintf("%s.anyOf[%d]", path, i))
-			}
-			for i := range p.OneOf {
-				walk(&p.OneOf[i], fmt.Sprintf("%s.oneOf[%d]", path, i))
+				out = append(out, strings.Join(path, "")+": "+f)
 			}
 		}
+		for k, child := range p.Properties {
+			walk(&child, ".properties.", k)
+		}
+		if p.Items != nil {
+			walk(p.Items.Schema, ".items")
+		}
+		if p.AdditionalProperties != nil {
+			walk(p.AdditionalProperties.Schema, ".additionalProperties")
+		}
+		for i := range p.AllOf {
+			walk(&p.AllOf[i], ".allOf[", strconv.Itoa(i), "]")
+		}
+		for i := range p.AnyOf {
+			walk(&p.AnyOf[i], ".anyOf[", strconv.Itoa(i), "]")
+		}
+		for i := range p.OneOf {
+			walk(&p.OneOf[i], ".oneOf[", strconv.Itoa(i), "]")
+		}
+	}
+	for _, s := range c.schemas() {
 		walk(s.schema, s.path)
 	}
 	slices.Sort(out)

@@ -1,12 +1,6 @@
 package oracle
 
-import (
-	"bytes"
-	"encoding/json"
-	"io"
-)
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+import "encoding/json"
 
 // deepCopyJSON copies JSON-like values, turning json.Number into int64 or
 // float64 as the apiserver's decoder does.
