@@ -84,6 +84,10 @@ type Compiler struct {
 	bundles map[string]Definitions
 	files   map[string][]*document
 	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
+	// lazy: the bundle's entries, used without descriptions (lazy.go);
+	// fullDefs: the targets resolved in full behind its entries.
+	lazy     *lazyStore
+	fullDefs map[string]*cachedTarget
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
@@ -95,6 +99,9 @@ type Compiler struct {
 	// renormalize runs the whole structural pass over definitions a
 	// bundle stores structural too (tests: it must change nothing).
 	renormalize bool
+	// eager resolves every definition in full, entries or not (tests:
+	// lazy entries must change nothing).
+	eager       bool
 	scratch     []byte // decompression buffer, reused for every definition
 	descScratch []byte // the same for descriptions
 }
@@ -144,6 +151,15 @@ func New(opts Options) (*Compiler, error) {
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	c.major, c.minorN = parseVersion(version)
+	// Without descriptions, definitions the bundle stores entries for are
+	// decoded only as deep as the template looks (lazy.go).
+	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
+		if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
+			c.lazy = &lazyStore{c: c, src: es, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}}
+			c.fullDefs = map[string]*cachedTarget{}
+			c.render.lazy = c.lazy
+		}
+	}
 	return c, nil
 }
 
@@ -199,6 +215,8 @@ func cleanCopy(v any) any {
 			}
 		}
 		return out
+	case *lazyEntry:
+		return cleanCopy(t.mustValue())
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {

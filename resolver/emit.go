@@ -62,6 +62,7 @@ func (e *emitter) documents(docs []any) error {
 }
 
 type emitter struct {
+	rec   *fragRecorder // PrebuildFragments: entries become references
 	buf   bytes.Buffer
 	keys  [][]string // mapping's key buffers, by indentation
 	cache *renderCache
@@ -97,12 +98,19 @@ func (e *emitter) flush() {
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
+	lazy   *lazyStore // the entries *lazyEntry values name (lazy.go)
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from
 // the cache when m is a shared subtree. It reports false when m is not.
 func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
 	id := mapID(m)
+	if e.rec != nil {
+		if k, ok := e.rec.entries[id]; ok {
+			e.rec.cut(e, k, indent)
+			return true, nil
+		}
+	}
 	if _, ok := e.cache.shared[id]; !ok {
 		return false, nil
 	}
@@ -115,17 +123,7 @@ func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
 		text = sub.buf.Bytes()
 		e.cache.text[id] = text
 	}
-	for len(text) > 0 {
-		i := bytes.IndexByte(text, '\n') + 1
-		if i == 0 {
-			i = len(text)
-		}
-		if i > 1 {
-			e.indent(indent)
-		}
-		e.buf.Write(text[:i])
-		text = text[i:]
-	}
+	e.shifted(text, indent)
 	return true, nil
 }
 
@@ -228,6 +226,9 @@ func (e *emitter) sequence(l []any, indent int, inline bool) error {
 // value writes what follows "key:" for a mapping entry at indent.
 func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
+	case *lazyEntry:
+		e.buf.WriteByte('\n')
+		return e.entry(fragKey{t.name, t.key}, indent+2)
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')

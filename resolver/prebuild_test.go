@@ -3,6 +3,7 @@ package resolver
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -113,6 +114,86 @@ func TestPrebuiltIsStructural(t *testing.T) {
 			}
 			if len(fast) < 1<<20 {
 				t.Errorf("Kubernetes %s: only %d bytes compiled", v, len(fast))
+			}
+		}
+	}
+}
+
+// TestLazyIsEager: without descriptions, definitions with entries are
+// decoded no deeper than a template looks (lazy.go). Every definition of
+// the newest bundle and of 1.16, each at the root of a spec, as the item of
+// a list-map whose keys a pass must look up, inside an allOf beside a
+// property of the template's own, and under a v1beta1 CRD with a patch,
+// compiles to the same bytes, warnings, JSON size and object as when every
+// definition is resolved in full.
+func TestLazyIsEager(t *testing.T) {
+	versions := schemas.Versions()
+	for _, v := range []string{"1.16", versions[len(versions)-1]} {
+		b, err := schemas.Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src strings.Builder
+		src.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\n" +
+			"spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions:\n" +
+			"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n" +
+			"          ports: {type: array, items: {$ref: io.k8s.api.core.v1.ContainerPort}, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [containerPort, protocol]}\n" +
+			"          merged: {allOf: [{$ref: io.k8s.api.core.v1.PodSpec}, {properties: {extra: {type: string}}}]}\n" +
+			"          own: {$ref: io.k8s.api.core.v1.ServiceSpec, properties: {extra: {type: integer}}}\n")
+		for i, name := range b.Names() {
+			fmt.Fprintf(&src, "          p%d: {$ref: %q}\n", i, name)
+		}
+		compile := func(eager bool, template string, patch *Patch) (string, string, []int64, []map[string]any) {
+			c, err := New(Options{KubeVersion: v, WorkDir: t.TempDir(), RemoveDescriptions: true, Recursion: RecursionPreserve, Budget: 1 << 30, Patch: patch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !eager && c.lazy == nil {
+				t.Fatalf("Kubernetes %s: no lazy entries", v)
+			}
+			c.eager = eager
+			res, err := c.Compile("thing.yaml", []byte(template))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := res.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ws []string
+			for _, w := range res.Warnings {
+				ws = append(ws, w.String())
+			}
+			var sizes []int64
+			var objs []map[string]any
+			for _, d := range res.Documents {
+				sizes = append(sizes, d.JSONSize())
+				objs = append(objs, d.Object())
+			}
+			return string(out), strings.Join(ws, "\n"), sizes, objs
+		}
+		v1 := src.String()
+		v1beta1 := strings.Replace(strings.Replace(v1, "apiextensions.k8s.io/v1\n", "apiextensions.k8s.io/v1beta1\n", 1),
+			"    schema:\n      openAPIV3Schema:", "    schema:\n      openAPIV3Schema:", 1)
+		patch, err := ParsePatch("patch.json", []byte(`[{"op":"add","path":"/metadata/labels","value":{"patched":"yes"}}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name     string
+			template string
+			patch    *Patch
+		}{{"v1", v1, nil}, {"v1beta1", v1beta1, nil}, {"patched", v1, patch}} {
+			lazyOut, lazyWarnings, lazySizes, lazyObjs := compile(false, c.template, c.patch)
+			eagerOut, eagerWarnings, eagerSizes, eagerObjs := compile(true, c.template, c.patch)
+			if lazyOut != eagerOut || lazyWarnings != eagerWarnings {
+				t.Errorf("Kubernetes %s, %s: lazy entries change the output or the warnings", v, c.name)
+			}
+			if !slices.Equal(lazySizes, eagerSizes) || !reflect.DeepEqual(lazyObjs, eagerObjs) {
+				t.Errorf("Kubernetes %s, %s: lazy entries change the JSON size (%v, %v) or the object", v, c.name, lazySizes, eagerSizes)
+			}
+			if len(lazyOut) < 1<<20 {
+				t.Errorf("Kubernetes %s, %s: only %d bytes compiled", v, c.name, len(lazyOut))
 			}
 		}
 	}

@@ -61,8 +61,10 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		} else {
 			// base is shared with the cache: copy what gets written.
 			maps.Copy(out, base)
-			if p, ok := out["properties"].(map[string]any); ok && m["properties"] != nil {
-				out["properties"] = maps.Clone(p)
+			if m["properties"] != nil {
+				if p := asSchema(out["properties"]); p != nil {
+					out["properties"] = maps.Clone(p)
+				}
 			}
 		}
 	}
@@ -227,7 +229,11 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	outer := len(r.stack) == 0
-	cached, ok := r.c.defs[key]
+	defs := r.c.defs
+	if r.full {
+		defs = r.c.fullDefs
+	}
+	cached, ok := defs[key]
 	if !ok {
 		cached, ok = r.local[key]
 	}
@@ -296,6 +302,25 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.stopForWork(sc, ptr)
 		return nil, errStopped
 	}
+	// A definition the bundle stores entries for, decoded no deeper than
+	// its top level (lazy.go); what resolving it raises is replayed.
+	if t.file == "" && t.version == r.c.version && r.c.lazy != nil && !r.full && !r.c.renormalize && !r.c.eager {
+		ct, ok, err := r.lazyTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			r.c.render.shared[mapID(ct.schema)] = struct{}{}
+			r.c.defs[key] = ct
+			r.replayBundle(ct.bundle, site{sc: sc, ptr: ptr, ref: ref})
+			if outer {
+				if err := r.chargeSplice(ct.cost, ptr); err != nil {
+					return nil, err
+				}
+			}
+			return ct.schema, nil
+		}
+	}
 	root := t.pointer
 	if t.file == "" {
 		root = "#/definitions/" + t.name
@@ -360,7 +385,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}
-			r.c.defs[key] = ct
+			defs[key] = ct
 		} else {
 			r.local[key] = ct
 		}

@@ -44,8 +44,8 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: the root schema must have type object, not %v", ErrNotStructural, t))
 	}
 	root["type"] = "object"
-	if props, ok := root["properties"].(map[string]any); ok {
-		if md, ok := props["metadata"].(map[string]any); ok && !rootMetadataOK(md) {
+	if props := asSchema(root["properties"]); props != nil {
+		if md := asSchema(props["metadata"]); md != nil && !rootMetadataOK(md) {
 			r.warn(sc, joinPointer(joinPointer(ptr, "properties"), "metadata"), "the apiserver allows only type: object (and name/generateName constraints) for the root metadata; the rest was dropped")
 			props = maps.Clone(props)
 			props["metadata"] = map[string]any{"type": "object"}
@@ -104,7 +104,7 @@ func rootMetadataOK(md map[string]any) bool {
 				return false
 			}
 		case "properties":
-			props, _ := v.(map[string]any)
+			props := asSchema(v)
 			for name := range props {
 				if name != "name" && name != "generateName" {
 					return false
@@ -214,7 +214,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		} else if !a {
 			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
 		}
-	case map[string]any:
+	case map[string]any, *lazyEntry:
 		if hasProps {
 			delete(s, "additionalProperties")
 			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
@@ -233,7 +233,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	if u, ok := s["uniqueItems"]; ok {
 		delete(s, "uniqueItems")
 		if u == true {
-			if it, _ := s["items"].(map[string]any); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
+			if it := asSchema(s["items"]); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
 				s["x-kubernetes-list-type"] = "set"
 				r.warn(sc, p.join("uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
 			} else {
@@ -291,6 +291,8 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 			list = v
 		case map[string]any:
 			list = []any{v}
+		case *lazyEntry:
+			list = []any{v.mustValue()}
 		default:
 			continue
 		}
@@ -371,8 +373,7 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		case !exists:
 			dst[k] = v
 		case k == "properties":
-			dp, _ := have.(map[string]any)
-			sp, _ := v.(map[string]any)
+			dp, sp := asSchema(have), asSchema(v)
 			if dp == nil || sp == nil {
 				continue
 			}
@@ -410,8 +411,8 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
 			r.errAt(site{sc: sc, ptr: p.join(k)}, fmt.Errorf("%w: allOf entry sets %s to %v, but the enclosing schema says %v", ErrNotStructural, k, v, have))
 		case k == "items" || k == "additionalProperties":
-			if dm, ok := have.(map[string]any); ok {
-				if sm, ok := v.(map[string]any); ok {
+			if dm := asSchema(have); dm != nil {
+				if sm := asSchema(v); sm != nil {
 					dm = maps.Clone(dm)
 					dst[k] = dm
 					if more := r.mergeSchema(dm, sm, sc, p.Child(k)); len(more) > 0 {
@@ -439,12 +440,12 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	if s["x-kubernetes-list-type"] != "map" {
 		return
 	}
-	items, _ := s["items"].(map[string]any)
+	items := asSchema(s["items"])
 	keys := listOf(s["x-kubernetes-list-map-keys"])
 	if items == nil || len(keys) == 0 {
 		return
 	}
-	props, _ := items["properties"].(map[string]any)
+	props := asSchema(items["properties"])
 	required := listOf(items["required"])
 	var missing []string
 	for _, k := range keys {
@@ -452,7 +453,7 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		if slices.Contains(required, k) {
 			continue
 		}
-		prop, _ := props[name].(map[string]any)
+		prop := asSchema(props[name])
 		if prop == nil {
 			missing = append(missing, name) // not even an item property (e.g. a cycle was cut there)
 			continue
@@ -515,7 +516,7 @@ func (r *run) setOfObjects(s map[string]any) {
 	if s["x-kubernetes-list-type"] != "set" {
 		return
 	}
-	items, _ := s["items"].(map[string]any)
+	items := asSchema(s["items"])
 	if items == nil || items["type"] != "object" || items["x-kubernetes-map-type"] == "atomic" {
 		return
 	}

@@ -188,6 +188,20 @@ func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
 	return data, nil
 }
 
+// AppendFragments appends the pre-rendered YAML of one definition of a Normalized bundle
+// (see resolver.PrebuildFragments) to dst; nothing when it has none.
+func (b *Bundle) AppendFragments(dst []byte, name string) ([]byte, error) {
+	i, ok := b.find(name)
+	if !ok {
+		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
+	}
+	data, err := b.rd.AppendFragments(dst, i)
+	if err != nil {
+		return dst, fmt.Errorf("schemas: Kubernetes %s: fragments of %s: %w", b.version, name, err)
+	}
+	return data, nil
+}
+
 // find looks name up by binary search over the sorted names.
 func (b *Bundle) find(name string) (int, bool) {
 	if !bundlefmt.ValidName(name) {

@@ -7,16 +7,17 @@
 //	magic     "KCRBNDL\x03"
 //	manifest  u32 length, then the Manifest as JSON, stored
 //	names     u32 length, then the definition names, sorted, each followed by '\n'
-//	defs      u32 count, then per definition (in name order) six u32: the chunk, offset and
-//	          length of its structure, and the chunk, offset and length of its descriptions
-//	          (length 0: none)
+//	defs      u32 count, then per definition (in name order) nine u32: the chunk, offset and
+//	          length of its structure, of its descriptions and of its fragments (length 0:
+//	          none)
 //	chunks    u32 count, then per chunk four u32: offset in the file, deflated length,
 //	          inflated length, CRC-32 (IEEE) of the inflated bytes
 //	data      the chunks, raw deflate (RFC 1951)
 //
 // All integers are little-endian. A chunk holds consecutive definitions, in name order, up
-// to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures and
-// descriptions are chunked apart, so a compile that drops descriptions never inflates them.
+// to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures,
+// descriptions and fragments are chunked apart, so a compile that drops descriptions never
+// inflates them.
 // Inflating one chunk for many definitions is what makes the format fast and small: a
 // deflate stream per definition spent most of its time building Huffman tables, and could
 // not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
@@ -25,7 +26,9 @@
 // A structure is the definition's compact JSON. In a bundle whose manifest says Normalized
 // (Kubernetes 1.16 and later) that is the definition as resolver.Prebuild makes it,
 // structural and without descriptions, and its descriptions are a compact JSON object from
-// the JSON pointer of each schema node to its text. Other bundles store the swagger's
+// the JSON pointer of each schema node to its text. Its fragments, when it has them, are the
+// YAML a compile without descriptions writes for it, pre-rendered (resolver.PrebuildFragments
+// defines their encoding). Other bundles store the swagger's
 // definitions whole, descriptions inline. Writing the same input twice yields identical
 // bytes.
 package bundlefmt
@@ -205,9 +208,10 @@ func ValidName(name string) bool {
 
 // Write writes a bundle to w. definitions maps each definition name to its JSON (in a
 // Normalized bundle, optionally followed by a newline and its descriptions), which is
-// compacted before it is stored; m.Format and m.Definitions are filled in. The output depends
-// only on the arguments.
-func Write(w io.Writer, m Manifest, definitions map[string][]byte) error {
+// compacted before it is stored; fragments (Normalized bundles only; may be nil) maps a
+// definition name to its rendered fragments (see resolver.PrebuildFragments), stored as they
+// are. m.Format and m.Definitions are filled in. The output depends only on the arguments.
+func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte) error {
 	names := make([]string, 0, len(definitions))
 	for name := range definitions {
 		if !ValidName(name) {
@@ -227,8 +231,16 @@ func Write(w io.Writer, m Manifest, definitions map[string][]byte) error {
 	}
 	manifest = append(manifest, '\n')
 
-	var structures, descriptions chunker
-	defs := make([][6]uint32, len(names))
+	if len(fragments) > 0 && !m.Normalized {
+		return errors.New("bundlefmt: fragments in a bundle that is not Normalized")
+	}
+	for name := range fragments {
+		if _, ok := definitions[name]; !ok {
+			return fmt.Errorf("bundlefmt: fragments of %s, which is no definition", name)
+		}
+	}
+	var structures, descriptions, frags chunker
+	defs := make([][9]uint32, len(names))
 	var nameBlob bytes.Buffer
 	for i, name := range names {
 		nameBlob.WriteString(name)
@@ -256,16 +268,26 @@ func Write(w io.Writer, m Manifest, definitions map[string][]byte) error {
 			}
 			defs[i][3], defs[i][4], defs[i][5] = descriptions.add(buf.Bytes())
 		}
+		if f := fragments[name]; len(f) > 0 {
+			if len(f) > MaxDefinitionSize {
+				return fmt.Errorf("bundlefmt: fragments of definition %s: %d bytes, over the limit of %d", name, len(f), MaxDefinitionSize)
+			}
+			defs[i][6], defs[i][7], defs[i][8] = frags.add(f)
+		}
 	}
 	structures.flush()
 	descriptions.flush()
-	// Description chunks are numbered after the structure chunks.
+	frags.flush()
+	// Description chunks are numbered after the structure chunks, fragment chunks after them.
 	for i := range defs {
 		if defs[i][5] > 0 {
 			defs[i][3] += uint32(len(structures.chunks))
 		}
+		if defs[i][8] > 0 {
+			defs[i][6] += uint32(len(structures.chunks) + len(descriptions.chunks))
+		}
 	}
-	chunks := append(structures.chunks, descriptions.chunks...)
+	chunks := append(append(structures.chunks, descriptions.chunks...), frags.chunks...)
 	compressed := make([][]byte, len(chunks))
 	for i, c := range chunks {
 		var buf bytes.Buffer
@@ -354,7 +376,7 @@ type Reader struct {
 
 type span struct{ chunk, off, n uint32 }
 
-type defEntry struct{ structure, descriptions span }
+type defEntry struct{ structure, descriptions, fragments span }
 
 type chunk struct {
 	off, clen, ulen, crc uint32
@@ -435,14 +457,14 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 	if int(n) != len(r.names) {
 		return nil, fmt.Errorf("bundlefmt: %d definitions but %d names", n, len(r.names))
 	}
-	table, err := read(int64(n)*24, "definition table")
+	table, err := read(int64(n)*36, "definition table")
 	if err != nil {
 		return nil, err
 	}
 	r.defs = make([]defEntry, n)
 	for i := range r.defs {
-		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[24*i+4*j:]) }
-		r.defs[i] = defEntry{span{v(0), v(1), v(2)}, span{v(3), v(4), v(5)}}
+		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[36*i+4*j:]) }
+		r.defs[i] = defEntry{span{v(0), v(1), v(2)}, span{v(3), v(4), v(5)}, span{v(6), v(7), v(8)}}
 	}
 	if n, err = u32("chunk count"); err != nil {
 		return nil, err
@@ -467,8 +489,8 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 		}
 	}
 	for i, d := range r.defs {
-		for _, s := range []span{d.structure, d.descriptions} {
-			if s.n == 0 && s == d.descriptions {
+		for j, s := range []span{d.structure, d.descriptions, d.fragments} {
+			if s.n == 0 && j > 0 {
 				continue
 			}
 			if int(s.chunk) >= len(r.chunks) || uint64(s.off)+uint64(s.n) > uint64(r.chunks[s.chunk].ulen) {
@@ -496,6 +518,15 @@ func (r *Reader) AppendStructure(dst []byte, i int) ([]byte, error) {
 // none (and in bundles that are not Normalized).
 func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
 	s := r.defs[i].descriptions
+	if s.n == 0 {
+		return dst, nil
+	}
+	return r.appendSpan(dst, s)
+}
+
+// AppendFragments appends the fragments of definition i to dst; nothing when it has none.
+func (r *Reader) AppendFragments(dst []byte, i int) ([]byte, error) {
+	s := r.defs[i].fragments
 	if s.n == 0 {
 		return dst, nil
 	}

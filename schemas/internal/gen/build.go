@@ -110,6 +110,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		return nil, st, err
 	}
 	defs := make(map[string][]byte, len(objs))
+	var frags map[string][]byte
 	for name, obj := range objs {
 		if defs[name], err = encode(obj); err != nil {
 			return nil, st, fmt.Errorf("definition %s: %w", name, err)
@@ -130,6 +131,10 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 			}
 			defs[name] = structure
 		}
+		// And the YAML a compile without descriptions writes for each, pre-rendered.
+		if frags, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs); err != nil {
+			return nil, st, fmt.Errorf("fragments: %w", err)
+		}
 	}
 	st.Definitions = len(defs)
 	m.DefaultsAdded = st.Defaults
@@ -142,7 +147,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		m.Constraints = st.Go.Constraints
 	}
 	var out bytes.Buffer
-	if err := bundlefmt.Write(&out, m, defs); err != nil {
+	if err := bundlefmt.Write(&out, m, defs, frags); err != nil {
 		return nil, st, err
 	}
 	return out.Bytes(), st, nil

@@ -1,0 +1,647 @@
+package resolver
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"unsafe"
+)
+
+// Lazy definitions: a compile without descriptions for the minor of a
+// bundle that stores fragments (1.16 and later) never decodes the
+// definitions its $refs reach through other definitions.
+//
+// `make schemas` resolves every definition as a compile would
+// (PrebuildFragments) and stores, for each top-level value of it that is a
+// non-empty mapping (its properties, items, additionalProperties...), an
+// entry: the YAML the emitter writes for that value, the compact-JSON cost
+// the budget counts for it, and the warnings resolving the definition
+// raises. A $ref site copies its target's top-level keys, never their
+// values, so an entry of one definition that holds an entry of another
+// stores a reference to it: a fragment is text, references (each with the
+// indentation it is written at), text.
+//
+// A compile then decodes only the definitions the template's own $refs
+// name: their top-level values become *lazyEntry, opaque to every pass
+// that does not look inside them (the emitter writes the fragment, the
+// budget adds the cost). A pass that looks inside one (list-map keys,
+// allOf merging, v1beta1 defaults, a JSON patch, Document.Object) gets
+// the value resolved in full, once per Compiler (materialize), which is
+// exactly what the entry stands for. PrebuildFragments checks every
+// fragment against the emitter and every cost against the measurer when
+// the bundle is made.
+//
+// Encoding of a definition's entries (integers uvarint, strings a length
+// then the bytes): the number of entries; per entry (keys sorted) its key,
+// its cost (nodes, bytes, indent, depth) and its segments (a count, then
+// 't' and a text, or 'r', a definition name, a key and an indentation);
+// then the warnings, as JSON.
+
+// entrySource is implemented by sources (such as *schemas.Bundle) that
+// store entries.
+type entrySource interface {
+	AppendFragments(dst []byte, name string) ([]byte, error)
+}
+
+// lazyEntry stands for the resolved value of key of definition name.
+type lazyEntry struct {
+	store *lazyStore
+	name  string
+	key   string
+	cost  cost
+}
+
+// value returns the entry resolved in full (shared: never modify it).
+func (l *lazyEntry) value() (map[string]any, error) {
+	root, err := l.store.materialize(l.name)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := root[l.key].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: definition %s resolves to no mapping under %s", ErrInput, l.name, l.key)
+	}
+	return m, nil
+}
+
+// mustValue is value for callers that cannot fail: what it resolves was
+// resolved when the bundle was made, so only a corrupt bundle fails.
+func (l *lazyEntry) mustValue() map[string]any {
+	m, err := l.value()
+	if err != nil {
+		panic(fmt.Sprintf("resolver: entry %s.%s of the Kubernetes %s bundle: %v", l.name, l.key, l.store.c.version, err))
+	}
+	return m
+}
+
+// asSchema returns v as a schema mapping, resolving a lazy entry in full;
+// nil when v is neither.
+func asSchema(v any) map[string]any {
+	switch t := v.(type) {
+	case map[string]any:
+		return t
+	case *lazyEntry:
+		return t.mustValue()
+	}
+	return nil
+}
+
+// materializeAll returns v with every lazy entry resolved in full,
+// copying the maps and lists on the way to one (the others stay shared);
+// it reports whether there was any.
+func materializeAll(v any) (any, bool) {
+	switch t := v.(type) {
+	case *lazyEntry:
+		return t.mustValue(), true
+	case map[string]any:
+		var out map[string]any
+		for k, x := range t {
+			if nx, changed := materializeAll(x); changed {
+				if out == nil {
+					out = maps.Clone(t)
+				}
+				out[k] = nx
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, x := range t {
+			if nx, changed := materializeAll(x); changed {
+				if out == nil {
+					out = slices.Clone(t)
+				}
+				out[i] = nx
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// lazyDef is the stored entries of one definition.
+type lazyDef struct {
+	entries  map[string]lazyEntryData
+	warnings []bundleWarning // relative to the definition, as cachedTarget keeps them
+}
+
+type lazyEntryData struct {
+	cost cost
+	segs []fragSeg
+}
+
+// fragSeg is one segment of a fragment: text, or a reference to an entry
+// written at indent.
+type fragSeg struct {
+	text   []byte
+	ref    fragKey
+	indent int
+}
+
+type fragKey struct{ name, key string }
+
+// lazyStore is a Compiler's view of the entries of its bundle.
+type lazyStore struct {
+	c    *Compiler
+	src  entrySource
+	defs map[string]*lazyDef       // parsed on first use; nil: the definition has none
+	full map[string]map[string]any // definitions resolved in full, by name
+}
+
+func (s *lazyStore) def(name string) (*lazyDef, error) {
+	if d, ok := s.defs[name]; ok || s.src == nil {
+		return d, nil
+	}
+	data, err := s.src.AppendFragments(nil, name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseEntries(data)
+	if err != nil {
+		return nil, fmt.Errorf("entries of %s: %w", name, err)
+	}
+	s.defs[name] = d
+	return d, nil
+}
+
+// materialize resolves a definition in full, as a compile without entries
+// would, once per Compiler. Its diagnostics were replayed when the
+// definition was first used; they are not raised again.
+func (s *lazyStore) materialize(name string) (map[string]any, error) {
+	if m, ok := s.full[name]; ok {
+		return m, nil
+	}
+	r := s.c.bundleRun()
+	r.full = true
+	schema, err := r.follow(name, scope{version: s.c.version}, "#/definitions/"+name)
+	if err == nil && len(r.errs) > 0 {
+		err = errors.New("it does not resolve on its own")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("definition %s: %w", name, err)
+	}
+	s.full[name] = schema
+	return schema, nil
+}
+
+// bundleRun is a run outside any template, resolving bundle definitions.
+func (c *Compiler) bundleRun() *run {
+	return &run{c: c, template: "/<bundle>", diagnostics: newDiagnostics(), display: map[string]string{},
+		budget: newBudget(DefaultBudget), used: map[string]bool{}, local: map[string]*cachedTarget{}}
+}
+
+// lazyTarget makes the cached target of a bundle definition of the
+// target's minor from its entries; false when it has none.
+func (r *run) lazyTarget(t target) (*cachedTarget, bool, error) {
+	d, err := r.c.lazy.def(t.name)
+	if err != nil || d == nil {
+		return nil, false, err
+	}
+	def, pre, err := r.importDefinition(t.version, t.name)
+	if err != nil || !pre {
+		return nil, false, err
+	}
+	for k, e := range d.entries {
+		if _, ok := def[k].(map[string]any); !ok {
+			return nil, false, fmt.Errorf("%w: the entries of %s name %s, which is no mapping there", ErrInput, t.name, k)
+		}
+		def[k] = &lazyEntry{store: r.c.lazy, name: t.name, key: k, cost: e.cost}
+	}
+	r.c.normalized[mapID(def)] = struct{}{}
+	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(def)
+	return &cachedTarget{schema: def, bundle: d.warnings, cost: c}, true, nil
+}
+
+// entry writes the fragment of entry k as a block mapping at indent.
+func (e *emitter) entry(k fragKey, indent int) error {
+	d, err := e.cache.lazy.def(k.name)
+	if err != nil {
+		return err
+	}
+	var data lazyEntryData
+	ok := d != nil
+	if ok {
+		data, ok = d.entries[k.key]
+	}
+	if !ok {
+		return fmt.Errorf("%w: the Kubernetes bundle stores no entry %s of %s", ErrInput, k.key, k.name)
+	}
+	for _, s := range data.segs {
+		if s.text == nil {
+			if err := e.entry(s.ref, indent+s.indent); err != nil {
+				return err
+			}
+			continue
+		}
+		e.shifted(s.text, indent)
+	}
+	return nil
+}
+
+// shifted writes text, rendered at indent 0, at indent: every line but the
+// empty ones moves right by the same amount.
+func (e *emitter) shifted(text []byte, indent int) {
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		if i > 1 {
+			e.indent(indent)
+		}
+		e.buf.Write(text[:i])
+		text = text[i:]
+	}
+}
+
+// fragRecorder turns what an emitter writes into segments, cutting a
+// reference wherever it reaches an entry (PrebuildFragments).
+type fragRecorder struct {
+	entries map[unsafe.Pointer]fragKey
+	segs    []fragSeg
+	start   int // where the current text segment starts in the emitter's buffer
+}
+
+func (rec *fragRecorder) cut(e *emitter, k fragKey, indent int) {
+	if text := e.buf.Bytes()[rec.start:]; len(text) > 0 {
+		rec.segs = append(rec.segs, fragSeg{text: bytes.Clone(text)})
+	}
+	rec.segs = append(rec.segs, fragSeg{ref: k, indent: indent})
+	rec.start = e.buf.Len()
+}
+
+func (rec *fragRecorder) finish(e *emitter) []fragSeg {
+	if text := e.buf.Bytes()[rec.start:]; len(text) > 0 {
+		rec.segs = append(rec.segs, fragSeg{text: bytes.Clone(text)})
+	}
+	return rec.segs
+}
+
+// PrebuildFragments makes the entries of every definition of a Kubernetes
+// bundle of version (a canonical minor, 1.16 or later). defs holds each
+// definition as Prebuild makes it: its structure, and after a newline its
+// descriptions, if any. It returns the encoded entries by definition name.
+// A definition has none when it cannot be resolved on its own (a
+// recursive one), when a top-level value that is not a mapping holds a
+// $ref, or when its root is a list with a type (list-map keys are settled
+// at the root). Every fragment is checked to expand to what the emitter
+// writes for its value, and every cost to be what the budget measures.
+func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byte, error) {
+	src := &memBundle{version: version, defs: defs}
+	c, err := New(Options{KubeVersion: version, RemoveDescriptions: true, WorkDir: "/",
+		Bundles: func(v string) (Definitions, string, error) {
+			if v != "" && v != version {
+				return nil, "", fmt.Errorf("%w: the bundle of %s refers to Kubernetes %s", ErrInput, version, v)
+			}
+			return src, version, nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	names := src.Names()
+	resolved := map[string]map[string]any{}
+	for _, name := range names {
+		raw, _, _ := src.structure(name)
+		if !lazyShape(raw) {
+			continue
+		}
+		r := c.bundleRun()
+		schema, err := r.follow(name, scope{version: version}, "#/definitions/"+name)
+		if err == nil && len(r.errs) > 0 {
+			err = r.bundleErrs[firstKey(r.bundleErrs)].cause
+		}
+		if errors.Is(err, ErrCycle) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("definition %s: %w", name, err)
+		}
+		resolved[name] = schema
+	}
+	// The entries, by the identity of the mappings they are.
+	entries := map[unsafe.Pointer]fragKey{}
+	for _, name := range names {
+		for _, k := range entryKeys(resolved[name]) {
+			entries[mapID(resolved[name][k].(map[string]any))] = fragKey{name, k}
+		}
+	}
+	store := &lazyStore{c: c, defs: map[string]*lazyDef{}}
+	for _, name := range names {
+		schema := resolved[name]
+		if schema == nil {
+			continue
+		}
+		ct := c.defs[target{version: version, name: name}.key()]
+		if ct == nil {
+			return nil, fmt.Errorf("definition %s: resolved but not cached", name)
+		}
+		d := &lazyDef{entries: map[string]lazyEntryData{}, warnings: ct.bundle}
+		for _, k := range entryKeys(schema) {
+			m := schema[k].(map[string]any)
+			rec := &fragRecorder{entries: entries}
+			e := &emitter{cache: &renderCache{}, rec: rec}
+			if err := e.mapping(m, 0, false); err != nil {
+				return nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
+			}
+			d.entries[k] = lazyEntryData{cost: measurer{}.measure(m), segs: rec.finish(e)}
+		}
+		store.defs[name] = d
+	}
+	out := map[string][]byte{}
+	for _, name := range names {
+		d := store.defs[name]
+		if d == nil {
+			continue
+		}
+		for k := range d.entries {
+			plain := &emitter{cache: &renderCache{}}
+			if err := plain.mapping(resolved[name][k].(map[string]any), 0, false); err != nil {
+				return nil, err
+			}
+			expanded := &emitter{cache: &renderCache{lazy: store}}
+			if err := expanded.entry(fragKey{name, k}, 0); err != nil {
+				return nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
+			}
+			if !bytes.Equal(plain.buf.Bytes(), expanded.buf.Bytes()) {
+				return nil, fmt.Errorf("definition %s, %s: the fragment expands to other YAML than the schema's", name, k)
+			}
+		}
+		data, err := encodeEntries(d)
+		if err != nil {
+			return nil, fmt.Errorf("definition %s: %w", name, err)
+		}
+		// The round trip, as a compile reads it.
+		back, err := parseEntries(data)
+		if err != nil || len(back.entries) != len(d.entries) || len(back.warnings) != len(d.warnings) {
+			return nil, fmt.Errorf("definition %s: the entries do not decode as written: %v", name, err)
+		}
+		out[name] = data
+	}
+	return out, nil
+}
+
+func firstKey[V any](m map[string]V) string {
+	if keys := slices.Sorted(maps.Keys(m)); len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+// entryKeys returns the keys of the top-level values of schema that are
+// entries: non-empty mappings.
+func entryKeys(schema map[string]any) []string {
+	var keys []string
+	for _, k := range sortedKeys(schema) {
+		if m, ok := schema[k].(map[string]any); ok && visibleLen(m) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// lazyShape reports whether a stored structure can have entries: no $ref
+// outside its top-level mappings, and no list type at its root.
+func lazyShape(structure []byte) bool {
+	v, err := decodeJSON(structure)
+	if err != nil {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok || m["$ref"] != nil || m["x-kubernetes-list-type"] != nil || m["uniqueItems"] != nil {
+		return false
+	}
+	for _, x := range m {
+		if _, isMap := x.(map[string]any); !isMap && holdsRef(x) {
+			return false
+		}
+	}
+	return true
+}
+
+func holdsRef(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t["$ref"]; ok {
+			return true
+		}
+		for _, x := range t {
+			if holdsRef(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if holdsRef(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type storedWarning struct {
+	Key      string      `json:"k"`
+	Msg      string      `json:"m"`
+	CycleCut bool        `json:"c,omitempty"`
+	Links    [][2]string `json:"l"`
+}
+
+func encodeEntries(d *lazyDef) ([]byte, error) {
+	var b []byte
+	num := func(v int64) { b = binary.AppendUvarint(b, uint64(v)) }
+	str := func(s []byte) { num(int64(len(s))); b = append(b, s...) }
+	keys := make([]string, 0, len(d.entries))
+	for k := range d.entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	num(int64(len(keys)))
+	for _, k := range keys {
+		e := d.entries[k]
+		str([]byte(k))
+		num(e.cost.nodes)
+		num(e.cost.bytes)
+		num(e.cost.indent)
+		num(e.cost.depth)
+		num(int64(len(e.segs)))
+		for _, s := range e.segs {
+			if s.text != nil {
+				b = append(b, 't')
+				str(s.text)
+				continue
+			}
+			b = append(b, 'r')
+			str([]byte(s.ref.name))
+			str([]byte(s.ref.key))
+			num(int64(s.indent))
+		}
+	}
+	ws := make([]storedWarning, len(d.warnings))
+	for i, w := range d.warnings {
+		if !w.relative {
+			return nil, fmt.Errorf("a warning not relative to the definition: %s", w.msg)
+		}
+		ws[i] = storedWarning{Key: w.key, Msg: w.msg, CycleCut: w.cycleCut}
+		for _, l := range w.links {
+			ws[i].Links = append(ws[i].Links, [2]string{l.label, l.at})
+		}
+	}
+	j, err := json.Marshal(ws)
+	if err != nil {
+		return nil, err
+	}
+	str(j)
+	return b, nil
+}
+
+// parseEntries decodes what encodeEntries wrote; the texts share data's
+// memory. No data: no entries.
+func parseEntries(data []byte) (*lazyDef, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	bad := errors.New("malformed entries")
+	num := func() (int64, error) {
+		v, n := binary.Uvarint(data)
+		if n <= 0 || v > costCap {
+			return 0, bad
+		}
+		data = data[n:]
+		return int64(v), nil
+	}
+	str := func() ([]byte, error) {
+		n, err := num()
+		if err != nil || n > int64(len(data)) {
+			return nil, bad
+		}
+		s := data[:n:n]
+		data = data[n:]
+		return s, nil
+	}
+	count, err := num()
+	if err != nil || count > int64(len(data)) {
+		return nil, bad
+	}
+	d := &lazyDef{entries: make(map[string]lazyEntryData, count)}
+	for range count {
+		k, err := str()
+		if err != nil {
+			return nil, err
+		}
+		var e lazyEntryData
+		for _, p := range []*int64{&e.cost.nodes, &e.cost.bytes, &e.cost.indent, &e.cost.depth} {
+			if *p, err = num(); err != nil {
+				return nil, err
+			}
+		}
+		n, err := num()
+		if err != nil || n > int64(len(data)) {
+			return nil, bad
+		}
+		e.segs = make([]fragSeg, 0, n)
+		for range n {
+			if len(data) == 0 {
+				return nil, bad
+			}
+			tag := data[0]
+			data = data[1:]
+			switch tag {
+			case 't':
+				text, err := str()
+				if err != nil || len(text) == 0 {
+					return nil, bad
+				}
+				e.segs = append(e.segs, fragSeg{text: text})
+			case 'r':
+				name, err := str()
+				if err != nil {
+					return nil, err
+				}
+				key, err := str()
+				if err != nil {
+					return nil, err
+				}
+				indent, err := num()
+				if err != nil || indent > 2*maxDepth {
+					return nil, bad
+				}
+				e.segs = append(e.segs, fragSeg{ref: fragKey{string(name), string(key)}, indent: int(indent)})
+			default:
+				return nil, bad
+			}
+		}
+		d.entries[string(k)] = e
+	}
+	j, err := str()
+	if err != nil {
+		return nil, err
+	}
+	var ws []storedWarning
+	if err := json.Unmarshal(j, &ws); err != nil {
+		return nil, err
+	}
+	for _, w := range ws {
+		bw := bundleWarning{key: w.Key, msg: w.Msg, cycleCut: w.CycleCut, relative: true}
+		for _, l := range w.Links {
+			bw.links = append(bw.links, link{label: l[0], at: l[1]})
+		}
+		d.warnings = append(d.warnings, bw)
+	}
+	if len(data) > 0 {
+		return nil, bad
+	}
+	return d, nil
+}
+
+// memBundle is a bundle being generated, for PrebuildFragments: each
+// definition as Prebuild made it.
+type memBundle struct {
+	version string
+	defs    map[string][]byte
+}
+
+func (b *memBundle) structure(name string) ([]byte, []byte, bool) {
+	data, ok := b.defs[name]
+	if !ok {
+		return nil, nil, false
+	}
+	s, d, _ := bytes.Cut(data, []byte("\n"))
+	return s, d, true
+}
+
+func (b *memBundle) Definition(name string) ([]byte, error) {
+	s, _, ok := b.structure(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: no definition %q in the Kubernetes %s bundle", ErrUnresolved, name, b.version)
+	}
+	return slices.Clone(s), nil
+}
+
+func (b *memBundle) Has(name string) bool { _, ok := b.defs[name]; return ok }
+
+func (b *memBundle) Names() []string {
+	names := make([]string, 0, len(b.defs))
+	for n := range b.defs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (b *memBundle) Normalized() bool { return true }
+
+func (b *memBundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
+	_, d, ok := b.structure(name)
+	if !ok {
+		return dst, fmt.Errorf("%w: no definition %q in the Kubernetes %s bundle", ErrUnresolved, name, b.version)
+	}
+	return append(dst, d...), nil
+}
