@@ -84,10 +84,7 @@ type Compiler struct {
 	bundles map[string]Definitions
 	files   map[string][]*document
 	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	// lazy: the bundle's entries, used without descriptions (lazy.go);
-	// fullDefs: the targets resolved in full behind its entries.
-	lazy     *lazyStore
-	fullDefs map[string]*cachedTarget
+	lazy    *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
@@ -156,7 +153,6 @@ func New(opts Options) (*Compiler, error) {
 	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
 		if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
 			c.lazy = &lazyStore{c: c, src: es, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}}
-			c.fullDefs = map[string]*cachedTarget{}
 			c.render.lazy = c.lazy
 		}
 	}

@@ -103,6 +103,16 @@
 // A $ref pinning another minor than the target's gets the whole
 // structural pass instead (formats and list types depend on the minor).
 //
+// Without descriptions (RemoveDescriptions), a compile for the minor of
+// the bundle goes further: the bundle stores, for every definition that
+// resolves on its own, the YAML the emitter writes for each of its
+// top-level mappings and what they cost (PrebuildFragments), so only the
+// definitions the template's own $refs name are decoded; what they hold is
+// written and measured from the store. A pass that has to look inside
+// (list-map keys, allOf merging, root metadata, v1beta1 defaults, a JSON
+// patch, Document.Object) gets it resolved in full, once per Compiler, and
+// the output is the same bytes, warnings and sizes (TestLazyIsEager).
+//
 // A definition's description documents the field that refers to it: a
 // property that is a $ref and has no description of its own gets the
 // target's. A map value (additionalProperties) or list item (items)
@@ -199,6 +209,7 @@
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
 //	import.go       a bundle definition decoded (stored structural from 1.16, prebuild.go), or imported
+//	lazy.go         without descriptions: bundle definitions decoded only as deep as the template looks
 //	files.go        file targets, read through the one reader (internal/fileio)
 //	structural.go   normalise: the structural pass over what the template wrote, settle for bundle definitions
 //	v1beta1.go      the v1beta1 rules on defaults; patch.go: the JSON patch

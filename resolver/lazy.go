@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -44,7 +45,9 @@ import (
 // entrySource is implemented by sources (such as *schemas.Bundle) that
 // store entries.
 type entrySource interface {
-	AppendFragments(dst []byte, name string) ([]byte, error)
+	// Fragments returns the encoded entries of a definition, nil when it
+	// has none; shared bytes, never changed.
+	Fragments(name string) ([]byte, error)
 }
 
 // lazyEntry stands for the resolved value of key of definition name.
@@ -152,15 +155,22 @@ type fragKey struct{ name, key string }
 type lazyStore struct {
 	c    *Compiler
 	src  entrySource
-	defs map[string]*lazyDef       // parsed on first use; nil: the definition has none
-	full map[string]map[string]any // definitions resolved in full, by name
+	defs map[string]*lazyDef // parsed on first use; nil: the definition has none
+
+	// What materialize resolved, by a Compiler of its own (made on first
+	// need, with the same options, every definition in full): the results
+	// of a Compile stay safe to read, Document.Object included, from many
+	// goroutines at once, however far it has to look.
+	mu    sync.Mutex
+	fullC *Compiler
+	full  map[string]map[string]any
 }
 
 func (s *lazyStore) def(name string) (*lazyDef, error) {
 	if d, ok := s.defs[name]; ok || s.src == nil {
 		return d, nil
 	}
-	data, err := s.src.AppendFragments(nil, name)
+	data, err := s.src.Fragments(name)
 	if err != nil {
 		return nil, err
 	}
@@ -176,12 +186,21 @@ func (s *lazyStore) def(name string) (*lazyDef, error) {
 // would, once per Compiler. Its diagnostics were replayed when the
 // definition was first used; they are not raised again.
 func (s *lazyStore) materialize(name string) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if m, ok := s.full[name]; ok {
 		return m, nil
 	}
-	r := s.c.bundleRun()
-	r.full = true
-	schema, err := r.follow(name, scope{version: s.c.version}, "#/definitions/"+name)
+	if s.fullC == nil {
+		fc, err := New(s.c.opts)
+		if err != nil {
+			return nil, err
+		}
+		fc.eager, fc.lazy, fc.render.lazy = true, nil, nil
+		s.fullC = fc
+	}
+	r := s.fullC.bundleRun()
+	schema, err := r.follow(name, scope{version: s.fullC.version}, "#/definitions/"+name)
 	if err == nil && len(r.errs) > 0 {
 		err = errors.New("it does not resolve on its own")
 	}
@@ -294,7 +313,10 @@ func (rec *fragRecorder) finish(e *emitter) []fragSeg {
 // $ref, or when its root is a list with a type (list-map keys are settled
 // at the root). Every fragment is checked to expand to what the emitter
 // writes for its value, and every cost to be what the budget measures.
-func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byte, error) {
+// order lists the definitions with entries so that each comes right after
+// the first that refers to it (depth first from each in name order): laid
+// out so, what one compile reads lies together.
+func PrebuildFragments(version string, defs map[string][]byte) (encoded map[string][]byte, order []string, err error) {
 	src := &memBundle{version: version, defs: defs}
 	c, err := New(Options{KubeVersion: version, RemoveDescriptions: true, WorkDir: "/",
 		Bundles: func(v string) (Definitions, string, error) {
@@ -304,7 +326,7 @@ func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byt
 			return src, version, nil
 		}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := src.Names()
 	resolved := map[string]map[string]any{}
@@ -322,7 +344,7 @@ func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byt
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("definition %s: %w", name, err)
+			return nil, nil, fmt.Errorf("definition %s: %w", name, err)
 		}
 		resolved[name] = schema
 	}
@@ -341,7 +363,7 @@ func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byt
 		}
 		ct := c.defs[target{version: version, name: name}.key()]
 		if ct == nil {
-			return nil, fmt.Errorf("definition %s: resolved but not cached", name)
+			return nil, nil, fmt.Errorf("definition %s: resolved but not cached", name)
 		}
 		d := &lazyDef{entries: map[string]lazyEntryData{}, warnings: ct.bundle}
 		for _, k := range entryKeys(schema) {
@@ -349,13 +371,33 @@ func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byt
 			rec := &fragRecorder{entries: entries}
 			e := &emitter{cache: &renderCache{}, rec: rec}
 			if err := e.mapping(m, 0, false); err != nil {
-				return nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
+				return nil, nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
 			}
 			d.entries[k] = lazyEntryData{cost: measurer{}.measure(m), segs: rec.finish(e)}
 		}
 		store.defs[name] = d
 	}
 	out := map[string][]byte{}
+	seen := map[string]bool{}
+	var visit func(name string)
+	visit = func(name string) {
+		d := store.defs[name]
+		if d == nil || seen[name] {
+			return
+		}
+		seen[name] = true
+		order = append(order, name)
+		for _, k := range slices.Sorted(maps.Keys(d.entries)) {
+			for _, seg := range d.entries[k].segs {
+				if seg.text == nil {
+					visit(seg.ref.name)
+				}
+			}
+		}
+	}
+	for _, name := range names {
+		visit(name)
+	}
 	for _, name := range names {
 		d := store.defs[name]
 		if d == nil {
@@ -364,28 +406,28 @@ func PrebuildFragments(version string, defs map[string][]byte) (map[string][]byt
 		for k := range d.entries {
 			plain := &emitter{cache: &renderCache{}}
 			if err := plain.mapping(resolved[name][k].(map[string]any), 0, false); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			expanded := &emitter{cache: &renderCache{lazy: store}}
 			if err := expanded.entry(fragKey{name, k}, 0); err != nil {
-				return nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
+				return nil, nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
 			}
 			if !bytes.Equal(plain.buf.Bytes(), expanded.buf.Bytes()) {
-				return nil, fmt.Errorf("definition %s, %s: the fragment expands to other YAML than the schema's", name, k)
+				return nil, nil, fmt.Errorf("definition %s, %s: the fragment expands to other YAML than the schema's", name, k)
 			}
 		}
 		data, err := encodeEntries(d)
 		if err != nil {
-			return nil, fmt.Errorf("definition %s: %w", name, err)
+			return nil, nil, fmt.Errorf("definition %s: %w", name, err)
 		}
 		// The round trip, as a compile reads it.
 		back, err := parseEntries(data)
 		if err != nil || len(back.entries) != len(d.entries) || len(back.warnings) != len(d.warnings) {
-			return nil, fmt.Errorf("definition %s: the entries do not decode as written: %v", name, err)
+			return nil, nil, fmt.Errorf("definition %s: the entries do not decode as written: %v", name, err)
 		}
 		out[name] = data
 	}
-	return out, nil
+	return out, order, nil
 }
 
 func firstKey[V any](m map[string]V) string {

@@ -1,11 +1,15 @@
 package resolver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -197,4 +201,84 @@ func TestLazyIsEager(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLazyObjectsConcurrently: Document.Object resolves lazy entries in
+// full, and stays safe to call from many goroutines at once (validation
+// reads the objects of a build in parallel). Run with -race.
+func TestLazyObjectsConcurrently(t *testing.T) {
+	files, _ := filepath.Glob("../templates/dask*.yaml")
+	if len(files) == 0 {
+		t.Skip("no templates")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Options{WorkDir: wd, RemoveDescriptions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []Document
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Compile(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, res.Documents...)
+	}
+	objs := make([][]map[string]any, 4)
+	var wg sync.WaitGroup
+	for g := range objs {
+		wg.Go(func() {
+			for _, d := range docs {
+				objs[g] = append(objs[g], d.Object())
+			}
+		})
+	}
+	wg.Wait()
+	for g := 1; g < len(objs); g++ {
+		if !reflect.DeepEqual(objs[g], objs[0]) {
+			t.Fatalf("goroutine %d got other objects", g)
+		}
+	}
+	if d := refsLeftIn(objs[0]); d != "" {
+		t.Fatal(d)
+	}
+}
+
+// refsLeftIn reports a value that is no plain JSON (a lazy entry left
+// unresolved) in objs, or "".
+func refsLeftIn(objs []map[string]any) string {
+	var walk func(v any) string
+	walk = func(v any) string {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, x := range t {
+				if s := walk(x); s != "" {
+					return s
+				}
+			}
+		case []any:
+			for _, x := range t {
+				if s := walk(x); s != "" {
+					return s
+				}
+			}
+		case string, bool, nil, json.Number:
+		default:
+			return fmt.Sprintf("a %T in an object", v)
+		}
+		return ""
+	}
+	for _, o := range objs {
+		if s := walk(o); s != "" {
+			return s
+		}
+	}
+	return ""
 }

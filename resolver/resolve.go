@@ -229,11 +229,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	outer := len(r.stack) == 0
-	defs := r.c.defs
-	if r.full {
-		defs = r.c.fullDefs
-	}
-	cached, ok := defs[key]
+	cached, ok := r.c.defs[key]
 	if !ok {
 		cached, ok = r.local[key]
 	}
@@ -304,7 +300,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	// A definition the bundle stores entries for, decoded no deeper than
 	// its top level (lazy.go); what resolving it raises is replayed.
-	if t.file == "" && t.version == r.c.version && r.c.lazy != nil && !r.full && !r.c.renormalize && !r.c.eager {
+	if t.file == "" && t.version == r.c.version && r.c.lazy != nil && !r.c.renormalize && !r.c.eager {
 		ct, ok, err := r.lazyTarget(t)
 		if err != nil {
 			return nil, err
@@ -385,7 +381,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}
-			defs[key] = ct
+			r.c.defs[key] = ct
 		} else {
 			r.local[key] = ct
 		}

@@ -39,7 +39,6 @@ type run struct {
 	diagnostics
 
 	prebuild bool // Prebuild's run: leave list-map keys and set items to settle
-	full     bool // resolving a definition in full behind its entries (lazy.go)
 }
 
 // errStopped is returned once the compile is stopped; the reason has been

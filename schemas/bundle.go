@@ -188,16 +188,18 @@ func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
 	return data, nil
 }
 
-// AppendFragments appends the pre-rendered YAML of one definition of a Normalized bundle
-// (see resolver.PrebuildFragments) to dst; nothing when it has none.
-func (b *Bundle) AppendFragments(dst []byte, name string) ([]byte, error) {
+// Fragments returns the entries of one definition of a Normalized bundle, the YAML a compile
+// without descriptions writes for it pre-rendered (see resolver.PrebuildFragments), or nil
+// when it has none. The bytes are shared for the life of the process: read them, never
+// change them.
+func (b *Bundle) Fragments(name string) ([]byte, error) {
 	i, ok := b.find(name)
 	if !ok {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
+		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
 	}
-	data, err := b.rd.AppendFragments(dst, i)
+	data, err := b.rd.Fragments(i)
 	if err != nil {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: fragments of %s: %w", b.version, name, err)
+		return nil, fmt.Errorf("schemas: Kubernetes %s: fragments of %s: %w", b.version, name, err)
 	}
 	return data, nil
 }

@@ -19,8 +19,13 @@
 // makes every schema node structural for the minor, leaving only what depends on other
 // definitions to the compile (resolving $refs, the defaults of list-map keys). Its
 // descriptions are kept apart, in chunks of their own, keyed by JSON pointer: a compile that
-// removes descriptions never inflates them. Bundles before 1.16 store the swagger's
-// definitions whole; compiles for those minors normalise as they go.
+// removes descriptions never inflates them. They also store, for every definition that
+// resolves on its own, its entries (Bundle.Fragments): the YAML a compile without
+// descriptions writes for each of its top-level mappings, with references to other
+// definitions' entries, what each costs in compact JSON, and the warnings resolving it
+// raises, so such a compile decodes only the definitions a template names (see package
+// resolver). Bundles before 1.16 store the swagger's definitions whole; compiles for those
+// minors normalise as they go.
 //
 // Definitions are the `definitions` of api/openapi-spec/swagger.json (normalised as above
 // from 1.16), with defaults and what the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or

@@ -234,7 +234,7 @@ func fixtureBundle(t testing.TB, defs map[string]string, objects map[string]Obje
 		Normalized:        normalized,
 	}
 	var buf bytes.Buffer
-	if err := bundlefmt.Write(&buf, m, raw, nil); err != nil {
+	if err := bundlefmt.Write(&buf, m, raw, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -210,8 +210,9 @@ func ValidName(name string) bool {
 // Normalized bundle, optionally followed by a newline and its descriptions), which is
 // compacted before it is stored; fragments (Normalized bundles only; may be nil) maps a
 // definition name to its rendered fragments (see resolver.PrebuildFragments), stored as they
-// are. m.Format and m.Definitions are filled in. The output depends only on the arguments.
-func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte) error {
+// are, laid out in fragmentOrder (the rest by name). m.Format and m.Definitions are filled
+// in. The output depends only on the arguments.
+func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte, fragmentOrder []string) error {
 	names := make([]string, 0, len(definitions))
 	for name := range definitions {
 		if !ValidName(name) {
@@ -268,12 +269,25 @@ func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte) er
 			}
 			defs[i][3], defs[i][4], defs[i][5] = descriptions.add(buf.Bytes())
 		}
-		if f := fragments[name]; len(f) > 0 {
-			if len(f) > MaxDefinitionSize {
-				return fmt.Errorf("bundlefmt: fragments of definition %s: %d bytes, over the limit of %d", name, len(f), MaxDefinitionSize)
-			}
-			defs[i][6], defs[i][7], defs[i][8] = frags.add(f)
+	}
+	// Fragments in the order given (what a compile reads together lies together), then the
+	// rest by name.
+	index := make(map[string]int, len(names))
+	for i, name := range names {
+		index[name] = i
+	}
+	done := map[string]bool{}
+	for _, name := range append(slices.Clone(fragmentOrder), names...) {
+		f := fragments[name]
+		if done[name] || len(f) == 0 {
+			continue
 		}
+		done[name] = true
+		if len(f) > MaxDefinitionSize {
+			return fmt.Errorf("bundlefmt: fragments of definition %s: %d bytes, over the limit of %d", name, len(f), MaxDefinitionSize)
+		}
+		i := index[name]
+		defs[i][6], defs[i][7], defs[i][8] = frags.add(f)
 	}
 	structures.flush()
 	descriptions.flush()
@@ -524,13 +538,19 @@ func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
 	return r.appendSpan(dst, s)
 }
 
-// AppendFragments appends the fragments of definition i to dst; nothing when it has none.
-func (r *Reader) AppendFragments(dst []byte, i int) ([]byte, error) {
+// Fragments returns the fragments of definition i, nil when it has none. The bytes are the
+// inflated chunk's own, shared by every caller for the life of the Reader: read them, never
+// change them.
+func (r *Reader) Fragments(i int) ([]byte, error) {
 	s := r.defs[i].fragments
 	if s.n == 0 {
-		return dst, nil
+		return nil, nil
 	}
-	return r.appendSpan(dst, s)
+	data, err := r.chunk(int(s.chunk))
+	if err != nil {
+		return nil, err
+	}
+	return data[s.off : s.off+s.n : s.off+s.n], nil
 }
 
 func (r *Reader) appendSpan(dst []byte, s span) ([]byte, error) {

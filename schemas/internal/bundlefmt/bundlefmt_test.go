@@ -13,7 +13,7 @@ func write(t testing.TB, defs map[string][]byte, normalized bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	m := Manifest{KubernetesVersion: "v1.99.0", Module: "k8s.io/kubernetes@v1.99.0", Normalized: normalized}
-	if err := Write(&buf, m, defs, nil); err != nil {
+	if err := Write(&buf, m, defs, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -128,7 +128,7 @@ func FuzzOpen(f *testing.F) {
 		for i := range r.Names() {
 			_, _ = r.AppendStructure(nil, i)
 			_, _ = r.AppendDescriptions(nil, i)
-			_, _ = r.AppendFragments(nil, i)
+			_, _ = r.Fragments(i)
 		}
 	})
 }

@@ -111,6 +111,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	}
 	defs := make(map[string][]byte, len(objs))
 	var frags map[string][]byte
+	var fragOrder []string
 	for name, obj := range objs {
 		if defs[name], err = encode(obj); err != nil {
 			return nil, st, fmt.Errorf("definition %s: %w", name, err)
@@ -132,7 +133,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 			defs[name] = structure
 		}
 		// And the YAML a compile without descriptions writes for each, pre-rendered.
-		if frags, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs); err != nil {
+		if frags, fragOrder, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs); err != nil {
 			return nil, st, fmt.Errorf("fragments: %w", err)
 		}
 	}
@@ -147,7 +148,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		m.Constraints = st.Go.Constraints
 	}
 	var out bytes.Buffer
-	if err := bundlefmt.Write(&out, m, defs, frags); err != nil {
+	if err := bundlefmt.Write(&out, m, defs, frags, fragOrder); err != nil {
 		return nil, st, err
 	}
 	return out.Bytes(), st, nil
