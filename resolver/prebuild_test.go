@@ -90,26 +90,8 @@ func TestPrebuiltIsStructural(t *testing.T) {
 					t.Fatal(err)
 				}
 				c.renormalize = renormalize
-				var src strings.Builder
-				src.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\n" +
-					"spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions:\n" +
-					"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n")
-				for i, name := range b.Names() {
-					fmt.Fprintf(&src, "          p%d: {$ref: %q}\n", i, name)
-				}
-				res, err := c.Compile("thing.yaml", []byte(src.String()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := res.YAML()
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ws []string
-				for _, w := range res.Warnings {
-					ws = append(ws, w.String())
-				}
-				return string(out), strings.Join(ws, "\n")
+				out, warnings, _ := compileText(t, c, everyDefinition(b.Names(), ""))
+				return out, warnings
 			}
 			fast, fastWarnings := compile(false)
 			full, fullWarnings := compile(true)
@@ -137,16 +119,10 @@ func TestLazyIsEager(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var src strings.Builder
-		src.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\n" +
-			"spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions:\n" +
-			"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n" +
-			"          ports: {type: array, items: {$ref: io.k8s.api.core.v1.ContainerPort}, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [containerPort, protocol]}\n" +
-			"          merged: {allOf: [{$ref: io.k8s.api.core.v1.PodSpec}, {properties: {extra: {type: string}}}]}\n" +
-			"          own: {$ref: io.k8s.api.core.v1.ServiceSpec, properties: {extra: {type: integer}}}\n")
-		for i, name := range b.Names() {
-			fmt.Fprintf(&src, "          p%d: {$ref: %q}\n", i, name)
-		}
+		template := everyDefinition(b.Names(),
+			"          ports: {type: array, items: {$ref: io.k8s.api.core.v1.ContainerPort}, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [containerPort, protocol]}\n"+
+				"          merged: {allOf: [{$ref: io.k8s.api.core.v1.PodSpec}, {properties: {extra: {type: string}}}]}\n"+
+				"          own: {$ref: io.k8s.api.core.v1.ServiceSpec, properties: {extra: {type: integer}}}\n")
 		compile := func(eager bool, template string, patch *Patch) (string, string, []int64, []map[string]any) {
 			c, err := New(Options{KubeVersion: v, WorkDir: t.TempDir(), RemoveDescriptions: true, Recursion: RecursionPreserve, Budget: 1 << 30, Patch: patch})
 			if err != nil {
@@ -156,27 +132,16 @@ func TestLazyIsEager(t *testing.T) {
 				t.Fatalf("Kubernetes %s: no lazy entries", v)
 			}
 			c.eager = eager
-			res, err := c.Compile("thing.yaml", []byte(template))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := res.YAML()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ws []string
-			for _, w := range res.Warnings {
-				ws = append(ws, w.String())
-			}
+			out, warnings, res := compileText(t, c, template)
 			var sizes []int64
 			var objs []map[string]any
 			for _, d := range res.Documents {
 				sizes = append(sizes, d.JSONSize())
 				objs = append(objs, d.Object())
 			}
-			return string(out), strings.Join(ws, "\n"), sizes, objs
+			return out, warnings, sizes, objs
 		}
-		v1 := src.String()
+		v1 := template
 		v1beta1 := strings.Replace(strings.Replace(v1, "apiextensions.k8s.io/v1\n", "apiextensions.k8s.io/v1beta1\n", 1),
 			"    schema:\n      openAPIV3Schema:", "    schema:\n      openAPIV3Schema:", 1)
 		patch, err := ParsePatch("patch.json", []byte(`[{"op":"add","path":"/metadata/labels","value":{"patched":"yes"}}]`))
@@ -281,4 +246,38 @@ func refsLeftIn(objs []map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// everyDefinition is a template holding, beside the properties in extra
+// (lines of YAML at the indentation of properties), each of names as a
+// property of its own.
+func everyDefinition(names []string, extra string) string {
+	var src strings.Builder
+	src.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\n" +
+		"spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions:\n" +
+		"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n")
+	src.WriteString(extra)
+	for i, name := range names {
+		fmt.Fprintf(&src, "          p%d: {$ref: %q}\n", i, name)
+	}
+	return src.String()
+}
+
+// compileText compiles template with c and returns the YAML and the
+// warnings, one a line.
+func compileText(t *testing.T, c *Compiler, template string) (string, string, *Result) {
+	t.Helper()
+	res, err := c.Compile("thing.yaml", []byte(template))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := res.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []string
+	for _, w := range res.Warnings {
+		ws = append(ws, w.String())
+	}
+	return string(out), strings.Join(ws, "\n"), res
 }
