@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -49,22 +50,32 @@ func (o *Output) Objects() []map[string]any {
 // Compile compiles every template (only those for which keep returns
 // true, when keep is not nil). Every failure is reported: the error joins
 // one resolver.ErrorList (or other error) per failed template.
+//
+// The templates are compiled on every core: template i by worker i mod
+// GOMAXPROCS, each worker with Compilers of its own (a Compiler is not safe
+// for concurrent use). What comes out does not depend on which Compiler
+// compiled it, and the outputs and errors keep the templates' order.
 func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
-	compilers := map[string]*resolver.Compiler{}
-	var outs []*Output
-	var errs []error
+	var todo []*Template
 	for _, t := range p.Templates {
-		if keep != nil && !keep(t) {
-			continue
+		if keep == nil || keep(t) {
+			todo = append(todo, t)
 		}
-		out, err := p.compile(compilers, t)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		outs = append(outs, out)
 	}
-	return outs, errors.Join(errs...)
+	outs := make([]*Output, len(todo))
+	errs := make([]error, len(todo))
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			compilers := map[string]*resolver.Compiler{}
+			for i := w; i < len(todo); i += workers {
+				outs[i], errs[i] = p.compile(compilers, todo[i])
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(outs, func(o *Output) bool { return o == nil }), errors.Join(errs...)
 }
 
 func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {

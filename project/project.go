@@ -14,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -139,6 +140,7 @@ func (p *Project) abs(name string) string {
 func (p *Project) discover() error {
 	outputs := map[string]string{} // output path -> template name
 	sources := map[string]bool{}
+	kinds := p.classifyAll()
 	for i, set := range p.Config.Sets {
 		policy := p.Config.Policy.over(set.Policy).over(p.opts.Policy)
 		excluded := map[string]bool{}
@@ -169,7 +171,7 @@ func (p *Project) discover() error {
 			if excluded[f] || IsPatchFile(f) || filepath.Base(f) == ConfigFileName {
 				continue
 			}
-			kind, err := p.classify(f)
+			kind, err := kinds(f)
 			if err != nil {
 				return err
 			}
@@ -302,6 +304,44 @@ func (p *Project) classify(file string) (int, error) {
 		if head.Kind == "CustomResourceDefinition" {
 			return templateFile, nil
 		}
+	}
+}
+
+// classifyAll classifies, on every core, each file discover will ask
+// about (the sets' template globs, less their exclusions, patches and the
+// configuration; a file in two sets is read once), and returns the lookup.
+// A glob that fails is left to discover, which reports it where it is.
+func (p *Project) classifyAll() func(string) (int, error) {
+	var files []string
+	for _, set := range p.Config.Sets {
+		excluded := map[string]bool{}
+		for _, g := range set.Exclude {
+			m, _ := p.glob(g)
+			for _, f := range m {
+				excluded[f] = true
+			}
+		}
+		for _, g := range set.Templates {
+			m, _ := p.glob(g)
+			for _, f := range m {
+				if !excluded[f] && !IsPatchFile(f) && filepath.Base(f) != ConfigFileName {
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	kinds := make([]int, len(files))
+	errs := make([]error, len(files))
+	parallel.Each(len(files), func(i int) {
+		kinds[i], errs[i] = p.classify(files[i])
+	})
+	return func(f string) (int, error) {
+		if i, ok := slices.BinarySearch(files, f); ok {
+			return kinds[i], errs[i]
+		}
+		return p.classify(f)
 	}
 }
 

@@ -99,7 +99,14 @@ func (r *Reader) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(f, shown, r.limit)
+	// The size the opened file states sizes the buffer (reading grows it
+	// by doubling otherwise, clearing each copy); the limit is enforced on
+	// what is read, whatever the file says.
+	hint := int64(0)
+	if fi, err := f.Stat(); err == nil {
+		hint = fi.Size()
+	}
+	return readLimitedHint(f, shown, r.limit, hint)
 }
 
 // ReadHead reads at most n bytes from the start of the file name, for
@@ -319,7 +326,29 @@ func isEscape(err error) bool {
 }
 
 func readLimited(rd io.Reader, shown string, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	return readLimitedHint(rd, shown, limit, 0)
+}
+
+// readLimitedHint is readLimited with a buffer sized for hint bytes (a
+// file's stated size; at most the limit), grown as reading needs.
+func readLimitedHint(rd io.Reader, shown string, limit, hint int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(hint, 0), limit)+1)
+	var err error
+	lr := io.LimitReader(rd, limit+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		var n int
+		n, err = lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			break
+		}
+	}
 	if err != nil {
 		return nil, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
 	}
