@@ -169,8 +169,10 @@ type Document struct {
 	// obj shares subtrees with the Compiler's cache and carries private
 	// bookkeeping keys; Object returns a clean copy.
 	obj map[string]any
-	// jsonSize is what the compile measured for its budget.
-	jsonSize int64
+	// jsonSize is what the compile measured for its budget; yamlSize
+	// about what its YAML takes (the JSON's bytes and two spaces per level
+	// of every value), to size the output buffer.
+	jsonSize, yamlSize int64
 }
 
 // JSONSize is the length in bytes of the CRD's compact JSON: exactly what
@@ -244,11 +246,11 @@ func (r *Result) YAML() ([]byte, error) { return r.AppendYAML(nil) }
 // slice (a caller prefixing a header writes it once, in one buffer).
 func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	// Room for the whole text up front: growing by doubling copies (and
-	// faults in) every intermediate buffer. Block YAML is about 1.5 times
-	// the compact JSON of a schema (indentation, no quotes or commas).
+	// faults in) every intermediate buffer. Block YAML of a schema is
+	// three to four times its compact JSON, most of it indentation.
 	size := int64(len(dst)) + 4096
 	for _, d := range r.Documents {
-		size += d.jsonSize * 2
+		size += d.yamlSize
 	}
 	return appendDocuments(slices.Grow(dst, int(min(size, 64<<20))-len(dst)), r.objects(), r.render)
 }
@@ -294,7 +296,7 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
 		}
 	}
 	warnings, errs := r.finish(display)

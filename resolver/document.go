@@ -18,23 +18,24 @@ const (
 //	           --postSteps-->      *crdDoc       (v1beta1 defaults, measured, patched)
 //
 // Diagnostics go to the run's diagnostics as each stage finds them; a
-// stage that finds an error ends the document. It returns the CRD and its
-// compact-JSON size, and reports false when the document failed.
-func (r *run) compileDocument(abs string, d *document) (map[string]any, int64, bool) {
+// stage that finds an error ends the document. It returns the CRD and what
+// it measured (its compact-JSON size, its nesting), and reports false when
+// the document failed.
+func (r *run) compileDocument(abs string, d *document) (map[string]any, cost, bool) {
 	errsBefore := len(r.errs)
 	t, ok := r.checkTemplate(scope{file: abs, doc: d})
 	if !ok {
-		return nil, 0, false
+		return nil, cost{}, false
 	}
 	crd, ok := r.resolveSchemas(t)
 	if !ok || len(r.errs) > errsBefore {
-		return nil, 0, false
+		return nil, cost{}, false
 	}
 	if crd, ok = r.postSteps(crd); !ok {
-		return nil, 0, false
+		return nil, cost{}, false
 	}
 	r.output = r.output.plus(crd.size)
-	return crd.obj, crd.size.bytes, len(r.errs) == errsBefore
+	return crd.obj, crd.size, len(r.errs) == errsBefore
 }
 
 // templateDoc is a template document that is a CRD template: an
