@@ -140,42 +140,30 @@ func (p *Project) abs(name string) string {
 func (p *Project) discover() error {
 	outputs := map[string]string{} // output path -> template name
 	sources := map[string]bool{}
-	kinds := p.classifyAll()
+	// First every set's files, then all of them classified on every core
+	// (a file in two sets is read once), then each set in turn; a set's
+	// glob error is still reported before any problem of a later set.
+	files := make([][]string, len(p.Config.Sets))
+	globErrs := make([]error, len(p.Config.Sets))
 	for i, set := range p.Config.Sets {
+		files[i], globErrs[i] = p.setFiles(i, set)
+	}
+	kinds := p.classifyAll(slices.Concat(files...))
+	for i, set := range p.Config.Sets {
+		if globErrs[i] != nil {
+			return globErrs[i]
+		}
 		policy := p.Config.Policy.over(set.Policy).over(p.opts.Policy)
-		excluded := map[string]bool{}
-		for _, g := range set.Exclude {
-			m, err := p.glob(g)
-			if err != nil {
-				return fmt.Errorf("%w: %s: sets[%d].exclude %q: %w", ErrConfig, p.configName(), i, g, err)
-			}
-			for _, f := range m {
-				excluded[f] = true
-			}
-		}
-		var files []string
-		for _, g := range set.Templates {
-			m, err := p.glob(g)
-			if err != nil {
-				return fmt.Errorf("%w: %s: sets[%d].templates %q: %w", ErrConfig, p.configName(), i, g, err)
-			}
-			files = append(files, m...)
-		}
-		slices.Sort(files)
-		files = slices.Compact(files)
 		patches := map[string]string{}
 		for t, patch := range set.Patches {
 			patches[p.abs(t)] = p.abs(patch)
 		}
-		for _, f := range files {
-			if excluded[f] || IsPatchFile(f) || filepath.Base(f) == ConfigFileName {
-				continue
+		for _, f := range files[i] {
+			c := kinds[f]
+			if c.err != nil {
+				return c.err
 			}
-			kind, err := kinds(f)
-			if err != nil {
-				return err
-			}
-			switch kind {
+			switch c.kind {
 			case generatedFile:
 				continue // an output of this tool matched by the glob: never a template
 			case sourceFile:
@@ -307,42 +295,52 @@ func (p *Project) classify(file string) (int, error) {
 	}
 }
 
-// classifyAll classifies, on every core, each file discover will ask
-// about (the sets' template globs, less their exclusions, patches and the
-// configuration; a file in two sets is read once), and returns the lookup.
-// A glob that fails is left to discover, which reports it where it is.
-func (p *Project) classifyAll() func(string) (int, error) {
+// setFiles lists the files set i compiles or reads: its template globs'
+// matches, less its exclusions, patch files and the configuration.
+func (p *Project) setFiles(i int, set Set) ([]string, error) {
+	excluded := map[string]bool{}
+	for _, g := range set.Exclude {
+		m, err := p.glob(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: sets[%d].exclude %q: %w", ErrConfig, p.configName(), i, g, err)
+		}
+		for _, f := range m {
+			excluded[f] = true
+		}
+	}
 	var files []string
-	for _, set := range p.Config.Sets {
-		excluded := map[string]bool{}
-		for _, g := range set.Exclude {
-			m, _ := p.glob(g)
-			for _, f := range m {
-				excluded[f] = true
-			}
+	for _, g := range set.Templates {
+		m, err := p.glob(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: sets[%d].templates %q: %w", ErrConfig, p.configName(), i, g, err)
 		}
-		for _, g := range set.Templates {
-			m, _ := p.glob(g)
-			for _, f := range m {
-				if !excluded[f] && !IsPatchFile(f) && filepath.Base(f) != ConfigFileName {
-					files = append(files, f)
-				}
-			}
-		}
+		files = append(files, m...)
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	kinds := make([]int, len(files))
-	errs := make([]error, len(files))
+	return slices.DeleteFunc(files, func(f string) bool {
+		return excluded[f] || IsPatchFile(f) || filepath.Base(f) == ConfigFileName
+	}), nil
+}
+
+// classification is what classify says of one file.
+type classification struct {
+	kind int
+	err  error
+}
+
+// classifyAll classifies files on every core, each once.
+func (p *Project) classifyAll(files []string) map[string]classification {
+	files = slices.Compact(slices.Sorted(slices.Values(files)))
+	results := make([]classification, len(files))
 	parallel.Each(len(files), func(i int) {
-		kinds[i], errs[i] = p.classify(files[i])
+		results[i].kind, results[i].err = p.classify(files[i])
 	})
-	return func(f string) (int, error) {
-		if i, ok := slices.BinarySearch(files, f); ok {
-			return kinds[i], errs[i]
-		}
-		return p.classify(f)
+	out := make(map[string]classification, len(files))
+	for i, f := range files {
+		out[f] = results[i]
 	}
+	return out
 }
 
 // configName names the configuration in messages.

@@ -265,35 +265,6 @@ func (e *emitter) entry(k fragKey, indent int) error {
 	return nil
 }
 
-// shifted writes text, rendered at indent 0, at indent: every line but the
-// empty ones moves right by the same amount.
-func (e *emitter) shifted(text []byte, indent int) {
-	if indent == 0 {
-		e.buf.Write(text)
-		return
-	}
-	// One append per line into the buffer's free space, grown once: the
-	// copy is most of what an entry costs to write.
-	e.buf.Grow(len(text) + (bytes.Count(text, newline)+1)*indent)
-	b := e.buf.AvailableBuffer()
-	for len(text) > 0 {
-		i := bytes.IndexByte(text, '\n') + 1
-		if i == 0 {
-			i = len(text)
-		}
-		if i > 1 {
-			for n := indent; n > 0; n -= len(spaces) {
-				b = append(b, spaces[:min(n, len(spaces))]...)
-			}
-		}
-		b = append(b, text[:i]...)
-		text = text[i:]
-	}
-	e.buf.Write(b)
-}
-
-var newline = []byte{'\n'}
-
 // fragRecorder turns what an emitter writes into segments, cutting a
 // reference wherever it reaches an entry (PrebuildFragments).
 type fragRecorder struct {
