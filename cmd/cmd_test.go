@@ -103,6 +103,25 @@ func TestFailureLeavesOutputAlone(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, "old.yaml"))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	// Run again: the output already holds these bytes, so it is left as
+	// it is (same file, same time stamp), as build leaves an unchanged
+	// output. A different compile replaces it.
+	_, stderr, code = runCmd(t, dir, "", "ok.yaml", "old.yaml", "--k8s-version", "1.30")
+	require.Equal(t, 0, code, stderr)
+	again, err := os.Stat(filepath.Join(dir, "old.yaml"))
+	require.NoError(t, err)
+	require.True(t, os.SameFile(fi, again) && again.ModTime().Equal(fi.ModTime()), "an unchanged output was rewritten")
+	_, stderr, code = runCmd(t, dir, "", "ok.yaml", "old.yaml", "--k8s-version", "1.29")
+	require.Equal(t, 0, code, stderr)
+	other, err := os.Stat(filepath.Join(dir, "old.yaml"))
+	require.NoError(t, err)
+	require.False(t, os.SameFile(fi, other), "a changed output was not replaced")
+	got, err = os.ReadFile(filepath.Join(dir, "old.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(got), "for Kubernetes 1.29.")
+	entries, _ = os.ReadDir(dir)
+	require.Len(t, entries, 3, "no temporary files left behind")
 }
 
 // TestBuildSizeGuard: build's summary line gives each CRD's compact-JSON

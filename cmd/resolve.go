@@ -110,14 +110,12 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 		name = reader.Display(absPath(wd, src))
 	}
 	header := project.GeneratedHeader(name, comp.KubeVersion())
-	return out.WriteFile(absPath(wd, dst), func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 64<<10)
-		bw.WriteString(header)
-		if err := res.WriteYAML(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
+	// An output that already holds these bytes is left alone, as build
+	// leaves an unchanged file.
+	_, err = out.WriteFile(absPath(wd, dst), func(w io.Writer) error {
+		return res.WriteYAMLAfter(w, header)
 	})
+	return err
 }
 
 func absPath(wd, name string) string {

@@ -257,7 +257,13 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 
 // WriteYAML streams what YAML returns to w, without holding the whole
 // text in memory.
-func (r *Result) WriteYAML(w io.Writer) error { return writeDocuments(w, r.objects(), r.render) }
+func (r *Result) WriteYAML(w io.Writer) error { return r.WriteYAMLAfter(w, "") }
+
+// WriteYAMLAfter is WriteYAML with prefix (a header) written first, in
+// the same buffer.
+func (r *Result) WriteYAMLAfter(w io.Writer, prefix string) error {
+	return writeDocuments(w, prefix, r.objects(), r.render)
+}
 
 func (r *Result) objects() []any {
 	docs := make([]any, len(r.Documents))

@@ -29,8 +29,12 @@ func EncodeYAML(v any) ([]byte, error) {
 
 // writeDocuments streams the documents to w, "---" separated when there
 // are several.
-func writeDocuments(w io.Writer, docs []any, cache *renderCache) error {
+func writeDocuments(w io.Writer, prefix string, docs []any, cache *renderCache) error {
 	e := &emitter{cache: cache, out: w}
+	// Room for a flush's worth and one more piece, so the buffer is made
+	// once.
+	e.buf.Grow(flushThreshold + 2*shiftPiece)
+	e.buf.WriteString(prefix)
 	if err := e.documents(docs); err != nil {
 		return err
 	}
@@ -72,7 +76,7 @@ type emitter struct {
 
 // flushThreshold is how much output the emitter holds before it writes to
 // its io.Writer.
-const flushThreshold = 64 << 10
+const flushThreshold = 32 << 10
 
 func (e *emitter) maybeFlush() {
 	if e.out != nil && e.buf.Len() >= flushThreshold {
@@ -128,8 +132,34 @@ func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
 }
 
 // shifted writes text, rendered at indent 0, at indent: every line but the
-// empty ones moves right by the same amount.
+// empty ones moves right by the same amount. Writing to an io.Writer, it
+// goes out in pieces of whole lines, so the buffer keeps its size: a
+// bundle entry can be hundreds of KiB, and a buffer grown to hold it
+// would be fresh memory for every doubling.
 func (e *emitter) shifted(text []byte, indent int) {
+	for len(text) > 0 {
+		part := text
+		if e.out != nil && len(part) > shiftPiece {
+			// Up to the last line end in the piece (or the end of a
+			// longer line).
+			n := bytes.LastIndexByte(part[:shiftPiece], '\n') + 1
+			if n == 0 {
+				n = bytes.IndexByte(part, '\n') + 1
+			}
+			if n > 0 {
+				part = part[:n]
+			}
+		}
+		e.shiftedPiece(part, indent)
+		text = text[len(part):]
+		e.maybeFlush()
+	}
+}
+
+// shiftPiece is how much entry text shifted copies between flushes.
+const shiftPiece = 8 << 10
+
+func (e *emitter) shiftedPiece(text []byte, indent int) {
 	if indent == 0 {
 		e.buf.Write(text)
 		return

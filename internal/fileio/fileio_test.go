@@ -96,7 +96,7 @@ func TestWriter(t *testing.T) {
 		return func(wr io.Writer) error { _, err := io.WriteString(wr, s); return err }
 	}
 	out := filepath.Join(root, "sub/dir/out.yaml")
-	if err := w.WriteFile(out, content("# ours\nv1\n")); err != nil {
+	if _, err := w.WriteFile(out, content("# ours\nv1\n")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
@@ -105,11 +105,51 @@ func TestWriter(t *testing.T) {
 	if err := os.Chmod(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteFile(out, content("# ours\nv2\n")); err != nil {
+	if _, err := w.WriteFile(out, content("# ours\nv2\n")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode not kept: %v", fi.Mode())
+	}
+	// The same bytes again: nothing is written (same inode, no temporary
+	// file). Any other output, shorter, longer or differing anywhere,
+	// replaces the file, whose bytes are then exactly the new output.
+	before, _ := os.Stat(out)
+	changed, err := w.WriteFile(out, content("# ours\nv2\n"))
+	if err != nil || changed {
+		t.Fatalf("same bytes: changed %v, %v", changed, err)
+	}
+	if after, _ := os.Stat(out); !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Error("same bytes: the file was replaced")
+	}
+	long := "# ours\n" + strings.Repeat("0123456789abcdef", 10<<10) + "\n" // over the compare buffer
+	for _, next := range []string{"# ours\nv2\nmore\n", "# ours\nv", "# ours\nv3\n", long, long[:len(long)-1] + "x", long, "# ours\nv2\n"} {
+		before, _ := os.Stat(out)
+		changed, err := w.WriteFile(out, func(wr io.Writer) error {
+			// In pieces, as the emitter writes.
+			for rest := next; rest != ""; {
+				n := min(len(rest), 5000)
+				if _, err := io.WriteString(wr, rest[:n]); err != nil {
+					return err
+				}
+				rest = rest[n:]
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(out)
+		after, _ := os.Stat(out)
+		if string(got) != next || changed == os.SameFile(before, after) || after.Mode().Perm() != 0o600 {
+			t.Errorf("after writing %d bytes: %d bytes on disk, changed %v, replaced %v, mode %v", len(next), len(got), changed, !os.SameFile(before, after), after.Mode())
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+			t.Errorf("%d entries left", len(entries))
+		}
+	}
+	if changed, err := w.WriteFile(out, content("# ours\nv2\n")); err != nil || changed {
+		t.Errorf("same bytes again: changed %v, %v", changed, err)
 	}
 	// A staged file is invisible until Commit; Abort leaves the target.
 	s, err := w.Stage(out, content("# ours\nv3\n"))
@@ -125,7 +165,7 @@ func TestWriter(t *testing.T) {
 	}
 	// Not ours: refused; Force replaces, but never removes.
 	put(t, filepath.Join(root, "mine.yaml"), "hand-written\n")
-	if err := w.WriteFile(filepath.Join(root, "mine.yaml"), content("x")); !errors.Is(err, ErrNotOwned) {
+	if _, err := w.WriteFile(filepath.Join(root, "mine.yaml"), content("x")); !errors.Is(err, ErrNotOwned) {
 		t.Errorf("over a file not ours: %v", err)
 	}
 	if err := w.Remove(filepath.Join(root, "mine.yaml")); !errors.Is(err, ErrNotOwned) {
@@ -136,14 +176,14 @@ func TestWriter(t *testing.T) {
 	if err := forced.Remove(filepath.Join(root, "mine.yaml")); !errors.Is(err, ErrNotOwned) {
 		t.Errorf("Force removed a file not ours: %v", err)
 	}
-	if err := forced.WriteFile(filepath.Join(root, "mine.yaml"), content("# ours\n")); err != nil {
+	if _, err := forced.WriteFile(filepath.Join(root, "mine.yaml"), content("# ours\n")); err != nil {
 		t.Errorf("Force: %v", err)
 	}
 	// An input is never overwritten, whatever its header.
 	put(t, filepath.Join(root, "in.yaml"), "# ours\n")
 	w2 := NewWriter(WriterOptions{Root: root, Owned: owned, Force: true, Inputs: []string{filepath.Join(root, "in.yaml")}})
 	defer w2.Close()
-	if err := w2.WriteFile(filepath.Join(root, "in.yaml"), content("# ours\n")); !errors.Is(err, ErrIsInput) {
+	if _, err := w2.WriteFile(filepath.Join(root, "in.yaml"), content("# ours\n")); !errors.Is(err, ErrIsInput) {
 		t.Errorf("over an input: %v", err)
 	}
 	// Remove takes ours, and a missing file is no error.
@@ -155,12 +195,12 @@ func TestWriter(t *testing.T) {
 	}
 	// Outside the root: refused unless AllowOutside.
 	other := filepath.Join(t.TempDir(), "x.yaml")
-	if err := w.WriteFile(other, content("# ours\n")); !errors.Is(err, ErrOutsideRoot) {
+	if _, err := w.WriteFile(other, content("# ours\n")); !errors.Is(err, ErrOutsideRoot) {
 		t.Errorf("outside: %v", err)
 	}
 	free := NewWriter(WriterOptions{Root: root, Owned: owned, AllowOutside: true})
 	defer free.Close()
-	if err := free.WriteFile(other, content("# ours\n")); err != nil {
+	if _, err := free.WriteFile(other, content("# ours\n")); err != nil {
 		t.Errorf("outside, allowed: %v", err)
 	}
 }

@@ -131,7 +131,7 @@ func TestNextRunRemovesLeftoverOfKilledRun(t *testing.T) {
 	}
 	w := NewWriter(WriterOptions{Root: dir, Owned: func([]byte) bool { return true }})
 	defer w.Close()
-	if err := w.WriteFile(filepath.Join(dir, "out.yaml"), func(wr io.Writer) error {
+	if _, err := w.WriteFile(filepath.Join(dir, "out.yaml"), func(wr io.Writer) error {
 		_, err := wr.Write([]byte("done\n"))
 		return err
 	}); err != nil {

@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -197,12 +198,19 @@ type Staged struct {
 	d         *os.Root
 	tmp, base string
 	shown     string
+	unchanged bool // the file held the output already: nothing to commit
 }
 
 // Stage writes what write produces into a temporary file beside name,
 // after checking that name may be replaced. Nothing is visible at name
 // until Commit.
 func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error) {
+	return w.stage(name, write, false)
+}
+
+// stage is Stage; with keepSame, an existing file that already holds
+// exactly what write produces is left as it is (the Staged is Unchanged).
+func (w *Writer) stage(name string, write func(io.Writer) error, keepSame bool) (*Staged, error) {
 	abs := absClean(name)
 	shown := w.Display(abs)
 	d, err := w.dir(filepath.Dir(abs), true)
@@ -219,36 +227,168 @@ func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error
 	if err != nil {
 		return nil, err
 	}
+	s := &Staged{d: d, base: base, shown: shown}
+	sw := &stagingWriter{s: s, mode: mode}
 	if mode == 0 {
-		mode = 0o644
+		sw.mode = 0o644
+	} else if keepSame {
+		sw.old = openSame(d, base)
 	}
-	s := &Staged{d: d, base: base, shown: shown, tmp: tempName(base)}
-	if !temps.add(s) {
-		return nil, &Error{Path: shown, Msg: "not written: " + ErrInterrupted.Error(), Err: ErrInterrupted}
-	}
-	f, err := d.OpenFile(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, mode)
-	if err != nil {
-		temps.remove(s)
-		return nil, &Error{Path: shown, Msg: "cannot be written: " + errText(err), Err: err}
-	}
-	err = write(f)
+	err = write(sw)
 	if err == nil {
-		err = f.Chmod(mode)
+		err = sw.finish()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if sw.old != nil {
+		sw.old.Close()
+	}
+	if sw.f != nil {
+		if err == nil {
+			err = sw.f.Chmod(sw.mode)
+		}
+		if cerr := sw.f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
-		s.Abort()
+		if s.tmp != "" {
+			s.Abort()
+		}
+		if errors.Is(err, ErrInterrupted) {
+			return nil, &Error{Path: shown, Msg: "not written: " + ErrInterrupted.Error(), Err: ErrInterrupted}
+		}
 		return nil, &Error{Path: shown, Msg: "cannot be written: " + errText(err), Err: err}
 	}
 	return s, nil
 }
 
+// openSame opens the existing file base to compare output with; nil when
+// it cannot be (then the output is written without comparing). It is
+// opened without following a symlink and must be a regular file: existing
+// checked the name, and what is there now is what is compared.
+func openSame(d *os.Root, base string) *os.File {
+	f, err := d.OpenFile(base, os.O_RDONLY|readFlags|noFollow, 0)
+	if err != nil {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// stagingWriter is the io.Writer a Stage's write function gets. Comparing
+// with an existing file (old), it reads instead of writing for as long as
+// the output matches; the temporary file is created at the first byte
+// that differs, and the matched part copied into it from old.
+type stagingWriter struct {
+	s       *Staged
+	mode    fs.FileMode
+	old     *os.File // the file being replaced, while the output matches it
+	matched int64    // bytes of output equal to old's first bytes
+	scratch []byte
+	f       *os.File // the temporary file, once started
+}
+
+func (sw *stagingWriter) Write(p []byte) (int, error) {
+	if sw.f == nil && sw.old != nil {
+		same, err := sw.matches(p)
+		if err != nil {
+			return 0, err
+		}
+		if same {
+			sw.matched += int64(len(p))
+			return len(p), nil
+		}
+	}
+	if sw.f == nil {
+		if err := sw.start(); err != nil {
+			return 0, err
+		}
+	}
+	return sw.f.Write(p)
+}
+
+// matches reports whether old's next bytes are p.
+func (sw *stagingWriter) matches(p []byte) (bool, error) {
+	if sw.scratch == nil {
+		sw.scratch = make([]byte, 32<<10)
+	}
+	off := sw.matched
+	for len(p) > 0 {
+		n := min(len(p), len(sw.scratch))
+		got, err := sw.old.ReadAt(sw.scratch[:n], off)
+		if got < n {
+			if err == io.EOF {
+				return false, nil
+			}
+			return false, err
+		}
+		if !bytes.Equal(sw.scratch[:n], p[:n]) {
+			return false, nil
+		}
+		p, off = p[n:], off+int64(n)
+	}
+	return true, nil
+}
+
+// start creates the temporary file and copies into it the part of the
+// output that matched old.
+func (sw *stagingWriter) start() error {
+	s := sw.s
+	s.tmp = tempName(s.base)
+	if !temps.add(s) {
+		s.tmp = ""
+		return ErrInterrupted
+	}
+	f, err := s.d.OpenFile(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, sw.mode)
+	if err != nil {
+		temps.remove(s)
+		s.tmp = ""
+		return err
+	}
+	sw.f = f
+	if sw.matched > 0 {
+		if _, err := io.Copy(f, io.NewSectionReader(sw.old, 0, sw.matched)); err != nil {
+			return err
+		}
+	}
+	sw.old = nil // closed by stage
+	return nil
+}
+
+// finish ends the output: when it matched old to old's last byte, nothing
+// is written; otherwise the temporary file is started if it was not yet
+// (an output that is a prefix of old, or an empty one).
+func (sw *stagingWriter) finish() error {
+	if sw.f != nil {
+		return nil
+	}
+	if sw.old != nil {
+		var one [1]byte
+		n, err := sw.old.ReadAt(one[:], sw.matched)
+		if n == 0 && err == io.EOF {
+			sw.s.unchanged = true
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+	}
+	return sw.start()
+}
+
+// Unchanged reports whether the file already held the output, so that
+// nothing was written and Commit leaves it as it is.
+func (s *Staged) Unchanged() bool { return s.unchanged }
+
 // Commit renames the temporary file over the target, which Stage has
 // checked. The rename replaces the directory entry itself: it never
 // follows a symlink put there since.
 func (s *Staged) Commit() error {
+	if s.unchanged {
+		return nil
+	}
 	defer temps.remove(s)
 	if err := s.d.Rename(s.tmp, s.base); err != nil {
 		s.d.Remove(s.tmp)
@@ -259,17 +399,23 @@ func (s *Staged) Commit() error {
 
 // Abort removes the temporary file.
 func (s *Staged) Abort() {
+	if s.unchanged {
+		return
+	}
 	s.d.Remove(s.tmp)
 	temps.remove(s)
 }
 
-// WriteFile stages and commits one file.
-func (w *Writer) WriteFile(name string, write func(io.Writer) error) error {
-	s, err := w.Stage(name, write)
+// WriteFile writes what write produces to name: into a temporary file
+// beside it, renamed over it. When name already holds exactly those bytes
+// nothing is written, and the file keeps its time stamps (as `build`
+// leaves an unchanged output alone); changed is false then.
+func (w *Writer) WriteFile(name string, write func(io.Writer) error) (changed bool, err error) {
+	s, err := w.stage(name, write, true)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.Commit()
+	return !s.unchanged, s.Commit()
 }
 
 // Remove removes name, a regular file Owned accepts (Force never applies).
