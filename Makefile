@@ -1,7 +1,8 @@
 GO ?= go
 
-# schemas: regenerate the embedded Kubernetes OpenAPI bundles (schemas/data/) from the releases
-# pinned in schemas/versions.txt (their OpenAPI documents and the Go source of the staging modules
+# schemas: regenerate the embedded Kubernetes OpenAPI bundles (schemas/data/, and
+# schemas/bundles.go, which embeds them) from the releases pinned in schemas/versions.txt
+# (their OpenAPI documents and the Go source of the staging modules
 # their definitions come from), then validate them. ONLY=1.30 (or 1.29,1.30) rebuilds a subset.
 # All 26 minors take about 8 minutes (downloads included).
 .PHONY: schemas schemas-add schemas-bump

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -196,13 +197,15 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 // configKeys are the keys of a configuration file, for suggestions.
 var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "serverSideApply", "failOn", "sets", "templates", "exclude", "outputs", "patches"}
 
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type`)
+// unknownFieldRE is compiled on first use: every process would pay for it
+// at start-up, and only a configuration error needs it.
+var unknownFieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type`) })
 
 // suggestKey offers the known key nearest to each unknown one in a strict
 // decoding error.
 func suggestKey(err error) string {
 	var out strings.Builder
-	for _, m := range unknownFieldRE.FindAllStringSubmatch(err.Error(), -1) {
+	for _, m := range unknownFieldRE().FindAllStringSubmatch(err.Error(), -1) {
 		if s := resolver.DidYouMean(m[1], configKeys); s != "" {
 			fmt.Fprintf(&out, " (%s%s)", m[1], s)
 		}

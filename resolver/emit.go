@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -421,10 +419,33 @@ func (e *emitter) plainOrQuoted(s string) {
 // Plain scalars YAML 1.1 or 1.2 readers would take for something else.
 var (
 	specialPlain = []string{"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "<<", "="}
-	numberLike   = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.(inf|nan)$)|^[0-9][0-9_:]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
-	})
 )
+
+// numberLike reports whether a plain scalar s could read as a number, a
+// special float or a timestamp in YAML 1.1 or 1.2: after at most one
+// sign, a digit, a dot and a digit, or all of it .inf or .nan in any case.
+// (Whatever else those grammars accept, 0x1F, 1_000, 1:30 or 2001-12-14,
+// starts with a digit.) Hand-written: a regexp compiled in every process
+// that writes a string cost more than the test it made.
+func numberLike(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	switch {
+	case s == "":
+		return false
+	case '0' <= s[0] && s[0] <= '9':
+		return true
+	case s[0] != '.':
+		return false
+	case len(s) > 1 && '0' <= s[1] && s[1] <= '9':
+		return true
+	}
+	// Compared lowered as a whole, as before (.İNF counts too: quoting one
+	// scalar too many is harmless).
+	l := strings.ToLower(s)
+	return l == ".inf" || l == ".nan"
+}
 
 // plainStartForbidden marks the bytes a plain scalar may not start with
 // (YAML indicators, and blanks).
@@ -440,7 +461,7 @@ func isPlainSafe(s string) bool {
 		return false
 	}
 	if c := s[0]; (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' {
-		if numberLike().MatchString(strings.ToLower(s)) {
+		if numberLike(s) {
 			return false
 		}
 	}

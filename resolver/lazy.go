@@ -528,13 +528,25 @@ func encodeEntries(d *lazyDef) ([]byte, error) {
 	return b, nil
 }
 
-// parseEntries decodes what encodeEntries wrote; the texts share data's
-// memory. No data: no entries.
+// errBadEntries is what parseEntries says of data encodeEntries did not
+// write.
+var errBadEntries = errors.New("malformed entries")
+
+// parseEntries decodes what encodeEntries wrote. The texts, and the names
+// and keys, share data's memory: entries are read from a bundle's chunk,
+// which is never changed and lives as long as the process. No data: no
+// entries.
 func parseEntries(data []byte) (*lazyDef, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	bad := errors.New("malformed entries")
+	bad := errBadEntries
+	sharedString := func(b []byte) string {
+		if len(b) == 0 {
+			return ""
+		}
+		return unsafe.String(&b[0], len(b))
+	}
 	num := func() (int64, error) {
 		v, n := binary.Uvarint(data)
 		if n <= 0 || v > costCap {
@@ -599,20 +611,22 @@ func parseEntries(data []byte) (*lazyDef, error) {
 				if err != nil || indent > 2*maxDepth {
 					return nil, bad
 				}
-				e.segs = append(e.segs, fragSeg{ref: fragKey{string(name), string(key)}, indent: int(indent)})
+				e.segs = append(e.segs, fragSeg{ref: fragKey{sharedString(name), sharedString(key)}, indent: int(indent)})
 			default:
 				return nil, bad
 			}
 		}
-		d.entries[string(k)] = e
+		d.entries[sharedString(k)] = e
 	}
 	j, err := str()
 	if err != nil {
 		return nil, err
 	}
 	var ws []storedWarning
-	if err := json.Unmarshal(j, &ws); err != nil {
-		return nil, err
+	if s := string(j); s != "null" && s != "[]" { // most definitions raise none
+		if err := json.Unmarshal(j, &ws); err != nil {
+			return nil, err
+		}
 	}
 	for _, w := range ws {
 		bw := bundleWarning{key: w.Key, msg: w.Msg, cycleCut: w.CycleCut, relative: true}

@@ -16,8 +16,26 @@ var (
 	githubSwaggerRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
 	})
-	schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`) })
 )
+
+// hasScheme reports whether ref starts with a URI scheme and its colon
+// (RFC 3986: a letter, then letters, digits, "+", "-" or "."). Every $ref
+// is tested, so this is hand-written rather than a regexp, whose
+// backtracker allocated a bitmap the size of the ref each time.
+func hasScheme(ref string) bool {
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
 
 // parseRef maps a $ref string, written in scope sc, to its target. The
 // forms are listed in the package documentation.
@@ -34,7 +52,7 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 		}
 		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
 		return r.fileTarget(abs, frag)
-	case schemeRE().MatchString(ref) || strings.HasPrefix(ref, "//"):
+	case hasScheme(ref) || strings.HasPrefix(ref, "//"):
 		if m := githubSwaggerRE().FindStringSubmatch(path); m != nil {
 			v := m[1] + m[2]
 			return r.bundleTarget(v, frag, ref)

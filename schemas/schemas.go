@@ -1,27 +1,25 @@
 package schemas
 
 import (
-	"bytes"
-	"embed"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
-// The bundles, one per Kubernetes minor (see internal/bundlefmt), written by internal/gen
-// from the releases pinned in versions.txt.
+// The bundles, one per Kubernetes minor (see internal/bundlefmt), are written by internal/gen
+// from the releases pinned in versions.txt, into data/; gen also writes bundles.go, which
+// embeds each as a string (embedded), so a bundle is read where it lies in the binary.
 //
 //go:generate go run ./internal/gen
-//go:embed data/*.bundle
-var embedded embed.FS
+
+// embeddedBundle is one embedded bundle: its minor and its bytes.
+type embeddedBundle struct{ minor, data string }
 
 // ErrUnknownVersion is wrapped by the error Canonical and Load return for a malformed version
 // or a minor that has no embedded bundle.
@@ -32,7 +30,7 @@ var ErrUnknownVersion = errors.New("unknown Kubernetes version")
 var ErrNoDefinition = errors.New("no such definition")
 
 // std is the loader of the embedded bundles. Its only state is the per-version once-cache.
-var std = &loader{fsys: embedded, dir: "data"}
+var std = &loader{bundles: embedded}
 
 // Versions returns the embedded minors, oldest first, e.g. ["1.12", ..., "1.37"]. The slice
 // is a fresh copy the caller may modify.
@@ -57,11 +55,10 @@ func Canonical(version string) (string, error) { return std.canonical(version) }
 // read-only. Load only indexes the bundle: definitions are decompressed by Bundle.Definition.
 func Load(version string) (*Bundle, error) { return std.load(version) }
 
-// loader reads bundles named "<minor>.bundle" from dir in fsys and caches one result per minor.
-// Tests build their own loader over a fixture file system instead of resetting std.
+// loader opens the bundles it is given and caches one result per minor. Tests build their own
+// loader over fixture bundles instead of resetting std.
 type loader struct {
-	fsys fs.FS
-	dir  string
+	bundles []embeddedBundle
 
 	once sync.Once
 	idx  loaderIndex
@@ -71,11 +68,11 @@ type loader struct {
 type loaderIndex struct {
 	versions []string         // oldest first
 	slots    map[string]*slot // minor -> its cache slot
-	err      error            // listing the directory failed
 }
 
 // slot caches the result of loading one minor.
 type slot struct {
+	data   string // the bundle's bytes
 	once   sync.Once
 	bundle *Bundle
 	err    error
@@ -83,22 +80,14 @@ type slot struct {
 
 func (l *loader) index() *loaderIndex {
 	l.once.Do(func() {
-		entries, err := fs.ReadDir(l.fsys, l.dir)
-		if err != nil {
-			l.idx.err = fmt.Errorf("schemas: listing bundles: %w", err)
-			return
-		}
-		l.idx.slots = make(map[string]*slot, len(entries))
-		for _, e := range entries {
-			minor, ok := strings.CutSuffix(e.Name(), bundlefmt.Suffix)
-			if !ok || e.IsDir() {
-				continue
-			}
-			if _, _, ok := parseMinor(minor); !ok {
+		l.idx.slots = make(map[string]*slot, len(l.bundles))
+		for i := range l.bundles {
+			minor := l.bundles[i].minor
+			if _, _, ok := parseMinor(minor); !ok || l.idx.slots[minor] != nil {
 				continue
 			}
 			l.idx.versions = append(l.idx.versions, minor)
-			l.idx.slots[minor] = &slot{}
+			l.idx.slots[minor] = &slot{data: l.bundles[i].data}
 		}
 		slices.SortFunc(l.idx.versions, compareMinor)
 	})
@@ -107,9 +96,6 @@ func (l *loader) index() *loaderIndex {
 
 func (l *loader) canonical(version string) (string, error) {
 	idx := l.index()
-	if idx.err != nil {
-		return "", idx.err
-	}
 	minor, ok := minorOf(version)
 	if ok {
 		if _, found := idx.slots[minor]; found {
@@ -133,36 +119,16 @@ func (l *loader) load(version string) (*Bundle, error) {
 	}
 	s := l.index().slots[minor]
 	s.once.Do(func() {
-		s.bundle, s.err = l.open(minor)
+		s.bundle, s.err = open(minor, s.data)
 	})
 	return s.bundle, s.err
 }
 
-// open indexes the bundle of minor: it reads the index and the manifest and inflates nothing.
-func (l *loader) open(minor string) (*Bundle, error) {
-	name := path.Join(l.dir, minor+bundlefmt.Suffix)
-	f, err := l.fsys.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
-	}
-	// Files of an embed.FS implement io.ReaderAt over the binary's read-only data, so no copy
-	// is made; other file systems fall back to reading the file into memory. The file stays
-	// open for the life of the process, like the bundle that reads from it.
-	ra, ok := f.(io.ReaderAt)
-	if !ok {
-		data, err := io.ReadAll(f)
-		_ = f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
-		}
-		ra = bytes.NewReader(data)
-	}
-	rd, err := bundlefmt.Open(ra, info.Size())
+// open indexes the bundle of minor: it checks the index, decodes the manifest's header and
+// inflates nothing. The bundle is read where data lies: in the binary's read-only data for an
+// embedded bundle (a string's bytes are never written, and neither are a Reader's).
+func open(minor, data string) (*Bundle, error) {
+	rd, err := bundlefmt.Open(unsafe.Slice(unsafe.StringData(data), len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
 	}

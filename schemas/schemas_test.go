@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
@@ -177,7 +176,7 @@ func TestNoDefinition(t *testing.T) {
 }
 
 func TestLoadConcurrent(t *testing.T) {
-	l := &loader{fsys: embedded, dir: "data"}
+	l := &loader{bundles: embedded}
 	versions := l.index().versions
 	results := make([][]*Bundle, 8)
 	var wg sync.WaitGroup
@@ -250,7 +249,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	if second := fixture(t, defs); !bytes.Equal(first, second) {
 		t.Fatal("writing the same bundle twice gave different bytes")
 	}
-	l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: first}, "data/README": {}}, dir: "data"}
+	l := &loader{bundles: []embeddedBundle{{"1.99", string(first)}, {"README", ""}}}
 	if got := l.index().versions; len(got) != 1 || got[0] != "1.99" {
 		t.Fatalf("versions = %v", got)
 	}
@@ -276,7 +275,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	}
 
 	dangling := fixture(t, map[string]string{"a.B": `{"items":{"$ref":"#/definitions/a.Missing"}}`, "a.C": `{"$ref":"other.json#/x"}`})
-	l = &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: dangling}}, dir: "data"}
+	l = &loader{bundles: []embeddedBundle{{"1.99", string(dangling)}}}
 	if b, err = l.load("1.99"); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +290,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 func TestValidateObjects(t *testing.T) {
 	load := func(defs map[string]string, objects map[string]Object) error {
 		t.Helper()
-		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: fixtureObjects(t, defs, objects)}}, dir: "data"}
+		l := &loader{bundles: []embeddedBundle{{"1.99", string(fixtureObjects(t, defs, objects))}}}
 		b, err := l.load("1.99")
 		if err != nil {
 			t.Fatal(err)
@@ -331,7 +330,7 @@ func TestCorrupt(t *testing.T) {
 		"format 2":      otherVersion,
 		"names swapped": fixtureSwapped(t),
 	} {
-		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: data}}, dir: "data"}
+		l := &loader{bundles: []embeddedBundle{{"1.99", string(data)}}}
 		if _, err := l.load("1.99"); err == nil {
 			t.Errorf("%s: Load succeeded", name)
 		}
@@ -339,7 +338,7 @@ func TestCorrupt(t *testing.T) {
 	// A flipped bit in a chunk passes Load (it inflates nothing) but no read of it.
 	bad := bytes.Clone(good)
 	bad[len(bad)-2] ^= 0x10
-	l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: bad}}, dir: "data"}
+	l := &loader{bundles: []embeddedBundle{{"1.99", string(bad)}}}
 	b, err := l.load("1.99")
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +367,7 @@ func fixtureSwapped(t *testing.T) []byte {
 func TestNormalizedFixture(t *testing.T) {
 	write := func(defs map[string]string) *Bundle {
 		t.Helper()
-		l := &loader{fsys: fstest.MapFS{"data/1.99.bundle": {Data: fixtureBundle(t, defs, nil, true)}}, dir: "data"}
+		l := &loader{bundles: []embeddedBundle{{"1.99", string(fixtureBundle(t, defs, nil, true))}}}
 		b, err := l.load("1.99")
 		if err != nil {
 			t.Fatal(err)
@@ -415,7 +414,7 @@ func TestNormalizedFixture(t *testing.T) {
 func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		l := &loader{fsys: embedded, dir: "data"}
+		l := &loader{bundles: embedded}
 		if _, err := l.load("1.30"); err != nil {
 			b.Fatal(err)
 		}

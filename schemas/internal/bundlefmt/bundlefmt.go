@@ -4,20 +4,22 @@
 //
 // A bundle, data/<minor>.bundle, is a small index followed by deflated chunks:
 //
-//	magic     "KCRBNDL\x03"
+//	magic     "KCRBNDL\x04"
 //	manifest  u32 length, then the Manifest as JSON, stored
 //	names     u32 length, then the definition names, sorted, each followed by '\n'
 //	defs      u32 count, then per definition (in name order) nine u32: the chunk, offset and
 //	          length of its structure, of its descriptions and of its fragments (length 0:
 //	          none)
-//	chunks    u32 count, then per chunk four u32: offset in the file, deflated length,
-//	          inflated length, CRC-32 (IEEE) of the inflated bytes
-//	data      the chunks, raw deflate (RFC 1951)
+//	chunks    u32 count, then per chunk four u32: offset in the file, deflated length (0: the
+//	          chunk is stored as it is), inflated length, CRC-32 (IEEE) of the inflated bytes
+//	data      the chunks, raw deflate (RFC 1951) or stored
 //
 // All integers are little-endian. A chunk holds consecutive definitions, in name order, up
 // to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures,
 // descriptions and fragments are chunked apart, so a compile that drops descriptions never
-// inflates them.
+// inflates them. A bundle whose manifest says Uncompressed stores its structure and fragment
+// chunks as they are: a compile reads them where they lie in the binary, with nothing to
+// inflate and no memory of its own (descriptions, 78% of the text, stay deflated).
 // Inflating one chunk for many definitions is what makes the format fast and small: a
 // deflate stream per definition spent most of its time building Huffman tables, and could
 // not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
@@ -46,20 +48,21 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // FormatVersion is the version of the bundle layout. Readers reject any other value.
 // Version 2 added what the release's Go types declare: GoModules, Objects, Constraints, and
 // the keywords they put into the definitions. Version 3 replaced the zip archive by chunks
 // and stores the definitions of 1.16 and later structural, their descriptions apart
-// (Normalized).
-const FormatVersion = 3
+// (Normalized). Version 4 stores chunks uncompressed where the manifest says Uncompressed.
+const FormatVersion = 4
 
 // Suffix ends a bundle's file name: data/1.37.bundle.
 const Suffix = ".bundle"
 
 // magic opens every bundle; its last byte is the format version.
-const magic = "KCRBNDL\x03"
+const magic = "KCRBNDL\x04"
 
 // ChunkSize is the inflated size up to which Write fills a chunk.
 const ChunkSize = 16 << 10
@@ -107,6 +110,10 @@ type Manifest struct {
 	// descriptions after a newline (see the package documentation). Bundles before 1.16 store
 	// the swagger's definitions as they are, descriptions inline.
 	Normalized bool `json:"normalized,omitempty"`
+	// Uncompressed says the structure and fragment chunks are stored as they are, not
+	// deflated. The generator sets it for the newest minors, which most compiles target:
+	// reading in place spares a compile the inflating and the memory it takes.
+	Uncompressed bool `json:"uncompressed,omitempty"`
 }
 
 // Header is the part of a Manifest a reader needs to open a bundle; decoding it skips the
@@ -303,7 +310,11 @@ func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte, fr
 	}
 	chunks := append(append(structures.chunks, descriptions.chunks...), frags.chunks...)
 	compressed := make([][]byte, len(chunks))
+	firstDescription, firstFragment := len(structures.chunks), len(structures.chunks)+len(descriptions.chunks)
 	for i, c := range chunks {
+		if m.Uncompressed && (i < firstDescription || i >= firstFragment) {
+			continue // stored: compressed[i] stays nil
+		}
 		var buf bytes.Buffer
 		fw, err := flate.NewWriter(&buf, flate.BestCompression)
 		if err != nil {
@@ -338,9 +349,16 @@ func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte, fr
 		u32(uint32(len(compressed[i])))
 		u32(uint32(len(c)))
 		u32(crc32.ChecksumIEEE(c))
-		offset += len(compressed[i])
+		if compressed[i] == nil {
+			offset += len(c)
+		} else {
+			offset += len(compressed[i])
+		}
 	}
-	for _, c := range compressed {
+	for i, c := range compressed {
+		if c == nil {
+			c = chunks[i]
+		}
 		out.Write(c)
 	}
 	if out.Len() > math.MaxUint32 {
@@ -375,44 +393,49 @@ func (c *chunker) flush() {
 	}
 }
 
-// Reader reads a bundle Write wrote. Open reads only the index; each chunk is inflated, and
-// its CRC-32 checked, the first time a definition in it is read, and kept for the life of
+// Reader reads a bundle Write wrote, in place: the index is checked at Open and read where
+// it lies, a stored chunk is returned where it lies, and a deflated chunk is inflated, and
+// its CRC-32 checked, the first time a definition in it is read, then kept for the life of
 // the Reader. A Reader is safe for concurrent use.
 type Reader struct {
-	// Manifest is the manifest's JSON.
+	// Manifest is the manifest's JSON (the bundle's own bytes).
 	Manifest []byte
 
-	ra     io.ReaderAt
+	data   []byte
 	names  []string // sorted
-	defs   []defEntry
+	table  []byte   // the definition table: nine u32 per definition
 	chunks []chunk
 }
 
 type span struct{ chunk, off, n uint32 }
 
-type defEntry struct{ structure, descriptions, fragments span }
-
 type chunk struct {
-	off, clen, ulen, crc uint32
+	off, clen, ulen, crc uint32 // clen 0: stored
 
 	once sync.Once
 	data []byte
 	err  error
 }
 
-// Open reads the index of the bundle of size bytes in ra and checks it: the magic and
-// version, sorted unique valid names, and every definition and chunk within bounds.
-func Open(ra io.ReaderAt, size int64) (*Reader, error) {
-	r := &Reader{ra: ra}
+// def returns span k (0 structure, 1 descriptions, 2 fragments) of definition i.
+func (r *Reader) def(i, k int) span {
+	t := r.table[36*i+12*k:]
+	return span{binary.LittleEndian.Uint32(t), binary.LittleEndian.Uint32(t[4:]), binary.LittleEndian.Uint32(t[8:])}
+}
+
+// Open checks the index of the bundle data: the magic and version, sorted unique valid
+// names, and every definition and chunk within bounds. The Reader reads data where it lies
+// (the bundles embedded in a binary are its read-only data): data must not change while
+// the Reader is in use, and what the Reader returns must not be changed.
+func Open(data []byte) (*Reader, error) {
+	r := &Reader{data: data}
+	size := int64(len(data))
 	pos := int64(0)
 	read := func(n int64, what string) ([]byte, error) {
 		if n < 0 || pos+n > size {
 			return nil, fmt.Errorf("bundlefmt: truncated bundle (%s)", what)
 		}
-		b := make([]byte, n)
-		if _, err := ra.ReadAt(b, pos); err != nil {
-			return nil, fmt.Errorf("bundlefmt: reading %s: %w", what, err)
-		}
+		b := data[pos : pos+n : pos+n]
 		pos += n
 		return b, nil
 	}
@@ -453,8 +476,9 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 	if len(blob) > 0 && blob[len(blob)-1] != '\n' {
 		return nil, errors.New("bundlefmt: the names do not end in a newline")
 	}
-	// One string for all names; each name is a substring of it.
-	if all := strings.TrimSuffix(string(blob), "\n"); all != "" {
+	// Each name is a substring of the bundle's own bytes, which do not change (see above).
+	if len(blob) > 1 {
+		all := unsafe.String(&blob[0], len(blob)-1)
 		r.names = strings.Split(all, "\n")
 	}
 	for i, name := range r.names {
@@ -471,14 +495,8 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 	if int(n) != len(r.names) {
 		return nil, fmt.Errorf("bundlefmt: %d definitions but %d names", n, len(r.names))
 	}
-	table, err := read(int64(n)*36, "definition table")
-	if err != nil {
+	if r.table, err = read(int64(n)*36, "definition table"); err != nil {
 		return nil, err
-	}
-	r.defs = make([]defEntry, n)
-	for i := range r.defs {
-		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[36*i+4*j:]) }
-		r.defs[i] = defEntry{span{v(0), v(1), v(2)}, span{v(3), v(4), v(5)}, span{v(6), v(7), v(8)}}
 	}
 	if n, err = u32("chunk count"); err != nil {
 		return nil, err
@@ -486,7 +504,7 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 	if n > uint32(size/16) {
 		return nil, errors.New("bundlefmt: truncated bundle (chunk table)")
 	}
-	table, err = read(int64(n)*16, "chunk table")
+	table, err := read(int64(n)*16, "chunk table")
 	if err != nil {
 		return nil, err
 	}
@@ -495,16 +513,21 @@ func Open(ra io.ReaderAt, size int64) (*Reader, error) {
 		v := func(j int) uint32 { return binary.LittleEndian.Uint32(table[16*i+4*j:]) }
 		c := &r.chunks[i]
 		c.off, c.clen, c.ulen, c.crc = v(0), v(1), v(2), v(3)
-		if int64(c.off) < pos || int64(c.off)+int64(c.clen) > size {
+		stored := int64(c.clen)
+		if c.clen == 0 {
+			stored = int64(c.ulen)
+		}
+		if int64(c.off) < pos || int64(c.off)+stored > size {
 			return nil, fmt.Errorf("bundlefmt: chunk %d lies outside the bundle", i)
 		}
 		if c.ulen > MaxChunkSize {
 			return nil, fmt.Errorf("bundlefmt: chunk %d inflates to %d bytes, over the limit of %d", i, c.ulen, MaxChunkSize)
 		}
 	}
-	for i, d := range r.defs {
-		for j, s := range []span{d.structure, d.descriptions, d.fragments} {
-			if s.n == 0 && j > 0 {
+	for i := range r.names {
+		for k := range 3 {
+			s := r.def(i, k)
+			if s.n == 0 && k > 0 {
 				continue
 			}
 			if int(s.chunk) >= len(r.chunks) || uint64(s.off)+uint64(s.n) > uint64(r.chunks[s.chunk].ulen) {
@@ -525,13 +548,13 @@ func (r *Reader) Find(name string) (int, bool) {
 
 // AppendStructure appends the structure of definition i (see Find) to dst.
 func (r *Reader) AppendStructure(dst []byte, i int) ([]byte, error) {
-	return r.appendSpan(dst, r.defs[i].structure)
+	return r.appendSpan(dst, r.def(i, 0))
 }
 
 // AppendDescriptions appends the descriptions of definition i to dst; nothing when it has
 // none (and in bundles that are not Normalized).
 func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
-	s := r.defs[i].descriptions
+	s := r.def(i, 1)
 	if s.n == 0 {
 		return dst, nil
 	}
@@ -539,10 +562,10 @@ func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
 }
 
 // Fragments returns the fragments of definition i, nil when it has none. The bytes are the
-// inflated chunk's own, shared by every caller for the life of the Reader: read them, never
-// change them.
+// chunk's own (the bundle's, when it is stored), shared by every caller for the life of the
+// Reader: read them, never change them.
 func (r *Reader) Fragments(i int) ([]byte, error) {
-	s := r.defs[i].fragments
+	s := r.def(i, 2)
 	if s.n == 0 {
 		return nil, nil
 	}
@@ -585,25 +608,26 @@ func (r *Reader) chunk(i int) ([]byte, error) {
 }
 
 func (r *Reader) inflate(i int, c *chunk) ([]byte, error) {
-	compressed := make([]byte, c.clen)
-	if _, err := r.ra.ReadAt(compressed, int64(c.off)); err != nil {
-		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
-	}
-	src := bytes.NewReader(compressed)
-	fr, _ := inflaters.Get().(io.ReadCloser)
-	if fr == nil {
-		fr = flate.NewReader(src)
-	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
-		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
-	}
-	defer inflaters.Put(fr)
-	data := make([]byte, c.ulen)
-	if _, err := io.ReadFull(fr, data); err != nil {
-		return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
-	}
-	var one [1]byte
-	if n, err := fr.Read(one[:]); n != 0 || err != io.EOF {
-		return nil, fmt.Errorf("bundlefmt: chunk %d inflates to more than its %d bytes", i, c.ulen)
+	var data []byte
+	if c.clen == 0 {
+		data = r.data[c.off : c.off+c.ulen : c.off+c.ulen]
+	} else {
+		src := bytes.NewReader(r.data[c.off : c.off+c.clen])
+		fr, _ := inflaters.Get().(io.ReadCloser)
+		if fr == nil {
+			fr = flate.NewReader(src)
+		} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+			return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
+		}
+		defer inflaters.Put(fr)
+		data = make([]byte, c.ulen)
+		if _, err := io.ReadFull(fr, data); err != nil {
+			return nil, fmt.Errorf("bundlefmt: chunk %d: %w", i, err)
+		}
+		var one [1]byte
+		if n, err := fr.Read(one[:]); n != 0 || err != io.EOF {
+			return nil, fmt.Errorf("bundlefmt: chunk %d inflates to more than its %d bytes", i, c.ulen)
+		}
 	}
 	if crc32.ChecksumIEEE(data) != c.crc {
 		return nil, fmt.Errorf("bundlefmt: chunk %d: CRC-32 mismatch", i)

@@ -10,9 +10,13 @@ import (
 )
 
 func write(t testing.TB, defs map[string][]byte, normalized bool) []byte {
+	return writeStored(t, defs, normalized, false)
+}
+
+func writeStored(t testing.TB, defs map[string][]byte, normalized, uncompressed bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	m := Manifest{KubernetesVersion: "v1.99.0", Module: "k8s.io/kubernetes@v1.99.0", Normalized: normalized}
+	m := Manifest{KubernetesVersion: "v1.99.0", Module: "k8s.io/kubernetes@v1.99.0", Normalized: normalized, Uncompressed: uncompressed}
 	if err := Write(&buf, m, defs, nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -20,8 +24,15 @@ func write(t testing.TB, defs map[string][]byte, normalized bool) []byte {
 }
 
 // TestRoundTrip: what Write stores, Open and the Append methods give back, over chunk
-// boundaries; a definition larger than a chunk gets one of its own.
+// boundaries; a definition larger than a chunk gets one of its own. Deflated and
+// Uncompressed alike (there, structures are stored as they are and descriptions deflated).
 func TestRoundTrip(t *testing.T) {
+	for _, uncompressed := range []bool{false, true} {
+		t.Run(fmt.Sprint("uncompressed=", uncompressed), func(t *testing.T) { roundTrip(t, uncompressed) })
+	}
+}
+
+func roundTrip(t *testing.T, uncompressed bool) {
 	defs := map[string][]byte{}
 	want := map[string][2]string{}
 	for i := range 40 {
@@ -41,16 +52,25 @@ func TestRoundTrip(t *testing.T) {
 		defs[name] = []byte(data)
 		want[name] = [2]string{structure, descs}
 	}
-	data := write(t, defs, true)
-	if again := write(t, defs, true); !bytes.Equal(data, again) {
+	data := writeStored(t, defs, true, uncompressed)
+	if again := writeStored(t, defs, true, uncompressed); !bytes.Equal(data, again) {
 		t.Fatal("writing the same bundle twice gave different bytes")
 	}
-	r, err := Open(bytes.NewReader(data), int64(len(data)))
+	r, err := Open(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.chunks) < 4 {
 		t.Errorf("%d chunks for %d KiB", len(r.chunks), len(data)>>10)
+	}
+	stored := 0
+	for i := range r.chunks {
+		if r.chunks[i].clen == 0 {
+			stored++
+		}
+	}
+	if descChunks := 1; (stored == len(r.chunks)-descChunks) != uncompressed || (stored == 0) == uncompressed {
+		t.Errorf("%d of %d chunks stored", stored, len(r.chunks))
 	}
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
@@ -81,9 +101,15 @@ func TestRoundTrip(t *testing.T) {
 // file, unsorted names, a chunk inflating to more or less than it says, a wrong CRC) is an
 // error, never a panic or an allocation of what the index claims.
 func TestOpenRefuses(t *testing.T) {
-	good := write(t, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{"type":"string"}` + "\n" + `{"":"B."}`)}, true)
+	for _, uncompressed := range []bool{false, true} {
+		t.Run(fmt.Sprint("uncompressed=", uncompressed), func(t *testing.T) { openRefuses(t, uncompressed) })
+	}
+}
+
+func openRefuses(t *testing.T, uncompressed bool) {
+	good := writeStored(t, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{"type":"string"}` + "\n" + `{"":"B."}`)}, true, uncompressed)
 	open := func(data []byte) error {
-		r, err := Open(bytes.NewReader(data), int64(len(data)))
+		r, err := Open(data)
 		if err != nil {
 			return err
 		}
@@ -102,6 +128,15 @@ func TestOpenRefuses(t *testing.T) {
 		"last byte":      func(b []byte) { b[len(b)-1] ^= 0xff },
 		"first data":     func(b []byte) { b[len(b)-8] ^= 0x55 },
 		"definition ptr": func(b []byte) { i := bytes.Index(b, []byte("a.A\na.B\n")) + 8 + 4; putUint32(b[i+4:], 1<<20) },
+		// In an Uncompressed bundle the structures lie as they are; else this is one more
+		// corrupted byte of deflated data.
+		"stored data": func(b []byte) {
+			if i := bytes.LastIndex(b, []byte(`{"type":"object"}`)); i > 0 {
+				b[i+3] = 'T'
+			} else {
+				b[len(b)-3] ^= 0x10
+			}
+		},
 	} {
 		b := bytes.Clone(good)
 		mutate(b)
@@ -118,9 +153,10 @@ func TestOpenRefuses(t *testing.T) {
 
 func FuzzOpen(f *testing.F) {
 	f.Add(write(f, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{}` + "\n" + `{"":"x"}`)}, true))
+	f.Add(writeStored(f, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{}` + "\n" + `{"":"x"}`)}, true, true))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Open(bytes.NewReader(data), int64(len(data)))
+		r, err := Open(data)
 		if err != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func fixtureGo() *goSource {
 // definition (its structure, and after a newline its descriptions, if any).
 func readBundle(t *testing.T, data []byte) map[string]string {
 	t.Helper()
-	rd, err := bundlefmt.Open(bytes.NewReader(data), int64(len(data)))
+	rd, err := bundlefmt.Open(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +103,11 @@ func readBundle(t *testing.T, data []byte) map[string]string {
 }
 
 func TestBuildDeterministic(t *testing.T) {
-	first, st, err := build(fixtureRelease(), nil)
+	first, st, err := build(fixtureRelease(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := build(fixtureRelease(), nil)
+	second, _, err := build(fixtureRelease(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestBuildDeterministic(t *testing.T) {
 }
 
 func TestBuildDefaults(t *testing.T) {
-	data, _, err := build(fixtureRelease(), nil)
+	data, _, err := build(fixtureRelease(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestBuildBorrowedDefaults(t *testing.T) {
 	r := fixtureRelease()
 	r.V3 = nil
 	donor := &defaultsDonor{Version: "v1.23.17", Schemas: schemas, SHA256: map[string]string{"k8s.io/kubernetes@v1.23.17/x.json": "00"}}
-	data, st, err := build(r, donor)
+	data, st, err := build(r, donor, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +191,25 @@ func TestParse(t *testing.T) {
 	}
 	if m, err := parseMinorArg("1.38"); err != nil || m != 38 {
 		t.Errorf("parseMinorArg = %d %v", m, err)
+	}
+}
+
+// TestEmbedListUpToDate: schemas/bundles.go embeds exactly the bundles in schemas/data, as
+// the generator writes it.
+func TestEmbedListUpToDate(t *testing.T) {
+	minors, err := bundleMinors("../../data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := embedListSource(minors, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../../bundles.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("schemas/bundles.go is not what the generator writes for schemas/data (%d minors); run make schemas", len(minors))
 	}
 }

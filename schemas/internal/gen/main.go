@@ -21,9 +21,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/format"
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -33,6 +35,12 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
+// uncompressedMinors is how many of the newest pinned minors are built Uncompressed (their
+// structures and fragments stored as they are, see bundlefmt): the minors Kubernetes
+// supports, which most compiles target. Each costs some 0.5 MB of binary and spares a compile
+// against it the inflating (a tenth of a one-file run) and the memory it takes.
+const uncompressedMinors = 3
+
 // defaultsMinor is the oldest minor that publishes OpenAPI v3 documents; older minors borrow
 // its defaults.
 const defaultsMinor = 23
@@ -41,6 +49,7 @@ func main() {
 	var (
 		versionsFile = flag.String("versions", "versions.txt", "file pinning one release per minor")
 		outDir       = flag.String("out", "data", "directory of the bundles")
+		embedFile    = flag.String("embed", "bundles.go", "Go file to write that embeds every bundle in -out (relative paths; empty: none)")
 		only         = flag.String("only", "", "comma-separated minors to rebuild (default: all pinned)")
 		add          = flag.String("add", "", "minor to pin at its newest patch and build, e.g. 1.38")
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
@@ -62,7 +71,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen: -only, -add and -bump exclude each other")
 		os.Exit(2)
 	}
-	g := &generator{versionsFile: *versionsFile, outDir: *outDir, log: os.Stderr}
+	g := &generator{versionsFile: *versionsFile, outDir: *outDir, embedFile: *embedFile, log: os.Stderr}
 	if err := g.run(*only, *add, *bump); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
@@ -75,7 +84,7 @@ func listDefinitions(w io.Writer, file string) error {
 	if err != nil {
 		return err
 	}
-	rd, err := bundlefmt.Open(bytes.NewReader(data), int64(len(data)))
+	rd, err := bundlefmt.Open(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -86,9 +95,10 @@ func listDefinitions(w io.Writer, file string) error {
 }
 
 type generator struct {
-	versionsFile, outDir string
-	log                  io.Writer
-	donor                *defaultsDonor // loaded on first need
+	versionsFile, outDir, embedFile string
+	log                             io.Writer
+	donor                           *defaultsDonor // loaded on first need
+	newest                          int            // the newest pinned minor
 }
 
 func (g *generator) run(only, add string, bump bool) error {
@@ -110,6 +120,10 @@ func (g *generator) run(only, add string, bump bool) error {
 		fmt.Fprintf(g.log, "1.%d: newest patch is %s\n", minor, v)
 		pins[minor] = v
 		todo = []int{minor}
+		// The minor that leaves the newest uncompressedMinors is rebuilt deflated.
+		if _, ok := pins[minor-uncompressedMinors]; ok {
+			todo = append(todo, minor-uncompressedMinors)
+		}
 	case bump:
 		for _, minor := range slices.Sorted(maps.Keys(pins)) {
 			v, err := g.newestPatch(minor, pins[minor])
@@ -150,6 +164,7 @@ func (g *generator) run(only, add string, bump bool) error {
 	if donorVersion, ok := pins[defaultsMinor]; ok {
 		g.donor = &defaultsDonor{Version: donorVersion}
 	}
+	g.newest = slices.Max(slices.Collect(maps.Keys(pins)))
 	start := time.Now()
 	for i, minor := range todo {
 		fmt.Fprintf(g.log, "[%d/%d] %s\n", i+1, len(todo), pins[minor])
@@ -163,6 +178,9 @@ func (g *generator) run(only, add string, bump bool) error {
 		if err := writePins(g.versionsFile, pins); err != nil {
 			return err
 		}
+	}
+	if err := writeEmbedList(g.embedFile, g.outDir); err != nil {
+		return err
 	}
 	fmt.Fprintf(g.log, "done: %d bundle(s) in %s\n", len(todo), time.Since(start).Round(time.Second))
 	return nil
@@ -184,7 +202,7 @@ func (g *generator) buildOne(minor int, version string) error {
 			return err
 		}
 	}
-	data, st, err := build(r, donor)
+	data, st, err := build(r, donor, minor > g.newest-uncompressedMinors)
 	if err != nil {
 		return err
 	}
@@ -313,4 +331,60 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// writeEmbedList writes file, the Go source that embeds every bundle in dir as a string:
+// package schemas reads a bundle where it lies in the binary (an embed.FS file can only be
+// read by copying).
+func writeEmbedList(file, dir string) error {
+	if file == "" {
+		return nil
+	}
+	minors, err := bundleMinors(dir)
+	if err != nil {
+		return err
+	}
+	src, err := embedListSource(minors, filepath.ToSlash(dir))
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, src)
+}
+
+// bundleMinors lists the minors of the bundles in dir, oldest first.
+func bundleMinors(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var minors []string
+	for _, e := range entries {
+		if m, ok := strings.CutSuffix(e.Name(), bundlefmt.Suffix); ok && e.Type().IsRegular() {
+			if _, err := parseMinorArg(m); err == nil {
+				minors = append(minors, m)
+			}
+		}
+	}
+	slices.SortFunc(minors, func(a, b string) int {
+		x, _ := parseMinorArg(a)
+		y, _ := parseMinorArg(b)
+		return x - y
+	})
+	return minors, nil
+}
+
+// embedListSource is the source of bundles.go for minors, their files in dir (a slash path
+// relative to package schemas).
+func embedListSource(minors []string, dir string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("// Code generated by schemas/internal/gen. DO NOT EDIT.\n\npackage schemas\n\nimport _ \"embed\"\n")
+	for _, m := range minors {
+		fmt.Fprintf(&b, "\n//go:embed %s\nvar bundle%s string\n", path.Join(dir, m+bundlefmt.Suffix), strings.ReplaceAll(m, ".", "_"))
+	}
+	b.WriteString("\n// embedded lists the bundles, oldest first.\nvar embedded = []embeddedBundle{\n")
+	for _, m := range minors {
+		fmt.Fprintf(&b, "\t{%q, bundle%s},\n", m, strings.ReplaceAll(m, ".", "_"))
+	}
+	b.WriteString("}\n")
+	return format.Source(b.Bytes())
 }
