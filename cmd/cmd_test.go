@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
@@ -26,12 +28,64 @@ type cmdTestCase struct {
 func runCmd(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	t.Chdir(dir)
+	// As Execute builds it: without subcommands when args name none.
+	return runRoot(t, dir, stdin, namesCommand(args), args...)
+}
+
+func runRoot(t *testing.T, dir, stdin string, commands bool, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Chdir(dir)
 	var out, errOut bytes.Buffer
-	root := NewRootCmd(&out, &errOut)
+	root := newRootCmd(&out, &errOut, commands)
 	root.SetIn(strings.NewReader(stdin))
 	root.SetArgs(args)
 	code = report(&errOut, root.Execute())
 	return out.String(), errOut.String(), code
+}
+
+// TestCommandNames: namesCommand knows every subcommand of the tree, and
+// nothing else.
+func TestCommandNames(t *testing.T) {
+	root := NewRootCmd(io.Discard, io.Discard)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+		names = append(names, c.Aliases...)
+	}
+	names = append(names, cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd)
+	require.ElementsMatch(t, names, commandNames)
+}
+
+// TestLeanRoot: where Execute leaves the subcommands out, the root alone
+// does what the whole tree does: same output, errors and exit code.
+func TestLeanRoot(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	for _, args := range [][]string{
+		{"-r", "widget.yaml", "-", "--k8s-version", "1.30"},
+		{"widget.yaml", "out.yaml", "--k8s-version=1.30"},
+		{"-r", "-j", "missing.yaml", "widget.yaml", "-"},
+		{"widget.yaml"},
+		{"a", "b", "c"},
+		{},
+		{"--no-such-flag", "widget.yaml", "-"},
+		{"--version"},
+		{"-r", "--k8s-version", "9.99", "widget.yaml", "-"},
+	} {
+		if namesCommand(args) {
+			t.Fatalf("%q names a command", args)
+		}
+		full, fullErr, fullCode := runRoot(t, dir, "", true, args...)
+		lean, leanErr, leanCode := runRoot(t, dir, "", false, args...)
+		require.Equal(t, []any{full, fullErr, fullCode}, []any{lean, leanErr, leanCode}, "%q", args)
+	}
+	for _, args := range [][]string{{"build"}, {"-r", "resolve", "x"}, {"--help"}, {"-rh"}, {"help", "build"}, {"__complete", ""}} {
+		if !namesCommand(args) {
+			t.Errorf("%q: the subcommands are left out", args)
+		}
+	}
 }
 
 const template = `apiVersion: apiextensions.k8s.io/v1

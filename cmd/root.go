@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +36,10 @@ func (e *exitError) Unwrap() error { return e.err }
 // NewRootCmd returns the root command writing to out and errOut. With two
 // positional arguments and no subcommand it behaves like the Python tool:
 // k8s-crd-resolver [-r] [-j PATCH] SRC DST.
-func NewRootCmd(out, errOut io.Writer) *cobra.Command {
+func NewRootCmd(out, errOut io.Writer) *cobra.Command { return newRootCmd(out, errOut, true) }
+
+// newRootCmd is NewRootCmd, with its subcommands only when commands.
+func newRootCmd(out, errOut io.Writer, commands bool) *cobra.Command {
 	var f compileFlags
 	root := &cobra.Command{
 		Use:   "k8s-crd-resolver [-r] [-j PATCH] SRC DST",
@@ -67,6 +72,9 @@ SRC and DST are files, "-" is standard input or output.`,
 	root.SetVersionTemplate(version.String("k8s-crd-resolver"))
 	root.SetOut(out)
 	root.SetErr(errOut)
+	if !commands {
+		return root
+	}
 	root.AddCommand(
 		newResolveCmd(),
 		newVersionsCmd(),
@@ -81,9 +89,35 @@ SRC and DST are files, "-" is standard input or output.`,
 }
 
 // Execute runs the root command on os.Args and returns the process exit code.
+// The Python tool's command line (k8s-crd-resolver -r SRC DST), which
+// pre-commit scripts run once per CRD, gets the root command alone: the
+// tree of subcommands and their flags costs a one-file run a twentieth of
+// its time, and with no subcommand named there is nothing cobra would
+// find in it.
 func Execute() int {
-	root := NewRootCmd(os.Stdout, os.Stderr)
+	root := newRootCmd(os.Stdout, os.Stderr, namesCommand(os.Args[1:]))
 	return report(root.ErrOrStderr(), root.Execute())
+}
+
+// commandNames are the names of the root's subcommands, with cobra's own
+// (help, completion and its hidden __complete); TestCommandNames holds the
+// list to the tree.
+var commandNames = []string{"build", "check", "diff", "reconcile", "resolve", "validate", "version", "versions",
+	"help", "completion", "__complete", "__completeNoDesc"}
+
+// namesCommand reports whether args might need the subcommands: an
+// argument spelling a subcommand's name (wherever it stands: which
+// argument cobra takes for the command depends on the flags before it), or
+// one asking for help (--help, or a group of short flags with an h), whose
+// text lists the subcommands. It errs on the side of the full tree.
+func namesCommand(args []string) bool {
+	for _, a := range args {
+		if slices.Contains(commandNames, a) || a == "--help" || strings.HasPrefix(a, "--help=") ||
+			(len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')) {
+			return true
+		}
+	}
+	return false
 }
 
 // report prints err (one line per problem) and maps it to an exit code.

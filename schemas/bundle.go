@@ -81,9 +81,9 @@ func KnownFormat(minor int, typ, format string) bool {
 // newBundle checks the manifest header of an opened bundle.
 func newBundle(minor string, rd *bundlefmt.Reader) (*Bundle, error) {
 	// Only the header: every process that compiles opens a bundle, few read its provenance.
-	var h bundlefmt.Header
-	if err := json.Unmarshal(rd.Manifest, &h); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+	h, err := bundlefmt.DecodeHeader(rd.Manifest)
+	if err != nil {
+		return nil, err
 	}
 	if h.Format != bundlefmt.FormatVersion {
 		return nil, fmt.Errorf("manifest: format %d, want %d", h.Format, bundlefmt.FormatVersion)

@@ -3,12 +3,11 @@ package fileio
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -532,9 +531,11 @@ func tempName(base string) string {
 	if len(base) > 120 {
 		base = base[:120]
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf(".%s.k8s-crd-resolver-%d-%s.tmp", base, os.Getpid(), hex.EncodeToString(b[:]))
+	// math/rand/v2's generator is ChaCha8 seeded from the system's entropy:
+	// names nobody else can guess, without linking crypto/rand (whose
+	// package inits every run paid for). A name that exists anyway only
+	// fails the O_EXCL create; it is never written through.
+	return fmt.Sprintf(".%s.k8s-crd-resolver-%d-%016x.tmp", base, os.Getpid(), rand.Uint64())
 }
 
 // removeLeftovers removes the temporary files of runs that were killed
@@ -574,6 +575,7 @@ type tempSet struct {
 }
 
 func (t *tempSet) add(s *Staged) bool {
+	installHandler()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
@@ -601,12 +603,36 @@ func RemoveTemps() {
 	clear(temps.live)
 }
 
-var handleOnce sync.Once
+// The signal handling HandleSignals arms, installed with the first
+// temporary file.
+var (
+	signalExit func(code int) // set by HandleSignals; nil: not armed
+	handleOnce sync.Once
+	handlerMu  sync.Mutex
+)
 
 // HandleSignals makes SIGINT and SIGTERM remove the process's temporary
-// files and then call exit with 128 + the signal number. Calling it again
-// does nothing.
+// files and then call exit with 128 + the signal number. The handler is
+// installed when the first temporary file is created: before that there is
+// nothing to remove, and a run that writes nothing (its outputs already
+// hold their bytes) never pays for one. Calling it again does nothing.
 func HandleSignals(exit func(code int)) {
+	handlerMu.Lock()
+	defer handlerMu.Unlock()
+	if signalExit == nil {
+		signalExit = exit
+	}
+}
+
+// installHandler installs the handler HandleSignals armed, once; temps.add
+// calls it before the first temporary file is created.
+func installHandler() {
+	handlerMu.Lock()
+	exit := signalExit
+	handlerMu.Unlock()
+	if exit == nil {
+		return
+	}
 	handleOnce.Do(func() {
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)

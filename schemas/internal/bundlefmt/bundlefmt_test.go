@@ -176,3 +176,29 @@ func leUint32(b []byte) uint32 {
 func putUint32(b []byte, v uint32) {
 	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
+
+// TestDecodeHeader: the header of what Write writes, whatever else the manifest holds; the
+// fields in any order; a manifest that is not an object, or a header field of the wrong
+// type, is an error.
+func TestDecodeHeader(t *testing.T) {
+	data := writeStored(t, map[string][]byte{"a.A": []byte(`{}`)}, true, true)
+	r, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Header{Format: FormatVersion, KubernetesVersion: "v1.99.0", Normalized: true}
+	if h, err := DecodeHeader(r.Manifest); err != nil || h != want {
+		t.Errorf("written: %+v, %v", h, err)
+	}
+	if h, err := DecodeHeader([]byte(`{"sha256":{"a":"b"},"normalized":true,"x":[1,{"y":2}],"kubernetesVersion":"v1.2.3","format":4}`)); err != nil || h != (Header{4, "v1.2.3", true}) {
+		t.Errorf("reordered: %+v, %v", h, err)
+	}
+	if h, err := DecodeHeader([]byte(`{"format":3,"kubernetesVersion":"v1.15.0"}`)); err != nil || h != (Header{3, "v1.15.0", false}) {
+		t.Errorf("without normalized: %+v, %v", h, err)
+	}
+	for _, bad := range []string{``, `[]`, `{"format":"4"}`, `{"normalized":1}`, `{"format":4,`, `{"x":}`} {
+		if h, err := DecodeHeader([]byte(bad)); err == nil {
+			t.Errorf("%s: %+v, no error", bad, h)
+		}
+	}
+}
