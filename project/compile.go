@@ -106,7 +106,12 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Compile(filepath.FromSlash(t.Name), src)
+	var res *resolver.Result
+	if t.source != nil && t.source.Holds(src) {
+		res, err = c.CompileSource(t.source) // parsed by Open, and unchanged since
+	} else {
+		res, err = c.Compile(filepath.FromSlash(t.Name), src)
+	}
 	if err != nil {
 		return nil, err
 	}

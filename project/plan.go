@@ -14,6 +14,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 )
 
 // State is how an output file on disk compares with the compiled CRD.
@@ -152,27 +153,32 @@ func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, erro
 	}
 	w := p.writer(inputs)
 	defer w.Close()
-	var staged []*fileio.Staged
 	var pending []*FileStatus
-	abort := func() {
-		for _, s := range staged {
-			s.Abort()
+	for _, fs := range plan {
+		if fs.State == Stale || fs.State == Missing {
+			pending = append(pending, fs)
 		}
 	}
-	for _, fs := range plan {
-		if fs.State != Stale && fs.State != Missing {
-			continue
-		}
-		s, err := w.Stage(fs.Path, func(wr io.Writer) error {
-			_, err := wr.Write(fs.Want)
+	// Staged on every core (writing the files is a sixth of a build that
+	// writes them all); a failure aborts every one, and the first failure
+	// in plan order is the one reported.
+	staged := make([]*fileio.Staged, len(pending))
+	errs := make([]error, len(pending))
+	parallel.Each(len(pending), func(i int) {
+		staged[i], errs[i] = w.Stage(pending[i].Path, func(wr io.Writer) error {
+			_, err := wr.Write(pending[i].Want)
 			return err
 		})
+	})
+	for _, err := range errs {
 		if err != nil {
-			abort()
+			for _, s := range staged {
+				if s != nil {
+					s.Abort()
+				}
+			}
 			return nil, err
 		}
-		staged = append(staged, s)
-		pending = append(pending, fs)
 	}
 	var done []*FileStatus
 	for i, s := range staged {

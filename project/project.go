@@ -49,7 +49,8 @@ type Project struct {
 	Sources []string
 
 	opts   Options
-	reader *fileio.Reader // the door every read of the project goes through
+	reader *fileio.Reader             // the door every read of the project goes through
+	names  map[string]map[string]bool // directory -> its entries, for siblingPatch (nil: unreadable)
 }
 
 // Template is one CRD template and where it compiles to.
@@ -65,6 +66,8 @@ type Template struct {
 	Outputs []string
 	// Policy is how the template compiles.
 	Policy Policy
+
+	source *resolver.Source // the template as Open read and parsed it
 }
 
 // Open finds the configuration (walking up from workDir unless
@@ -170,7 +173,7 @@ func (p *Project) discover() error {
 				sources[f] = true
 				continue
 			}
-			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f]}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f], source: c.source}
 			delete(patches, f)
 			if t.Patch == "" {
 				patch, err := p.siblingPatch(f)
@@ -233,8 +236,28 @@ func IsPatchFile(name string) bool {
 // a link out of the project) is an error, not silently no patch.
 func (p *Project) siblingPatch(template string) (string, error) {
 	stem := strings.TrimSuffix(template, filepath.Ext(template))
+	// The directory's names first, listed once per directory: most
+	// templates have no patch, and a name that is not there needs no
+	// confined stat to say so (a dangling link is listed, and checked).
+	dir := filepath.Dir(template)
+	if p.names == nil {
+		p.names = map[string]map[string]bool{}
+	}
+	names, listed := p.names[dir]
+	if !listed {
+		if list, err := p.reader.DirNames(dir); err == nil {
+			names = map[string]bool{}
+			for _, n := range list {
+				names[n] = true
+			}
+		}
+		p.names[dir] = names
+	}
 	var found []string
 	for _, s := range patchSuffixes {
+		if names != nil && !names[filepath.Base(stem+s)] {
+			continue
+		}
 		fi, err := p.reader.Stat(stem + s)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
@@ -264,15 +287,30 @@ const (
 
 // classify reads file (through the door) and says what it is. A file
 // that cannot be parsed counts as a template, so compiling it reports the
-// problem with its position; one that cannot be read is an error.
-func (p *Project) classify(file string) (int, error) {
+// problem with its position; one that cannot be read is an error. It
+// parses as the compile does (and returns the parse, which the compile of
+// a template reuses): a file is a template when a document of it is a
+// mapping of kind CustomResourceDefinition.
+func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	src, err := p.reader.ReadFile(file)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
+		return 0, nil, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
 	if IsGenerated(src) {
-		return generatedFile, nil
+		return generatedFile, nil, nil
 	}
+	budget, _ := resolver.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate
+	s := resolver.Parse(filepath.FromSlash(p.Rel(file)), src, budget)
+	switch {
+	case s.Err() == nil && s.HoldsCRD():
+		return templateFile, s, nil
+	case s.Err() == nil:
+		return sourceFile, nil, nil
+	}
+	// What the compile cannot parse: a template when YAML itself cannot
+	// read it or a document names the kind (the compile reports the
+	// problem), else shared definitions (whose problem a $ref into them
+	// reports).
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var head struct {
@@ -280,17 +318,17 @@ func (p *Project) classify(file string) (int, error) {
 		}
 		err := dec.Decode(&head)
 		if errors.Is(err, io.EOF) {
-			return sourceFile, nil
+			return sourceFile, nil, nil
 		}
 		if err != nil {
 			var te *yaml.TypeError
 			if errors.As(err, &te) {
 				continue // a document that is not a mapping (or kind not a string)
 			}
-			return templateFile, nil
+			return templateFile, s, nil
 		}
 		if head.Kind == "CustomResourceDefinition" {
-			return templateFile, nil
+			return templateFile, s, nil
 		}
 	}
 }
@@ -325,8 +363,9 @@ func (p *Project) setFiles(i int, set Set) ([]string, error) {
 
 // classification is what classify says of one file.
 type classification struct {
-	kind int
-	err  error
+	kind   int
+	source *resolver.Source // a template's parse
+	err    error
 }
 
 // classifyAll classifies files on every core, each once.
@@ -334,7 +373,7 @@ func (p *Project) classifyAll(files []string) map[string]classification {
 	files = slices.Compact(slices.Sorted(slices.Values(files)))
 	results := make([]classification, len(files))
 	parallel.Each(len(files), func(i int) {
-		results[i].kind, results[i].err = p.classify(files[i])
+		results[i].kind, results[i].source, results[i].err = p.classify(files[i])
 	})
 	out := make(map[string]classification, len(files))
 	for i, f := range files {

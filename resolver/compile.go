@@ -278,10 +278,23 @@ func (r *Result) objects() []any {
 // or "" mean standard input, whose refs are relative to WorkDir. On failure
 // the error is an ErrorList.
 func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
+	return c.compile(name, src, nil)
+}
+
+// compile is Compile; the documents are parsed's when it was parsed within
+// the same budget (source.go).
+func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, error) {
 	display, abs := c.templatePath(name)
 	// One budget for the whole compile, from the first value read.
 	b := newBudget(c.opts.Budget)
-	docs, err := parseDocumentsWithin(display, src, b)
+	var docs []*document
+	var err error
+	if parsed != nil && parsed.limit == b.limit {
+		docs, err = parsed.docs, parsed.err
+		b.used, b.work = parsed.used, parsed.work
+	} else {
+		docs, err = parseDocumentsWithin(display, src, b)
+	}
 	if err != nil {
 		return nil, asList(err)
 	}

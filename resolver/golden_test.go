@@ -92,6 +92,21 @@ func TestCompileGolden(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join(dir, co.Template))
 			require.NoError(t, err)
 			res, err := c.Compile(co.Template, src)
+			// The same through Parse and CompileSource, parsed within the
+			// compile's budget (the parse is reused) and within another
+			// (parsed again).
+			for _, budget := range []resolver.Size{opts.Budget, 2 * max(opts.Budget, resolver.DefaultBudget)} {
+				cs, newErr := resolver.New(opts)
+				require.NoError(t, newErr)
+				viaSource, errSource := cs.CompileSource(resolver.Parse(co.Template, src, budget))
+				require.Equal(t, fmt.Sprint(err), fmt.Sprint(errSource), "CompileSource, parsed within %d", budget)
+				if err == nil {
+					want, _ := res.YAML()
+					got, _ := viaSource.YAML()
+					require.Equal(t, string(want), string(got), "CompileSource, parsed within %d", budget)
+					require.Equal(t, fmt.Sprint(res.Warnings), fmt.Sprint(viaSource.Warnings))
+				}
+			}
 			if err != nil {
 				var list resolver.ErrorList
 				require.True(t, errors.As(err, &list), "errors come back as an ErrorList: %T", err)

@@ -35,11 +35,14 @@ type WriterOptions struct {
 	Inputs []string
 }
 
-// Writer writes and removes output files as the package doc describes. It
-// is not safe for concurrent use.
+// Writer writes and removes output files as the package doc describes.
+// Stage is safe for concurrent use (build stages its files on every core);
+// the other methods are not.
 type Writer struct {
-	opts    WriterOptions
-	inputs  []fs.FileInfo
+	opts   WriterOptions
+	inputs []fs.FileInfo
+
+	mu      sync.Mutex // guards what follows
 	root    *os.Root
 	dirs    map[string]*os.Root // output directory -> its handle
 	cleaned map[*os.Root]bool   // directories rid of leftovers
@@ -212,14 +215,16 @@ func (w *Writer) Stage(name string, write func(io.Writer) error) (*Staged, error
 func (w *Writer) stage(name string, write func(io.Writer) error, keepSame bool) (*Staged, error) {
 	abs := absClean(name)
 	shown := w.Display(abs)
+	w.mu.Lock()
 	d, err := w.dir(filepath.Dir(abs), true)
-	if err != nil {
-		return nil, err
-	}
-	if !w.cleaned[d] {
+	if err == nil && !w.cleaned[d] {
 		// Only a run that writes cleans up: check and Plan write nothing.
 		removeLeftovers(d)
 		w.cleaned[d] = true
+	}
+	w.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	base := filepath.Base(abs)
 	mode, err := w.existing(d, base, shown, true)
