@@ -80,13 +80,41 @@ func parseDocuments(file string, src []byte) ([]*document, error) {
 // JSON that YAML cannot read (tab indentation, "\/") is read by the
 // strict JSON reader instead.
 func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, error) {
+	return parseDocumentsSimple(file, src, b, true)
+}
+
+// parseDocumentsSimple is parseDocumentsWithin, trying parseSimpleYAML
+// first when simple.
+func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*document, error) {
 	if err := checkText(file, src); err != nil {
 		return nil, err
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	var docs []*document
+	convert := func(n *yaml.Node) error {
+		before := b.used
+		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src)}
+		v, err := c.value(n, "", 0, true)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
+		}
+		return nil
+	}
+	if simple {
+		if nodes, ok := parseSimpleYAML(src); ok {
+			for _, n := range nodes {
+				if err := convert(n); err != nil {
+					return nil, err
+				}
+			}
+			return docs, nil
+		}
+	}
 	start := b.used
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var docs []*document
 	for {
 		var n yaml.Node
 		err := dec.Decode(&n)
@@ -100,16 +128,9 @@ func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, erro
 			}
 			return nil, yamlError(file, err)
 		}
-		before := b.used
-		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src)}
-		v, err := c.value(&n, "", 0, true)
-		if err != nil {
+		if err := convert(&n); err != nil {
 			return nil, err
 		}
-		if v == nil {
-			continue
-		}
-		docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
 	}
 	return docs, nil
 }
