@@ -132,13 +132,123 @@ func materializeAll(v any) (any, bool) {
 
 // lazyDef is the stored entries of one definition.
 type lazyDef struct {
-	entries  map[string]lazyEntryData
+	entries  []lazyEntryData // sorted by key; a definition has a few
 	warnings []bundleWarning // relative to the definition, as cachedTarget keeps them
 }
 
+// lazyEntryData is one entry: its cost, and its fragment's segments as
+// encodeSegs writes them, decoded as they are written out (a compile reads
+// hundreds of entries, and decoding them into values had been a fifth of
+// what a one-file run allocates).
 type lazyEntryData struct {
+	key  string
 	cost cost
-	segs []fragSeg
+	n    int    // segments
+	segs []byte // encoded, checked when the entries were parsed
+}
+
+// entry returns the entry of key.
+func (d *lazyDef) entry(key string) (lazyEntryData, bool) {
+	for _, e := range d.entries {
+		if e.key == key {
+			return e, true
+		}
+	}
+	return lazyEntryData{}, false
+}
+
+// each calls f with each segment of e, in order.
+func (e lazyEntryData) each(f func(fragSeg) error) error {
+	for rest := e.segs; len(rest) > 0; {
+		s, next, err := decodeSeg(rest)
+		if err != nil {
+			return err
+		}
+		if err := f(s); err != nil {
+			return err
+		}
+		rest = next
+	}
+	return nil
+}
+
+// encodeSegs encodes segments: 't' and the text, or 'r', the entry's
+// definition and key, and its indentation (lengths and numbers as
+// uvarints).
+func encodeSegs(segs []fragSeg) []byte {
+	var b []byte
+	num := func(v int64) { b = binary.AppendUvarint(b, uint64(v)) }
+	str := func(s []byte) { num(int64(len(s))); b = append(b, s...) }
+	for _, s := range segs {
+		if s.text != nil {
+			b = append(b, 't')
+			str(s.text)
+			continue
+		}
+		b = append(b, 'r')
+		str([]byte(s.ref.name))
+		str([]byte(s.ref.key))
+		num(int64(s.indent))
+	}
+	return b
+}
+
+// decodeSeg decodes the first segment of data. Texts, names and keys share
+// data's memory: it is a bundle's chunk, never changed, living as long as
+// the process.
+func decodeSeg(data []byte) (fragSeg, []byte, error) {
+	num := func() (int64, error) {
+		v, n := binary.Uvarint(data)
+		if n <= 0 || v > costCap {
+			return 0, errBadEntries
+		}
+		data = data[n:]
+		return int64(v), nil
+	}
+	str := func() ([]byte, error) {
+		n, err := num()
+		if err != nil || n > int64(len(data)) {
+			return nil, errBadEntries
+		}
+		s := data[:n:n]
+		data = data[n:]
+		return s, nil
+	}
+	if len(data) == 0 {
+		return fragSeg{}, nil, errBadEntries
+	}
+	tag := data[0]
+	data = data[1:]
+	switch tag {
+	case 't':
+		text, err := str()
+		if err != nil || len(text) == 0 {
+			return fragSeg{}, nil, errBadEntries
+		}
+		return fragSeg{text: text}, data, nil
+	case 'r':
+		name, err := str()
+		if err != nil {
+			return fragSeg{}, nil, err
+		}
+		key, err := str()
+		if err != nil {
+			return fragSeg{}, nil, err
+		}
+		indent, err := num()
+		if err != nil || indent > 2*maxDepth {
+			return fragSeg{}, nil, errBadEntries
+		}
+		return fragSeg{ref: fragKey{sharedString(name), sharedString(key)}, indent: int(indent)}, data, nil
+	}
+	return fragSeg{}, nil, errBadEntries
+}
+
+func sharedString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // fragSeg is one segment of a fragment: text, or a reference to an entry
@@ -228,11 +338,11 @@ func (r *run) lazyTarget(t target) (*cachedTarget, bool, error) {
 	if err != nil || !pre {
 		return nil, false, err
 	}
-	for k, e := range d.entries {
-		if _, ok := def[k].(map[string]any); !ok {
-			return nil, false, fmt.Errorf("%w: the entries of %s name %s, which is no mapping there", ErrInput, t.name, k)
+	for _, e := range d.entries {
+		if _, ok := def[e.key].(map[string]any); !ok {
+			return nil, false, fmt.Errorf("%w: the entries of %s name %s, which is no mapping there", ErrInput, t.name, e.key)
 		}
-		def[k] = &lazyEntry{store: r.c.lazy, name: t.name, key: k, cost: e.cost}
+		def[e.key] = &lazyEntry{store: r.c.lazy, name: t.name, key: e.key, cost: e.cost}
 	}
 	r.c.normalized[mapID(def)] = struct{}{}
 	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(def)
@@ -248,21 +358,18 @@ func (e *emitter) entry(k fragKey, indent int) error {
 	var data lazyEntryData
 	ok := d != nil
 	if ok {
-		data, ok = d.entries[k.key]
+		data, ok = d.entry(k.key)
 	}
 	if !ok {
 		return fmt.Errorf("%w: the Kubernetes bundle stores no entry %s of %s", ErrInput, k.key, k.name)
 	}
-	for _, s := range data.segs {
+	return data.each(func(s fragSeg) error {
 		if s.text == nil {
-			if err := e.entry(s.ref, indent+s.indent); err != nil {
-				return err
-			}
-			continue
+			return e.entry(s.ref, indent+s.indent)
 		}
 		e.shifted(s.text, indent)
-	}
-	return nil
+		return nil
+	})
 }
 
 // fragRecorder turns what an emitter writes into segments, cutting a
@@ -349,15 +456,16 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 		if ct == nil {
 			return nil, nil, fmt.Errorf("definition %s: resolved but not cached", name)
 		}
-		d := &lazyDef{entries: map[string]lazyEntryData{}, warnings: ct.bundle}
-		for _, k := range entryKeys(schema) {
+		d := &lazyDef{warnings: ct.bundle}
+		for _, k := range entryKeys(schema) { // sorted
 			m := schema[k].(map[string]any)
 			rec := &fragRecorder{entries: entries}
 			e := &emitter{cache: &renderCache{}, rec: rec}
 			if err := e.mapping(m, 0, false); err != nil {
 				return nil, nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
 			}
-			d.entries[k] = lazyEntryData{cost: measurer{}.measure(m), segs: rec.finish(e)}
+			segs := rec.finish(e)
+			d.entries = append(d.entries, lazyEntryData{key: k, cost: measurer{}.measure(m), n: len(segs), segs: encodeSegs(segs)})
 		}
 		store.defs[name] = d
 	}
@@ -371,12 +479,13 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 		}
 		seen[name] = true
 		order = append(order, name)
-		for _, k := range slices.Sorted(maps.Keys(d.entries)) {
-			for _, seg := range d.entries[k].segs {
+		for _, e := range d.entries {
+			_ = e.each(func(seg fragSeg) error {
 				if seg.text == nil {
 					visit(seg.ref.name)
 				}
-			}
+				return nil
+			})
 		}
 	}
 	for _, name := range names {
@@ -387,7 +496,8 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 		if d == nil {
 			continue
 		}
-		for k := range d.entries {
+		for _, en := range d.entries {
+			k := en.key
 			plain := &emitter{cache: &renderCache{}}
 			if err := plain.mapping(resolved[name][k].(map[string]any), 0, false); err != nil {
 				return nil, nil, err
@@ -484,31 +594,15 @@ func encodeEntries(d *lazyDef) ([]byte, error) {
 	var b []byte
 	num := func(v int64) { b = binary.AppendUvarint(b, uint64(v)) }
 	str := func(s []byte) { num(int64(len(s))); b = append(b, s...) }
-	keys := make([]string, 0, len(d.entries))
-	for k := range d.entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	num(int64(len(keys)))
-	for _, k := range keys {
-		e := d.entries[k]
-		str([]byte(k))
+	num(int64(len(d.entries)))
+	for _, e := range d.entries { // sorted by key
+		str([]byte(e.key))
 		num(e.cost.nodes)
 		num(e.cost.bytes)
 		num(e.cost.indent)
 		num(e.cost.depth)
-		num(int64(len(e.segs)))
-		for _, s := range e.segs {
-			if s.text != nil {
-				b = append(b, 't')
-				str(s.text)
-				continue
-			}
-			b = append(b, 'r')
-			str([]byte(s.ref.name))
-			str([]byte(s.ref.key))
-			num(int64(s.indent))
-		}
+		num(int64(e.n))
+		b = append(b, e.segs...)
 	}
 	ws := make([]storedWarning, len(d.warnings))
 	for i, w := range d.warnings {
@@ -532,21 +626,14 @@ func encodeEntries(d *lazyDef) ([]byte, error) {
 // write.
 var errBadEntries = errors.New("malformed entries")
 
-// parseEntries decodes what encodeEntries wrote. The texts, and the names
-// and keys, share data's memory: entries are read from a bundle's chunk,
-// which is never changed and lives as long as the process. No data: no
+// parseEntries decodes what encodeEntries wrote, and checks it. The
+// texts, names and keys share data's memory (see decodeSeg). No data: no
 // entries.
 func parseEntries(data []byte) (*lazyDef, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
 	bad := errBadEntries
-	sharedString := func(b []byte) string {
-		if len(b) == 0 {
-			return ""
-		}
-		return unsafe.String(&b[0], len(b))
-	}
 	num := func() (int64, error) {
 		v, n := binary.Uvarint(data)
 		if n <= 0 || v > costCap {
@@ -568,13 +655,16 @@ func parseEntries(data []byte) (*lazyDef, error) {
 	if err != nil || count > int64(len(data)) {
 		return nil, bad
 	}
-	d := &lazyDef{entries: make(map[string]lazyEntryData, count)}
+	d := &lazyDef{entries: make([]lazyEntryData, 0, count)}
 	for range count {
 		k, err := str()
 		if err != nil {
 			return nil, err
 		}
-		var e lazyEntryData
+		e := lazyEntryData{key: sharedString(k)}
+		if len(d.entries) > 0 && d.entries[len(d.entries)-1].key >= e.key {
+			return nil, bad // not sorted
+		}
 		for _, p := range []*int64{&e.cost.nodes, &e.cost.bytes, &e.cost.indent, &e.cost.depth} {
 			if *p, err = num(); err != nil {
 				return nil, err
@@ -584,39 +674,14 @@ func parseEntries(data []byte) (*lazyDef, error) {
 		if err != nil || n > int64(len(data)) {
 			return nil, bad
 		}
-		e.segs = make([]fragSeg, 0, n)
+		start := data
 		for range n {
-			if len(data) == 0 {
-				return nil, bad
-			}
-			tag := data[0]
-			data = data[1:]
-			switch tag {
-			case 't':
-				text, err := str()
-				if err != nil || len(text) == 0 {
-					return nil, bad
-				}
-				e.segs = append(e.segs, fragSeg{text: text})
-			case 'r':
-				name, err := str()
-				if err != nil {
-					return nil, err
-				}
-				key, err := str()
-				if err != nil {
-					return nil, err
-				}
-				indent, err := num()
-				if err != nil || indent > 2*maxDepth {
-					return nil, bad
-				}
-				e.segs = append(e.segs, fragSeg{ref: fragKey{sharedString(name), sharedString(key)}, indent: int(indent)})
-			default:
-				return nil, bad
+			if _, data, err = decodeSeg(data); err != nil {
+				return nil, err
 			}
 		}
-		d.entries[sharedString(k)] = e
+		e.n, e.segs = int(n), start[:len(start)-len(data):len(start)-len(data)]
+		d.entries = append(d.entries, e)
 	}
 	j, err := str()
 	if err != nil {
