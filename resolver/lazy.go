@@ -197,51 +197,58 @@ func encodeSegs(segs []fragSeg) []byte {
 // data's memory: it is a bundle's chunk, never changed, living as long as
 // the process.
 func decodeSeg(data []byte) (fragSeg, []byte, error) {
-	num := func() (int64, error) {
-		v, n := binary.Uvarint(data)
-		if n <= 0 || v > costCap {
-			return 0, errBadEntries
-		}
-		data = data[n:]
-		return int64(v), nil
-	}
-	str := func() ([]byte, error) {
-		n, err := num()
-		if err != nil || n > int64(len(data)) {
-			return nil, errBadEntries
-		}
-		s := data[:n:n]
-		data = data[n:]
-		return s, nil
-	}
-	if len(data) == 0 {
+	r := entryReader{data}
+	if len(r.data) == 0 {
 		return fragSeg{}, nil, errBadEntries
 	}
-	tag := data[0]
-	data = data[1:]
+	tag := r.data[0]
+	r.data = r.data[1:]
 	switch tag {
 	case 't':
-		text, err := str()
+		text, err := r.str()
 		if err != nil || len(text) == 0 {
 			return fragSeg{}, nil, errBadEntries
 		}
-		return fragSeg{text: text}, data, nil
+		return fragSeg{text: text}, r.data, nil
 	case 'r':
-		name, err := str()
+		name, err := r.str()
 		if err != nil {
 			return fragSeg{}, nil, err
 		}
-		key, err := str()
+		key, err := r.str()
 		if err != nil {
 			return fragSeg{}, nil, err
 		}
-		indent, err := num()
+		indent, err := r.num()
 		if err != nil || indent > 2*maxDepth {
 			return fragSeg{}, nil, errBadEntries
 		}
-		return fragSeg{ref: fragKey{sharedString(name), sharedString(key)}, indent: int(indent)}, data, nil
+		return fragSeg{ref: fragKey{sharedString(name), sharedString(key)}, indent: int(indent)}, r.data, nil
 	}
 	return fragSeg{}, nil, errBadEntries
+}
+
+// entryReader reads the uvarints and length-prefixed strings of encoded
+// entries.
+type entryReader struct{ data []byte }
+
+func (r *entryReader) num() (int64, error) {
+	v, n := binary.Uvarint(r.data)
+	if n <= 0 || v > costCap {
+		return 0, errBadEntries
+	}
+	r.data = r.data[n:]
+	return int64(v), nil
+}
+
+func (r *entryReader) str() ([]byte, error) {
+	n, err := r.num()
+	if err != nil || n > int64(len(r.data)) {
+		return nil, errBadEntries
+	}
+	s := r.data[:n:n]
+	r.data = r.data[n:]
+	return s, nil
 }
 
 func sharedString(b []byte) string {
@@ -634,30 +641,14 @@ func parseEntries(data []byte) (*lazyDef, error) {
 		return nil, nil
 	}
 	bad := errBadEntries
-	num := func() (int64, error) {
-		v, n := binary.Uvarint(data)
-		if n <= 0 || v > costCap {
-			return 0, bad
-		}
-		data = data[n:]
-		return int64(v), nil
-	}
-	str := func() ([]byte, error) {
-		n, err := num()
-		if err != nil || n > int64(len(data)) {
-			return nil, bad
-		}
-		s := data[:n:n]
-		data = data[n:]
-		return s, nil
-	}
-	count, err := num()
-	if err != nil || count > int64(len(data)) {
+	r := &entryReader{data}
+	count, err := r.num()
+	if err != nil || count > int64(len(r.data)) {
 		return nil, bad
 	}
 	d := &lazyDef{entries: make([]lazyEntryData, 0, count)}
 	for range count {
-		k, err := str()
+		k, err := r.str()
 		if err != nil {
 			return nil, err
 		}
@@ -666,24 +657,25 @@ func parseEntries(data []byte) (*lazyDef, error) {
 			return nil, bad // not sorted
 		}
 		for _, p := range []*int64{&e.cost.nodes, &e.cost.bytes, &e.cost.indent, &e.cost.depth} {
-			if *p, err = num(); err != nil {
+			if *p, err = r.num(); err != nil {
 				return nil, err
 			}
 		}
-		n, err := num()
-		if err != nil || n > int64(len(data)) {
+		n, err := r.num()
+		if err != nil || n > int64(len(r.data)) {
 			return nil, bad
 		}
-		start := data
+		start := r.data
 		for range n {
-			if _, data, err = decodeSeg(data); err != nil {
+			if _, r.data, err = decodeSeg(r.data); err != nil {
 				return nil, err
 			}
 		}
-		e.n, e.segs = int(n), start[:len(start)-len(data):len(start)-len(data)]
+		used := len(start) - len(r.data)
+		e.n, e.segs = int(n), start[:used:used]
 		d.entries = append(d.entries, e)
 	}
-	j, err := str()
+	j, err := r.str()
 	if err != nil {
 		return nil, err
 	}
@@ -700,7 +692,7 @@ func parseEntries(data []byte) (*lazyDef, error) {
 		}
 		d.warnings = append(d.warnings, bw)
 	}
-	if len(data) > 0 {
+	if len(r.data) > 0 {
 		return nil, bad
 	}
 	return d, nil
