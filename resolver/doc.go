@@ -204,7 +204,9 @@
 // data flow of the design has it:
 //
 //	compile.go      Options, New, Compile: the template parsed, each document through the stages, the Result
-//	load.go         load: YAML (or JSON, jsondoc.go) into values with positions, within the budget
+//	source.go       Parse and CompileSource: a template parsed once for a caller that must look into it first
+//	load.go         load: YAML (or JSON, jsondoc.go) into values with positions, within the budget;
+//	yamlfast.go     the block YAML templates are written in, read without yaml.v3 (anything else goes to it)
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared

@@ -123,12 +123,17 @@ func TestWriter(t *testing.T) {
 		t.Error("same bytes: the file was replaced")
 	}
 	long := "# ours\n" + strings.Repeat("0123456789abcdef", 10<<10) + "\n" // over the compare buffer
-	for _, next := range []string{"# ours\nv2\nmore\n", "# ours\nv", "# ours\nv3\n", long, long[:len(long)-1] + "x", long, "# ours\nv2\n"} {
+	for i, next := range []string{"# ours\nv2\nmore\n", "# ours\nv", "# ours\nv3\n", long, long[:len(long)-1] + "x", long, long, long, "# ours\nv2\n"} {
 		before, _ := os.Stat(out)
 		changed, err := w.WriteFile(out, func(wr io.Writer) error {
-			// In pieces, as the emitter writes.
+			// In pieces, as the emitter writes; every other time in
+			// pieces larger than the buffer the comparison reads into.
+			piece := 5000
+			if i%2 == 1 {
+				piece = 100000
+			}
 			for rest := next; rest != ""; {
-				n := min(len(rest), 5000)
+				n := min(len(rest), piece)
 				if _, err := io.WriteString(wr, rest[:n]); err != nil {
 					return err
 				}

@@ -316,7 +316,8 @@ func (sw *stagingWriter) Write(p []byte) (int, error) {
 // matches reports whether old's next bytes are p.
 func (sw *stagingWriter) matches(p []byte) (bool, error) {
 	if sw.scratch == nil {
-		sw.scratch = make([]byte, 32<<10)
+		// The emitter writes some 33-40 KiB at a time: one read each.
+		sw.scratch = make([]byte, 48<<10)
 	}
 	off := sw.matched
 	for len(p) > 0 {
