@@ -27,7 +27,10 @@
 // the target, named so that IsTemp recognises exactly these names, and is
 // renamed over the target only on Commit; Stage-all-then-Commit-all gives
 // a multi-file update that writes nothing when any file fails to stage.
-// Temporary files are removed on SIGINT and SIGTERM (HandleSignals), and
+// WriteFile compares what it is given with the existing file as it comes
+// and writes nothing when they are the same bytes (the temporary file is
+// started at the first difference). Temporary files are removed on SIGINT
+// and SIGTERM (HandleSignals, installed with the first of them), and
 // leftovers of a killed run by the next Writer that stages into the same
 // directory.
 package fileio
