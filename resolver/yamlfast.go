@@ -14,10 +14,11 @@ import (
 // columns, which is all the converter reads) in a fraction of that. It
 // declines, and yaml.v3 reads the text, at the first thing outside that
 // subset: tabs, CR, non-ASCII or control characters, anchors, aliases,
-// tags, multi-line plain and quoted scalars and flows, block scalars
-// other than the plain |, |-, > and >-, escapes in double quotes, explicit keys, empty values, directives, "..." markers, and any
-// indentation it does not expect. FuzzSimpleYAML holds what it accepts to
-// what yaml.v3 makes of the same text, through the converter.
+// tags, multi-line plain and quoted scalars and flows, block scalars other
+// than the plain |, |-, > and >-, escapes in double quotes, explicit keys,
+// empty values, directives, "..." markers, and any indentation it does not
+// expect. FuzzSimpleYAML holds what it accepts to what yaml.v3 makes of the
+// same text, through the converter.
 
 type simpleLine struct {
 	num    int    // 1-based
@@ -299,6 +300,9 @@ func splitKey(text string, num, col int) (key *yaml.Node, rest string, restCol i
 		key = plainScalar(text[:i], num, col)
 		after = text[i:]
 	}
+	if len(text)-len(after) > maxSimpleKey {
+		return nil, "", 0, false
+	}
 	after = after[1:] // the colon
 	if after == "" {
 		return key, "", 0, true
@@ -312,6 +316,11 @@ func splitKey(text string, num, col int) (key *yaml.Node, rest string, restCol i
 	}
 	return key, v, col + len(text) - len(v), true
 }
+
+// maxSimpleKey is the longest key taken: YAML's implicit keys end within
+// 1024 characters of where they start (a longer one is an error to
+// yaml.v3, "mapping values are not allowed in this context").
+const maxSimpleKey = 1000
 
 func isNameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '$' || c == '_' || c == '.' || c == '/' || c == '-'
@@ -405,7 +414,7 @@ func flowNode(text string, num, col int) (*yaml.Node, string, bool) {
 		rest := item.rest
 		if n.Kind == yaml.MappingNode {
 			// key: value
-			if item.node.Kind != yaml.ScalarNode || !strings.HasPrefix(rest, ": ") {
+			if item.node.Kind != yaml.ScalarNode || !strings.HasPrefix(rest, ": ") || len(text)-pos-len(rest) > maxSimpleKey {
 				return nil, "", false
 			}
 			vtext := strings.TrimLeft(rest[1:], " ")

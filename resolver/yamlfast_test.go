@@ -66,6 +66,8 @@ var simpleYAMLSeeds = []string{
 	"a: |\n  x\n\n  y\nb: 1\n", "a: >-\n  x\n  y\n\n  z\n", "a: >\n  x\n    y\n", "a: |\n    x\n  y\n",
 	"a: |\n\n  x\n", "- |\n  x\n- y\n", "a: |-\n  x\n\n\nb: 1\n", "a: | # c\n  x\n", "a: |\n  x  \n",
 	"a: >\n  # not a comment\n  z\n", "a: |\n  x\n   y\nb: >\n  p\n\n\n  q\n", "a:\n  b: |\n    x\n c: 1\n",
+	strings.Repeat("k", 1000) + ": v\n", strings.Repeat("k", 1030) + ": v\n", "a: {" + strings.Repeat("k", 1030) + ": v}\n",
+	"'" + strings.Repeat("q", 1030) + "': v\n", "- " + strings.Repeat("k", 1030) + ": v\n",
 	"a: &x 1\nb: *x\n", "a: |\n  t\n", "a:\tb\n", "a: b\r\n", "a: é\n", "...\n", "%YAML 1.2\n---\na: 1\n",
 }
 
