@@ -17,8 +17,9 @@ import (
 // tags, multi-line plain and quoted scalars and flows, block scalars other
 // than the plain |, |-, > and >-, escapes in double quotes, explicit keys,
 // empty values, directives, "..." markers, and any indentation it does not
-// expect. FuzzSimpleYAML holds what it accepts to what yaml.v3 makes of the
-// same text, through the converter.
+// expect, or nesting deeper than a few hundred levels; in a flow, plain
+// scalars are names. FuzzSimpleYAML holds what it accepts to what yaml.v3
+// makes of the same text, through the converter.
 
 type simpleLine struct {
 	num    int    // 1-based
@@ -61,6 +62,9 @@ func parseSimpleYAML(src []byte) (docs []*yaml.Node, ok bool) {
 			}
 			continue
 		case strings.HasPrefix(raw, "---") || strings.HasPrefix(raw, "...") || raw[0] == '%':
+			return nil, false
+		}
+		if len(raw)-len(text) > maxSimpleIndent {
 			return nil, false
 		}
 		last.lines = append(last.lines, simpleLine{num: n + 1, indent: len(raw) - len(text), text: strings.TrimRight(text, " ")})
@@ -184,7 +188,7 @@ func (p *simpleParser) inline(text string, num, col, indent int) (*yaml.Node, bo
 	var ok bool
 	switch text[0] {
 	case '{', '[':
-		n, rest, ok = flowNode(text, num, col)
+		n, rest, ok = flowNode(text, num, col, 1)
 	default:
 		n, rest, ok = scalarNode(text, num, col, false)
 	}
@@ -317,6 +321,14 @@ func splitKey(text string, num, col int) (key *yaml.Node, rest string, restCol i
 	return key, v, col + len(text) - len(v), true
 }
 
+// Deeper than these, text is left to yaml.v3: blocks nest at most twice
+// as deep as they are indented, so neither yaml.v3's depth limit (10,000)
+// nor the converter's (maxDepth) is ever what stops a text taken here.
+const (
+	maxSimpleIndent    = 400
+	maxSimpleFlowDepth = 400
+)
+
 // maxSimpleKey is the longest key taken: YAML's implicit keys end within
 // 1024 characters of where they start (a longer one is an error to
 // yaml.v3, "mapping values are not allowed in this context").
@@ -382,11 +394,22 @@ func scalarNode(text string, num, col int, inFlow bool) (*yaml.Node, string, boo
 	if value == "" || strings.IndexByte(value, ':') >= 0 && (inFlow || strings.Contains(value, ": ") || strings.HasSuffix(value, ":")) {
 		return nil, "", false
 	}
+	if inFlow {
+		// In a flow, "?" and more end a plain scalar: only names.
+		for i := 0; i < len(value); i++ {
+			if !isNameByte(value[i]) && value[i] != ' ' {
+				return nil, "", false
+			}
+		}
+	}
 	return plainScalar(value, num, col), text[end:], true
 }
 
 // flowNode reads a flow mapping or sequence that ends on its line.
-func flowNode(text string, num, col int) (*yaml.Node, string, bool) {
+func flowNode(text string, num, col, depth int) (*yaml.Node, string, bool) {
+	if depth > maxSimpleFlowDepth {
+		return nil, "", false
+	}
 	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: num, Column: col}
 	closing := byte('}')
 	if text[0] == '[' {
@@ -407,7 +430,7 @@ func flowNode(text string, num, col int) (*yaml.Node, string, bool) {
 		if pos >= len(text) {
 			return nil, "", false
 		}
-		item, ok := flowItem(text[pos:], num, col+pos)
+		item, ok := flowItem(text[pos:], num, col+pos, depth)
 		if !ok {
 			return nil, "", false
 		}
@@ -422,7 +445,7 @@ func flowNode(text string, num, col int) (*yaml.Node, string, bool) {
 			if vtext == "" {
 				return nil, "", false
 			}
-			value, ok := flowItem(vtext, num, col+vpos)
+			value, ok := flowItem(vtext, num, col+vpos, depth)
 			if !ok {
 				return nil, "", false
 			}
@@ -456,9 +479,9 @@ type flowResult struct {
 	rest string
 }
 
-func flowItem(text string, num, col int) (flowResult, bool) {
+func flowItem(text string, num, col, depth int) (flowResult, bool) {
 	if text[0] == '{' || text[0] == '[' {
-		n, rest, ok := flowNode(text, num, col)
+		n, rest, ok := flowNode(text, num, col, depth+1)
 		return flowResult{n, rest}, ok
 	}
 	n, rest, ok := scalarNode(text, num, col, true)

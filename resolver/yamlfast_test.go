@@ -68,6 +68,9 @@ var simpleYAMLSeeds = []string{
 	"a: >\n  # not a comment\n  z\n", "a: |\n  x\n   y\nb: >\n  p\n\n\n  q\n", "a:\n  b: |\n    x\n c: 1\n",
 	strings.Repeat("k", 1000) + ": v\n", strings.Repeat("k", 1030) + ": v\n", "a: {" + strings.Repeat("k", 1030) + ": v}\n",
 	"'" + strings.Repeat("q", 1030) + "': v\n", "- " + strings.Repeat("k", 1030) + ": v\n",
+	"a: " + strings.Repeat("[", 401) + strings.Repeat("]", 401) + "\n", "a: " + strings.Repeat("[", 400) + "1" + strings.Repeat("]", 400) + "\n",
+	"a: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "\n",
+	"a: {b?: 1}\n", "a: [b?c, d]\n", "a: b?\n", "a: {b: c@d}\n",
 	"a: &x 1\nb: *x\n", "a: |\n  t\n", "a:\tb\n", "a: b\r\n", "a: é\n", "...\n", "%YAML 1.2\n---\na: 1\n",
 }
 
