@@ -378,16 +378,17 @@ func scalarNode(text string, num, col int, inFlow bool) (*yaml.Node, string, boo
 		(c == '-' && (len(text) < 2 || !isNameByte(text[1]) || text[1] == '-')) {
 		return nil, "", false
 	}
-	end := len(text)
-	cut := func(i int) {
-		if i >= 0 && i < end {
-			end = i
+	// One pass to where it ends, never further: a line of many flow
+	// scalars must not be searched to its end for each of them.
+	end := 0
+	for ; end < len(text); end++ {
+		c := text[end]
+		if c == ' ' && end+1 < len(text) && text[end+1] == '#' {
+			break
 		}
-	}
-	cut(strings.Index(text, " #"))
-	if inFlow {
-		cut(strings.IndexAny(text, ",[]{}"))
-		cut(strings.Index(text, ": "))
+		if inFlow && (c == ',' || c == '[' || c == ']' || c == '{' || c == '}' || c == ':' && end+1 < len(text) && text[end+1] == ' ') {
+			break
+		}
 	}
 	value := strings.TrimRight(text[:end], " ")
 	// A colon ends a key, or is the start of something else: declined.
