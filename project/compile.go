@@ -80,6 +80,7 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 
 func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
 	opts := t.Policy.options(p.Dir)
+	opts.Parsed = p.parsed // shared definitions parsed once, by Open
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
 	// build, not once per template).

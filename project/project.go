@@ -49,8 +49,9 @@ type Project struct {
 	Sources []string
 
 	opts   Options
-	reader *fileio.Reader             // the door every read of the project goes through
-	names  map[string]map[string]bool // directory -> its entries, for siblingPatch (nil: unreadable)
+	reader *fileio.Reader              // the door every read of the project goes through
+	names  map[string]map[string]bool  // directory -> its entries, for siblingPatch (nil: unreadable)
+	parsed map[string]*resolver.Source // each matched file as classify parsed it, for the compiles' file $refs
 }
 
 // Template is one CRD template and where it compiles to.
@@ -152,6 +153,7 @@ func (p *Project) discover() error {
 		files[i], globErrs[i] = p.setFiles(i, set)
 	}
 	kinds := p.classifyAll(slices.Concat(files...))
+	p.parsed = map[string]*resolver.Source{}
 	for i, set := range p.Config.Sets {
 		if globErrs[i] != nil {
 			return globErrs[i]
@@ -165,6 +167,9 @@ func (p *Project) discover() error {
 			c := kinds[f]
 			if c.err != nil {
 				return c.err
+			}
+			if c.source != nil {
+				p.parsed[f] = c.source
 			}
 			switch c.kind {
 			case generatedFile:
@@ -305,7 +310,7 @@ func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	case s.Err() == nil && s.HoldsCRD():
 		return templateFile, s, nil
 	case s.Err() == nil:
-		return sourceFile, nil, nil
+		return sourceFile, s, nil
 	}
 	// What the compile cannot parse: a template when YAML itself cannot
 	// read it or a document names the kind (the compile reports the

@@ -70,6 +70,12 @@ type Options struct {
 	// Bundles loads the bundle of a Kubernetes version. Default: the
 	// embedded bundles (package schemas). Tests may substitute.
 	Bundles func(version string) (Definitions, string, error)
+	// Parsed holds files already parsed (Parse, by absolute path) that
+	// file $refs may reach: such a file is still read, through the reader,
+	// and its parse reused when it holds the same bytes (project's build
+	// parses every matched file once, to sort templates from shared
+	// definitions). Read only; may be shared by Compilers.
+	Parsed map[string]*Source
 }
 
 // Compiler compiles CRD templates. It caches the files and definitions it
@@ -252,7 +258,12 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	for _, d := range r.Documents {
 		size += d.yamlSize
 	}
-	return appendDocuments(slices.Grow(dst, int(min(size, 64<<20))-len(dst)), r.objects(), r.render)
+	// A make of the capacity, not slices.Grow: growing appends zeros up to
+	// the capacity, touching every page of an estimate that is a tenth too
+	// large, where fresh memory from make is left for the writes to touch.
+	buf := make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
+	copy(buf, dst)
+	return appendDocuments(buf, r.objects(), r.render)
 }
 
 // WriteYAML streams what YAML returns to w, without holding the whole
@@ -289,7 +300,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	b := newBudget(c.opts.Budget)
 	var docs []*document
 	var err error
-	if parsed != nil && parsed.limit == b.limit {
+	if parsed.reusable(display, b.limit) {
 		docs, err = parsed.docs, parsed.err
 		b.used, b.work = parsed.used, parsed.work
 	} else {

@@ -54,7 +54,14 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	}
 	// Parsed once per Compiler (cached), so bounded by a budget of its
 	// own; what the compile takes from it counts against the compile.
-	docs, err := parseDocumentsWithin(r.display[abs], src, newBudget(r.c.opts.Budget))
+	// A parse the caller made of the same bytes is that parse.
+	b := newBudget(r.c.opts.Budget)
+	var docs []*document
+	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.Holds(src) {
+		docs, err = s.docs, s.err
+	} else {
+		docs, err = parseDocumentsWithin(r.display[abs], src, b)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
