@@ -38,7 +38,6 @@ spec:
               $ref: shared.yaml#/definitions/Spec
 `
 	shared := "definitions:\n  Spec:\n    type: object\n    properties:\n      size: {type: integer}\n"
-	write("template.yaml", template)
 	write("shared.yaml", shared)
 	abs := filepath.Join(dir, "shared.yaml")
 	compile := func(parsed map[string]*Source) (*Compiler, string) {
@@ -47,15 +46,8 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := c.Compile("template.yaml", []byte(template))
-		if err != nil {
-			t.Fatal(err)
-		}
-		y, err := res.YAML()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, string(y)
+		y, _, _ := compileText(t, c, template)
+		return c, y
 	}
 	_, want := compile(nil)
 	s := Parse("shared.yaml", []byte(shared), 0)
