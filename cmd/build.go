@@ -72,7 +72,8 @@ output; 2 on bad input.`,
 			fileio.HandleSignals(os.Exit)
 			done, err := comp.proj.Apply(plan, comp.outs)
 			if err != nil {
-				return err
+				printErrors(c.ErrOrStderr(), err) // every file refused, one line each
+				return quietExit(exitBadInput)
 			}
 			printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
 			if failOnChange && len(done) > 0 {
@@ -127,7 +128,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan []*project.FileStatus, 
 			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
 		}
 		if changed || !quiet {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), o.KubeVersion, len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
 		}
 		for _, warn := range o.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", warn)

@@ -114,11 +114,11 @@ func TestCLI(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "fix.patch.yaml"), []byte("- {op: add, path: /metadata/labels, value: {app: widget}}\n"), 0o644))
 	abs, _ := filepath.Abs("../testdata/cmd")
 	cases := []cmdTestCase{
-		{name: "resolve to stdout", args: []string{"resolve", "widget.yaml", "--k8s-version", "1.30", "-r"}, golden: "resolve.txt"},
+		{name: "resolve to stdout", args: []string{"resolve", "widget.yaml", "--k8s-version", "1.30", "-r", "--no-validate"}, golden: "resolve.txt"},
 		{name: "legacy form with patch", args: []string{"-r", "-j", "fix.patch.yaml", "widget.yaml", "-", "--k8s-version", "v1.30.14"}, golden: "legacy.txt"},
-		{name: "stdin", args: []string{"resolve", "-", "--k8s-version", "1.30", "-r"}, stdin: template, golden: "resolve.txt"},
-		{name: "unknown definition exits 2", args: []string{"resolve", "broken.yaml", "--k8s-version", "1.30"}, golden: "unknown-definition.txt", wantCode: 2},
-		{name: "unknown version exits 2", args: []string{"resolve", "widget.yaml", "--k8s-version", "2.0"}, golden: "unknown-version.txt", wantCode: 2},
+		{name: "stdin", args: []string{"resolve", "-", "--k8s-version", "1.30", "-r", "--no-validate"}, stdin: template, golden: "resolve.txt"},
+		{name: "unknown definition exits 2", args: []string{"resolve", "broken.yaml", "--k8s-version", "1.30", "--no-validate"}, golden: "unknown-definition.txt", wantCode: 2},
+		{name: "unknown version exits 2", args: []string{"resolve", "widget.yaml", "--k8s-version", "2.0", "--no-validate"}, golden: "unknown-version.txt", wantCode: 2},
 		{name: "usage error exits 2", args: []string{"resolve"}, golden: "usage.txt", wantCode: 2},
 		{name: "versions", args: []string{"versions"}, golden: "versions.txt"},
 	}

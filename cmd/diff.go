@@ -220,7 +220,7 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 		if name == "-" {
 			data[i], err = reader.ReadFrom("<stdin>", c.InOrStdin())
 		} else {
-			data[i], err = reader.ReadFile(name)
+			data[i], err = reader.ReadExplicit(name)
 		}
 		if err != nil {
 			return nil, err

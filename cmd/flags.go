@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -15,27 +16,59 @@ type compileFlags struct {
 	opts      resolver.Options
 	patchFile string
 	force     bool
+	noConfig  bool
+	// validate is whether the command validates by default (resolve) or
+	// only when asked (--validate, the Python tool's line); noValidate is
+	// resolve's --no-validate.
+	validate, noValidate bool
 }
 
 func (f *compileFlags) register(c *cobra.Command) {
 	fs := c.Flags()
-	fs.StringVar(&f.opts.KubeVersion, "k8s-version", "", "Kubernetes version whose definitions bare $refs use (1.30, 1.30.2 or v1.30.14; default: the newest embedded; see 'versions')")
+	fs.StringVar(&f.opts.KubeVersion, "k8s-version", "", "Kubernetes version whose definitions bare $refs use (1.30, 1.30.2 or v1.30.14; default: the project's kubernetesVersion, else the newest embedded; see 'versions')")
 	fs.BoolVarP(&f.opts.RemoveDescriptions, "remove-descriptions", "r", false, "remove the descriptions that Kubernetes definitions bring in (your own stay)")
 	fs.IntVar(&f.opts.MaxDescriptionLength, "max-description-length", 0, "truncate Kubernetes descriptions longer than N bytes at a sentence or word boundary (0: no limit)")
-	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD")
+	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD (default in a project: the template's configured or NAME.patch.yaml patch)")
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
-	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory)")
-	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let the template, its patch, file $refs and the output leave the project root")
+	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory); ignores the project configuration")
+	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs (what the template names) leave the project root; paths on the command line need no flag")
 	fs.Var(&f.opts.Budget, "budget", "the most one compile may build, in bytes of compact JSON (64Mi, 64MiB, 100MB or plain bytes; default 16MiB): guards against $ref, YAML alias and JSON patch blow-ups")
-	fs.BoolVar(&f.force, "force", false, "replace an output file that exists without the generated header (never a symlink, special file or input)")
+	fs.BoolVar(&f.force, "force", false, "replace an output file that is neither generated nor a CRD of the same name (never a symlink in the project, a special file or an input)")
+	fs.BoolVar(&f.noConfig, "no-config", false, "ignore the project configuration (.crd-resolver.yaml): compile with the flags alone")
 }
 
-// compiler builds the resolver from the flags; the patch is read through
-// reader.
+// policy is what the flags set explicitly on the command line, as a
+// project policy: they win over the configuration, in both directions.
+func (f *compileFlags) policy(c *cobra.Command) project.Policy {
+	var p project.Policy
+	fs := c.Flags()
+	if fs.Changed("k8s-version") {
+		p.KubernetesVersion = f.opts.KubeVersion
+	}
+	if fs.Changed("remove-descriptions") {
+		p.RemoveDescriptions = &f.opts.RemoveDescriptions
+	}
+	if fs.Changed("max-description-length") {
+		p.MaxDescriptionLength = &f.opts.MaxDescriptionLength
+	}
+	if fs.Changed("recursion") {
+		p.Recursion = f.opts.Recursion
+	}
+	if fs.Changed("allow-outside-root") {
+		p.AllowOutsideRoot = &f.opts.AllowOutsideRoot
+	}
+	if fs.Changed("budget") {
+		p.Budget = f.opts.Budget.String()
+	}
+	return p
+}
+
+// compiler builds the resolver from the flags; the patch, a path the user
+// gave, is read through reader.
 func (f *compileFlags) compiler(reader *fileio.Reader) (*resolver.Compiler, error) {
 	opts := f.opts
 	if f.patchFile != "" {
-		src, err := reader.ReadFile(f.patchFile)
+		src, err := reader.ReadExplicit(f.patchFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading JSON patch: %w", err)
 		}

@@ -2,6 +2,10 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +20,7 @@ import (
 )
 
 func newResolveCmd() *cobra.Command {
-	var f compileFlags
+	f := compileFlags{validate: true}
 	var output string
 	c := &cobra.Command{
 		Use:   "resolve FILE|- [-o OUT]",
@@ -24,9 +28,23 @@ func newResolveCmd() *cobra.Command {
 		Long: `resolve compiles one CRD template (YAML or JSON, one or more documents) into
 structural CRDs: every $ref resolved, the schema normalised to what the apiserver
 accepts, the JSON patch applied. Warnings go to standard error. On any error
-nothing is written and the exit code is 2.`,
+nothing is written and the exit code is 2.
+
+Inside a project (a .crd-resolver.yaml whose sets list the template) it compiles
+the template exactly as build would: the set's Kubernetes version, descriptions
+and patch, the same bytes; flags given on the command line win over the
+configuration, --no-config ignores it. The result is validated with the
+apiserver's code when the k8s-crd-resolver-validate companion is installed
+(--no-validate skips it); a CRD the apiserver would reject is an error (exit 1)
+and is not written.
+
+-o OUT is the user's choice and is written wherever it points (a temporary
+directory, /dev/stdout, a FIFO: streams are written in place). An existing file
+is replaced when it carries the generated header or is a CustomResourceDefinition
+of the same name (a CRD being regenerated, whoever wrote it); anything else
+needs --force.`,
 		Example: `  k8s-crd-resolver resolve templates/daskcluster.yaml --k8s-version 1.30 > crd.yaml
-  k8s-crd-resolver resolve templates/daskcluster.yaml -r -o dist/daskcluster.yaml
+  k8s-crd-resolver resolve templates/daskcluster.yaml -r -o /tmp/daskcluster.yaml
   cat template.yaml | k8s-crd-resolver resolve - -j fix.patch.yaml`,
 		Args: usageArgs(1, "resolve takes one template file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -37,18 +55,34 @@ nothing is written and the exit code is 2.`,
 		},
 	}
 	f.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; an existing file is replaced only when it carries the header, see --force)")
+	c.Flags().StringVarP(&output, "output", "o", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
+	c.Flags().BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation (by the k8s-crd-resolver-validate companion)")
 	return c
 }
 
-// runCompile is the shared body of resolve and the legacy form. Every
-// file goes through the one reader and the one writer (internal/fileio),
-// confined to the template's project root: the --root flag, else the git
-// top level of the template's directory, else the working directory.
+// runCompile is the shared body of resolve and the legacy form. The
+// template, the -j patch and the output are the user's own paths (read and
+// written wherever they point, see fileio.ReadExplicit); everything the
+// template names is confined to its project root: the --root flag, else
+// the git top level of the template's directory, else the working
+// directory.
 func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
+	}
+	if f.noValidate && f.validate && c.Flags().Changed("validate") {
+		return errors.New("--validate and --no-validate contradict each other")
+	}
+	if src != "-" && !f.noConfig && !c.Flags().Changed("root") {
+		proj, t, err := project.ForTemplate(absPath(wd, src), project.Options{Policy: f.policy(c), Force: f.force})
+		if err != nil {
+			printErrors(c.ErrOrStderr(), err)
+			return quietExit(exitBadInput)
+		}
+		if t != nil {
+			return compileInProject(c, f, wd, proj, t, dst)
+		}
 	}
 	root := f.opts.Root
 	if root == "" {
@@ -68,7 +102,7 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	if src == "-" {
 		data, err = reader.ReadFrom("<stdin>", c.InOrStdin())
 	} else {
-		data, err = reader.ReadFile(src)
+		data, err = reader.ReadExplicit(src)
 	}
 	if err != nil {
 		return fmt.Errorf("reading template: %w", err)
@@ -79,6 +113,19 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
+	}
+	name := "<stdin>"
+	if src != "-" {
+		// The header names the template relative to the project root, so
+		// the bytes do not depend on where the project is checked out.
+		name = reader.Display(absPath(wd, src))
+	}
+	var names []string
+	for _, d := range res.Documents {
+		names = append(names, d.Name)
+	}
+	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents); err != nil {
+		return err
 	}
 	if dst == "-" {
 		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
@@ -94,28 +141,134 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	if f.patchFile != "" {
 		inputs = append(inputs, absPath(wd, f.patchFile))
 	}
+	header := project.GeneratedHeader(name, res.KubeVersions...)
+	return writeOutput(f, root, inputs, names, absPath(wd, dst), dst, func(w io.Writer) error {
+		return res.WriteYAMLAfter(w, header)
+	})
+}
+
+// compileInProject compiles template t of proj as build does, flags
+// winning over the configuration, and writes it to dst.
+func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project.Project, t *project.Template, dst string) error {
+	if f.patchFile != "" {
+		t.Patch = absPath(wd, f.patchFile)
+	}
+	outs, err := proj.Compile(func(x *project.Template) bool { return x == t })
+	if err != nil {
+		printErrors(c.ErrOrStderr(), err)
+		return quietExit(exitBadInput)
+	}
+	o := outs[0]
+	for _, w := range o.Warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
+	}
+	if v, err := f.validator(c); err != nil {
+		return err
+	} else if v != nil {
+		defer v.Close()
+		results, err := project.Validate(c.Context(), v, outs)
+		if err != nil {
+			return err
+		}
+		if reportProblems(c.ErrOrStderr(), results) {
+			return quietExit(exitProblems)
+		}
+	}
+	if dst == "-" {
+		_, body, _ := bytes.Cut(o.Data, []byte("\n")) // standard output gets no header
+		_, err := c.OutOrStdout().Write(body)
+		return err
+	}
+	inputs := slices.Clone(o.Files)
+	inputs = append(inputs, proj.ConfigFile)
+	return writeOutput(f, proj.Dir, inputs, o.CRDs, absPath(wd, dst), dst, func(w io.Writer) error {
+		_, err := w.Write(o.Data)
+		return err
+	})
+}
+
+// writeOutput writes the user's output path dst (abs) through the one
+// writer: wherever it points, never over an input, replacing only a
+// generated file or a CRD named as one of names unless --force.
+func writeOutput(f compileFlags, root string, inputs, names []string, abs, dst string, write func(io.Writer) error) error {
 	fileio.HandleSignals(os.Exit)
 	out := fileio.NewWriter(fileio.WriterOptions{
 		Root:         root,
 		AllowOutside: f.opts.AllowOutsideRoot,
 		Owned:        project.IsGeneratedLine,
+		Replaces:     func(_ string, old *io.SectionReader) bool { return project.TakesOver(old, names) },
 		Force:        f.force,
 		Inputs:       inputs,
 	})
 	defer out.Close()
-	// The header names the template relative to the project root, so the
-	// bytes do not depend on where the project is checked out.
-	name := "<stdin>"
-	if src != "-" {
-		name = reader.Display(absPath(wd, src))
+	if len(dst) > 0 && os.IsPathSeparator(dst[len(dst)-1]) {
+		abs += string(filepath.Separator) // "DST/" names a directory: refused
 	}
-	header := project.GeneratedHeader(name, comp.KubeVersion())
 	// An output that already holds these bytes is left alone, as build
 	// leaves an unchanged file.
-	_, err = out.WriteFile(absPath(wd, dst), func(w io.Writer) error {
-		return res.WriteYAMLAfter(w, header)
-	})
+	_, err := out.WriteExplicit(abs, write)
 	return err
+}
+
+// validator returns the companion to validate with, or nil: resolve
+// validates when the companion is installed (a one-line warning when it
+// is not), the Python tool's line only with --validate (then a missing
+// companion is an error).
+func (f compileFlags) validator(c *cobra.Command) (*pluginValidator, error) {
+	if !f.validate || f.noValidate {
+		return nil, nil
+	}
+	path, err := findPlugin("validate")
+	if err != nil {
+		if c.Flags().Changed("validate") {
+			return nil, err
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "warning: not validated with the apiserver's code: %s is not installed (pass --no-validate to skip validation without this warning)\n", pluginName("validate"))
+		return nil, nil
+	}
+	return newPluginValidator(c.Context(), path)
+}
+
+// validateDocs validates compiled documents as the apiserver would, when
+// validator says so; problems are printed and exit 1.
+func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, docs []resolver.Document) error {
+	v, err := f.validator(c)
+	if err != nil || v == nil {
+		return err
+	}
+	defer v.Close()
+	doc := project.ValidationDoc{Name: name, KubernetesVersion: kubeVersion}
+	for _, d := range docs {
+		raw, err := json.Marshal(d.Object())
+		if err != nil {
+			return err
+		}
+		doc.Objects = append(doc.Objects, raw)
+	}
+	results, err := v.Validate(context.WithoutCancel(c.Context()), []project.ValidationDoc{doc})
+	if err != nil {
+		return err
+	}
+	if reportProblems(c.ErrOrStderr(), results) {
+		return quietExit(exitProblems)
+	}
+	return nil
+}
+
+// reportProblems prints what the apiserver would reject, and its
+// warnings; it reports whether anything would be rejected.
+func reportProblems(w io.Writer, results []project.ValidationResult) bool {
+	bad := false
+	for _, r := range results {
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
+			bad = true
+		}
+		for _, p := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s\n", r.Name, p)
+		}
+	}
+	return bad
 }
 
 func absPath(wd, name string) string {

@@ -60,14 +60,23 @@ SRC and DST are files, "-" is standard input or output.`,
 
   # What Kubernetes versions are embedded
   k8s-crd-resolver versions`,
-		Args:          usageArgs(2, "give a command (see --help), or SRC and DST as the Python tool took them"),
+		Args: func(c *cobra.Command, args []string) error {
+			if err := notACommand(c, args); err != nil {
+				return err
+			}
+			return usageArgs(2, "give a command (see --help), or SRC and DST as the Python tool took them")(c, args)
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := notACommand(c, args); err != nil {
+				return err
+			}
 			return runCompile(c, f, args[0], args[1])
 		},
 	}
 	f.register(root)
+	root.Flags().BoolVar(&f.validate, "validate", false, "validate the output with the apiserver's code (the k8s-crd-resolver-validate companion) before writing it; off by default, as the Python tool never validated")
 	// --version prints version.String, made only then: reading the build
 	// information is a fiftieth of a one-file run. (cobra offers the flag
 	// when Version is set; the template says what it prints.)
@@ -141,15 +150,45 @@ func report(w io.Writer, err error) int {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
+	printError(w, err)
+	return code
+}
+
+// printError prints err as "error: " lines, one per problem of a
+// resolver.ErrorList.
+func printError(w io.Writer, err error) {
 	var list resolver.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {
 			fmt.Fprintf(w, "error: %v\n", e)
 		}
-		return code
+		return
 	}
 	fmt.Fprintf(w, "error: %v\n", err)
-	return code
+}
+
+// notACommand reports a first argument that is no file but spells a
+// command nearly (resolv, biuld): the Python tool's SRC DST line would
+// take it for a template. An existing file, "-" or anything that looks
+// like a path is left to the SRC DST line.
+func notACommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 || args[0] == "-" || strings.ContainsAny(args[0], `/\.`) {
+		return nil
+	}
+	if _, err := os.Lstat(args[0]); err == nil {
+		return nil
+	}
+	// The full tree, for cobra's suggestions (the legacy line was given
+	// the root alone).
+	full := newRootCmd(io.Discard, io.Discard, true)
+	full.SuggestionsMinimumDistance = 2 // what cobra uses for its own "unknown command"
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := full.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	} else if len(args) != 2 {
+		return nil // the usage message says what the line takes
+	}
+	return fmt.Errorf("%s (run '%s --help' for the commands; a template named %s would need a path, e.g. ./%s)", msg, c.CommandPath(), args[0], args[0])
 }
 
 // usageArgs checks the number of positional arguments with a message that

@@ -18,6 +18,9 @@ type Output struct {
 	Data []byte
 	// KubeVersion is the Kubernetes minor compiled against, e.g. "1.30".
 	KubeVersion string
+	// KubeVersions are the minors the content came from (the generated
+	// header names them): KubeVersion's, and any that $refs pin.
+	KubeVersions []string
 	// CRDs are the metadata.name of each compiled CRD, in order.
 	CRDs []string
 	// JSONSizes are the sizes of their compact JSON, in bytes, in the
@@ -116,15 +119,16 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	if err != nil {
 		return nil, err
 	}
-	data, err := res.AppendYAML([]byte(GeneratedHeader(t.Name, c.KubeVersion())))
+	data, err := res.AppendYAML([]byte(GeneratedHeader(t.Name, res.KubeVersions...)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
 	out := &Output{
-		Template:    t,
-		KubeVersion: c.KubeVersion(),
-		Data:        data,
-		Files:       slices.Clone(res.Files),
+		Template:     t,
+		KubeVersion:  c.KubeVersion(),
+		KubeVersions: res.KubeVersions,
+		Data:         data,
+		Files:        slices.Clone(res.Files),
 	}
 	if t.Patch != "" {
 		out.Files = append(out.Files, t.Patch)

@@ -85,7 +85,7 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 		}
 	}
 	if orphans {
-		w := p.writer(nil)
+		w := p.writer(nil, nil)
 		defer w.Close()
 		dirs := map[string]bool{}
 		for _, s := range p.Config.Sets {
@@ -118,12 +118,15 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 }
 
 // writer returns the door the project writes through; inputs are the
-// files that must never be overwritten.
-func (p *Project) writer(inputs []string) *fileio.Writer {
+// files that must never be overwritten, crds the names of the CRDs each
+// output path receives (a file without the header holding exactly such a
+// CRD is taken over: see TakesOver).
+func (p *Project) writer(inputs []string, crds map[string][]string) *fileio.Writer {
 	return fileio.NewWriter(fileio.WriterOptions{
 		Root:         p.Dir,
 		AllowOutside: p.AllowOutsideRoot(),
 		Owned:        IsGeneratedLine,
+		Replaces:     func(abs string, old *io.SectionReader) bool { return TakesOver(old, crds[abs]) },
 		Force:        p.opts.Force,
 		Inputs:       inputs,
 	})
@@ -148,10 +151,14 @@ func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, erro
 	if p.ConfigFile != "" {
 		inputs = append(inputs, p.ConfigFile)
 	}
+	crds := map[string][]string{}
 	for _, o := range outs {
 		inputs = append(inputs, o.Files...)
+		for _, path := range o.Template.Outputs {
+			crds[path] = o.CRDs
+		}
 	}
-	w := p.writer(inputs)
+	w := p.writer(inputs, crds)
 	defer w.Close()
 	var pending []*FileStatus
 	for _, fs := range plan {
@@ -160,8 +167,9 @@ func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, erro
 		}
 	}
 	// Staged on every core (writing the files is a sixth of a build that
-	// writes them all); a failure aborts every one, and the first failure
-	// in plan order is the one reported.
+	// writes them all); a failure aborts every one, and every failure is
+	// reported, in plan order (a project switching tools learns of all
+	// the files it must move or --force in one run).
 	staged := make([]*fileio.Staged, len(pending))
 	errs := make([]error, len(pending))
 	parallel.Each(len(pending), func(i int) {
@@ -170,15 +178,13 @@ func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, erro
 			return err
 		})
 	})
-	for _, err := range errs {
-		if err != nil {
-			for _, s := range staged {
-				if s != nil {
-					s.Abort()
-				}
+	if err := errors.Join(errs...); err != nil {
+		for _, s := range staged {
+			if s != nil {
+				s.Abort()
 			}
-			return nil, err
 		}
+		return nil, err
 	}
 	var done []*FileStatus
 	for i, s := range staged {

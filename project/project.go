@@ -479,3 +479,29 @@ func matchDoubleStar(pat, name []string) bool {
 	}
 	return len(name) == 0
 }
+
+// ForTemplate opens the project whose configuration file lists template
+// (an absolute path) in one of its sets: the configuration Open would
+// find from the template's directory. It returns nil, nil when there is no
+// configuration file, or when no set holds the template; then a compile
+// of it has no project settings to follow. When several sets hold it, the
+// first one's settings apply (build compiles it once per set).
+func ForTemplate(template string, opts Options) (*Project, *Template, error) {
+	if opts.ConfigFile == "" {
+		file, err := FindConfig(filepath.Dir(template))
+		if err != nil || file == "" {
+			return nil, nil, err
+		}
+		opts.ConfigFile = file
+	}
+	p, err := Open(filepath.Dir(template), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range p.Templates {
+		if t.Path == template {
+			return p, t, nil
+		}
+	}
+	return nil, nil, nil
+}

@@ -240,6 +240,10 @@ type Result struct {
 	// Warnings are changes made to reach a structural schema that the
 	// author may want to know about.
 	Warnings []Diagnostic
+	// KubeVersions are the Kubernetes minors the content came from,
+	// sorted: the target's, and those $refs pin (python://...k8s-1.21.1.json,
+	// GitHub swagger URLs). Just the target's when nothing is pinned.
+	KubeVersions []string
 
 	render *renderCache // the Compiler's, shared by its Results
 }
@@ -329,6 +333,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
 		}
 	}
+	r.warnPins()
 	warnings, errs := r.finish(display)
 	if len(errs) > 0 {
 		return nil, errs
@@ -341,6 +346,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
 	res.Warnings = warnings
+	res.KubeVersions = r.kubeVersions()
 	return res, nil
 }
 

@@ -224,8 +224,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.file == "" && t.version != r.c.version && !sc.inBundle() && r.c.opts.KubeVersion != "" {
-		r.warn(sc, ptr, fmt.Sprintf("$ref %q pins Kubernetes %s while --k8s-version is %s; the pinned version wins (write the bare name %s to follow --k8s-version)", ref, t.version, r.c.version, t.name))
+	if t.file == "" {
+		r.notePin(t, ref, sc, ptr)
 	}
 	key := t.key()
 	outer := len(r.stack) == 0

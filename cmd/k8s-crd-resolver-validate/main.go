@@ -193,12 +193,14 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 }
 
 // readFile reads a file to validate, or standard input for "-", through
-// the one reader: regular files only, at most the input limit, confined to
-// the project root (the git top level of the working directory, else the
-// working directory) unless allowOutside.
+// the one reader. The file is the user's own argument: read wherever it
+// points (a /tmp file, a process substitution's pipe), within the input
+// limit; below the project root (the git top level of the working
+// directory, else the working directory) no symbolic link leads out of it
+// unless allowOutside.
 func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
 	if name == "-" {
 		return r.ReadFrom("<stdin>", stdin)
 	}
-	return r.ReadFile(name)
+	return r.ReadExplicit(name)
 }

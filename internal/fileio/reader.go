@@ -320,9 +320,17 @@ func errText(err error) string {
 
 // isEscape reports whether err is os.Root refusing a path that leaves it.
 // The error is unexported; its text is stable.
+// Some os.Root operations (MkdirAll) wrap the refusal of an inner step in
+// a PathError of their own, so every PathError in the chain is looked at.
 func isEscape(err error) bool {
 	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
+	for errors.As(err, &pe) {
+		if pe.Err.Error() == "path escapes from parent" {
+			return true
+		}
+		err = pe.Err
+	}
+	return false
 }
 
 func readLimited(rd io.Reader, shown string, limit int64) ([]byte, error) {
