@@ -94,7 +94,11 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 					rep.groups, rep.Changes = groups, totalOf(groups)
 				}
 			}
-			breakingOnly := failOnBreaking || comp.proj.Config.FailOn == project.FailOnBreaking
+			// The flag, when given, wins over the configuration either way.
+			breakingOnly := comp.proj.Config.FailOn == project.FailOnBreaking
+			if c.Flags().Changed("fail-on-breaking") {
+				breakingOnly = failOnBreaking
+			}
 			if output == "json" {
 				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetIndent("", "  ")

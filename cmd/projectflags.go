@@ -27,6 +27,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %d bytes of compact JSON (what a default etcd stores; for an etcd with a larger --max-request-bytes)", project.MaxSize))
 	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
 	fs.StringVar(&f.opts.Policy.Budget, "budget", "", "the most one compile may build, in bytes of compact JSON (64MiB, 100MB or plain bytes), overriding the configuration's budget (default "+resolver.DefaultBudget.String()+")")
+	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
 }
 

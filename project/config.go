@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -144,6 +143,58 @@ type Config struct {
 	// unexpected output) or FailOnBreaking (only a change the schema comparison calls
 	// breaking for objects already stored). check --fail-on-breaking overrides it.
 	FailOn string `yaml:"failOn,omitempty"`
+
+	// lines are where keys stand in the file, by path ("sets[0].templates[1]"),
+	// for messages; nil for DefaultConfig.
+	lines map[string]int
+}
+
+// line returns "NAME:LINE" for the value at path in the file name, or
+// name alone when its position is unknown.
+func (c *Config) line(name, path string) string {
+	if n := c.lines[path]; n > 0 {
+		return fmt.Sprintf("%s:%d", name, n)
+	}
+	return name
+}
+
+// recordLines notes where the sets and their globs stand in doc.
+func (c *Config) recordLines(doc *yaml.Node) {
+	c.lines = map[string]int{}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	if doc.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value != "sets" || doc.Content[i+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		for si, set := range doc.Content[i+1].Content {
+			c.lines[fmt.Sprintf("sets[%d]", si)] = set.Line
+			if set.Kind != yaml.MappingNode {
+				continue
+			}
+			for k := 0; k+1 < len(set.Content); k += 2 {
+				key, val := set.Content[k].Value, set.Content[k+1]
+				c.lines[fmt.Sprintf("sets[%d].%s", si, key)] = set.Content[k].Line
+				if val.Kind == yaml.SequenceNode {
+					for gi, g := range val.Content {
+						c.lines[fmt.Sprintf("sets[%d].%s[%d]", si, key, gi)] = g.Line
+					}
+				}
+			}
+		}
+	}
+}
+
+func setPolicies(sets []Set) []Policy {
+	var out []Policy
+	for _, s := range sets {
+		out = append(out, s.Policy)
+	}
+	return out
 }
 
 // FailOn values.
@@ -162,10 +213,19 @@ func DefaultConfig() *Config {
 // messages only.
 func ParseConfig(name string, src []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
+	var doc yaml.Node
 	var c Config
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: %w%s", ErrConfig, name, err, suggestKey(err))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
+	if doc.Kind != 0 {
+		if err := checkKeys(name, &doc); err != nil {
+			return nil, err
+		}
+		if err := doc.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+		}
+		c.recordLines(&doc)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -180,7 +240,15 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	if c.FailOn != "" && c.FailOn != FailOnChange && c.FailOn != FailOnBreaking {
 		return nil, fmt.Errorf("%w: %s: failOn %q: want %q or %q", ErrConfig, name, c.FailOn, FailOnChange, FailOnBreaking)
 	}
+	for _, p := range append([]Policy{c.Policy}, setPolicies(c.Sets)...) {
+		if b, err := resolver.ParseSize(p.Budget); p.Budget != "" && err == nil && b > MaxBudget {
+			return nil, fmt.Errorf("%w: %s: budget %q is above the ceiling of %s: no CRD etcd can store needs that much (the default is %s)", ErrConfig, name, p.Budget, resolver.Size(MaxBudget), resolver.DefaultBudget)
+		}
+	}
 	for i, s := range c.Sets {
+		if err := checkOutputs(name, &c, i, s); err != nil {
+			return nil, err
+		}
 		if err := s.Policy.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %s: sets[%d]: %w", ErrConfig, name, i, err)
 		}
@@ -194,35 +262,19 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	return &c, nil
 }
 
-// configKeys are the keys of a configuration file, for suggestions.
-var configKeys = []string{"kubernetesVersion", "removeDescriptions", "maxDescriptionLength", "recursion", "allowOutsideRoot", "budget", "serverSideApply", "failOn", "sets", "templates", "exclude", "outputs", "patches"}
-
-// unknownFieldRE is compiled on first use: every process would pay for it
-// at start-up, and only a configuration error needs it.
-var unknownFieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type`) })
-
-// suggestKey offers the known key nearest to each unknown one in a strict
-// decoding error.
-func suggestKey(err error) string {
-	var out strings.Builder
-	for _, m := range unknownFieldRE().FindAllStringSubmatch(err.Error(), -1) {
-		if s := resolver.DidYouMean(m[1], configKeys); s != "" {
-			fmt.Fprintf(&out, " (%s%s)", m[1], s)
-		}
-	}
-	return out.String()
-}
-
-// FindConfig returns the first ConfigFileName in dir or an ancestor, or ""
-// when there is none.
+// FindConfig returns the ConfigFileName in dir or the nearest ancestor of
+// it within dir's git work tree, or "" when there is none. Outside a work
+// tree only dir itself is looked at: a configuration in $HOME, /tmp or a
+// shared CI workspace above the checkout is never picked up.
 func FindConfig(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
+	top := fileio.GitTop(dir)
 	for {
 		p := filepath.Join(dir, ConfigFileName)
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
 		switch {
 		case err == nil && !fi.IsDir():
 			return p, nil
@@ -230,9 +282,34 @@ func FindConfig(dir string) (string, error) {
 			return "", err
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
+		if top == "" || dir == top || parent == dir {
 			return "", nil
 		}
 		dir = parent
 	}
+}
+
+// MaxBudget is the largest budget a configuration may set. The largest
+// CRD etcd stores is about 1.5 MiB of JSON (its default request limit;
+// a raised --max-request-bytes rarely goes past a few MiB), so no
+// storable CRD needs a compile of more than 64 MiB; a budget above it only
+// turns a blow-up into running out of memory.
+const MaxBudget = 64 << 20
+
+// checkOutputs checks the output directories of set i: each non-empty and
+// never inside a .git directory (where git keeps hooks), whatever
+// allowOutsideRoot says.
+func checkOutputs(name string, c *Config, i int, set Set) error {
+	for j, dir := range set.Outputs {
+		at := c.line(name, fmt.Sprintf("sets[%d].outputs[%d]", i, j))
+		if strings.TrimSpace(dir) == "" {
+			return fmt.Errorf("%w: %s: sets[%d].outputs[%d] is empty; name a directory (e.g. dist)", ErrConfig, at, i, j)
+		}
+		for _, elem := range strings.FieldsFunc(filepath.ToSlash(dir), func(r rune) bool { return r == '/' }) {
+			if elem == ".git" {
+				return fmt.Errorf("%w: %s: sets[%d].outputs[%d] %q is inside a .git directory; outputs never go there", ErrConfig, at, i, j, dir)
+			}
+		}
+	}
+	return nil
 }

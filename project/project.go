@@ -30,6 +30,11 @@ type Options struct {
 	// Force lets build take over output files that exist without the
 	// generated header.
 	Force bool
+	// AllowEmpty accepts a template glob that matches no file, and a
+	// project with no template at all (then build removes the outputs
+	// of sets left without templates). Without it either is an error,
+	// and nothing is written or removed.
+	AllowEmpty bool
 }
 
 // Project is a directory of templates and where they compile to.
@@ -163,6 +168,7 @@ func (p *Project) discover() error {
 		for t, patch := range set.Patches {
 			patches[p.abs(t)] = p.abs(patch)
 		}
+		before := len(p.Templates)
 		for _, f := range files[i] {
 			c := kinds[f]
 			if c.err != nil {
@@ -202,6 +208,10 @@ func (p *Project) discover() error {
 		}
 		for t := range patches {
 			return fmt.Errorf("%w: %s: sets[%d].patches names %s, which is not a template of the set", ErrConfig, p.configName(), i, p.Rel(t))
+		}
+		if len(p.Templates) == before && !p.opts.AllowEmpty {
+			return fmt.Errorf("%w: %s: sets[%d] (templates %s) matches no CRD template (only shared definitions or generated files); nothing was built or removed: fix its globs, or pass --allow-empty to build an empty set (removing its outputs)",
+				ErrConfig, p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", i)), i, strings.Join(set.Templates, ", "))
 		}
 	}
 	for f := range sources {
@@ -352,10 +362,18 @@ func (p *Project) setFiles(i int, set Set) ([]string, error) {
 		}
 	}
 	var files []string
-	for _, g := range set.Templates {
+	for j, g := range set.Templates {
 		m, err := p.glob(g)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: sets[%d].templates %q: %w", ErrConfig, p.configName(), i, g, err)
+		}
+		if len(m) == 0 && !p.opts.AllowEmpty {
+			if p.ConfigFile == "" {
+				return nil, fmt.Errorf("%w: no templates: %s (the default without a %s) matches no file in %s; nothing was built or removed: add templates there or write a %s (or pass --allow-empty)",
+					ErrConfig, g, ConfigFileName, p.Dir, ConfigFileName)
+			}
+			return nil, fmt.Errorf("%w: %s: sets[%d].templates[%d] %q matches no file; nothing was built or removed: fix the glob (a typo, a moved directory?), or pass --allow-empty",
+				ErrConfig, p.Config.line(p.configName(), fmt.Sprintf("sets[%d].templates[%d]", i, j)), i, j, g)
 		}
 		files = append(files, m...)
 	}
