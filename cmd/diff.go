@@ -275,11 +275,27 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 	var pairs []diffPair
 	for i, o := range sides[0] {
 		n := sides[1][i]
+		// Pins win over the version asked for: say so, rather than let an
+		// empty report pass for "nothing changed between the versions".
+		if pinned := pinnedOnly(o.KubeVersions, from) || pinnedOnly(n.KubeVersions, to); pinned {
+			fmt.Fprintf(c.ErrOrStderr(), "note: %s: its $refs pin Kubernetes %s, whatever --from/--to say, so the sides are the same there; 'k8s-crd-resolver migrate' rewrites the pins as bare names\n",
+				o.Template.Name, strings.Join(slices.DeleteFunc(slices.Clone(n.KubeVersions), func(v string) bool { return v == to }), ", "))
+		}
 		for _, path := range o.Template.Outputs {
 			pairs = append(pairs, diffPair{name: proj.Rel(path), old: o.Data, new: n.Data, oldObjs: o.Objects(), newObjs: n.Objects()})
 		}
 	}
 	return comparePairs(pairs)
+}
+
+// pinnedOnly reports whether content that came from versions holds some
+// that did not come from want (pinned elsewhere).
+func pinnedOnly(versions []string, want string) bool {
+	canonical, err := schemas.Canonical(want)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(versions, func(v string) bool { return v != canonical })
 }
 
 func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
