@@ -333,7 +333,6 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
 		}
 	}
-	r.warnPins()
 	warnings, errs := r.finish(display)
 	if len(errs) > 0 {
 		return nil, errs
@@ -345,7 +344,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	}
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
-	res.Warnings = warnings
+	res.Warnings = collapsePins(warnings)
 	res.KubeVersions = r.kubeVersions()
 	return res, nil
 }
