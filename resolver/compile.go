@@ -86,6 +86,9 @@ type Compiler struct {
 	version string // canonical minor of opts.KubeVersion
 	major   int    // version, parsed (-1 when unreadable)
 	minorN  int
+	// versionNote warns every compile of a patch release above the
+	// embedded one (patchversion.go); "" mostly.
+	versionNote string
 	bundle  Definitions
 	bundles map[string]Definitions
 	files   map[string][]*document
@@ -154,6 +157,7 @@ func New(opts Options) (*Compiler, error) {
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	c.major, c.minorN = parseVersion(version)
+	c.versionNote = patchNote(opts.KubeVersion, b)
 	// Without descriptions, definitions the bundle stores entries for are
 	// decoded only as deep as the template looks (lazy.go).
 	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
@@ -345,6 +349,9 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
 	res.Warnings = collapsePins(warnings)
+	if c.versionNote != "" {
+		res.Warnings = append([]Diagnostic{{Pos: Position{File: display}, Message: c.versionNote}}, res.Warnings...)
+	}
 	res.KubeVersions = r.kubeVersions()
 	return res, nil
 }

@@ -434,8 +434,9 @@ func listOf(v any) []any {
 
 // listMap makes x-kubernetes-list-type: map lists acceptable: every key
 // must be required or defaulted. A key Kubernetes itself defaults gets
-// that default; with no default to take, the list becomes atomic, with a
-// warning, rather than have one invented.
+// that default; with no default to take, a Kubernetes list becomes
+// atomic, with a warning, rather than have one invented, and the author's
+// own list-map is an error at its keys (the fix is theirs to make).
 func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	if s["x-kubernetes-list-type"] != "map" {
 		return
@@ -478,6 +479,12 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 			continue
 		}
 		missing = append(missing, name)
+	}
+	if len(missing) > 0 && !sc.inBundle() {
+		// The author's own list-map: the apiserver would refuse it, and
+		// making it atomic would change what they asked for.
+		r.errAt(site{sc: sc, ptr: p.String() + "/x-kubernetes-list-map-keys"}, fmt.Errorf("%w: list-map key %s is neither required nor defaulted, which the apiserver refuses; add it to the items' required list, or give it a default", ErrNotStructural, strings.Join(missing, ", ")))
+		return
 	}
 	if len(missing) > 0 {
 		delete(s, "x-kubernetes-list-type")
