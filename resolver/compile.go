@@ -89,11 +89,11 @@ type Compiler struct {
 	// versionNote warns every compile of a patch release above the
 	// embedded one (patchversion.go); "" mostly.
 	versionNote string
-	bundle  Definitions
-	bundles map[string]Definitions
-	files   map[string][]*document
-	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	lazy    *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
+	bundle      Definitions
+	bundles     map[string]Definitions
+	files       map[string][]*document
+	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
+	lazy        *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
