@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -19,7 +20,7 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var output, from, to, config string
-	var failOnBreaking, allowOutside bool
+	var failOnBreaking, allowOutside, allowLarge bool
 	c := &cobra.Command{
 		Use:   "diff [OLD NEW]",
 		Short: "Compare compiled CRD schemas property by property, and say what breaks stored objects",
@@ -76,7 +77,7 @@ breaking. 2 on bad input.`,
 			case len(args) == 2:
 				groups, err = diffFiles(c, args, allowOutside)
 			default:
-				opts := project.Options{ConfigFile: config}
+				opts := project.Options{ConfigFile: config, AllowLarge: allowLarge}
 				if c.Flags().Changed("allow-outside-root") {
 					opts.Policy.AllowOutsideRoot = &allowOutside
 				}
@@ -91,10 +92,7 @@ breaking. 2 on bad input.`,
 			}
 			total := totalOf(groups)
 			if output == "json" {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(total); err != nil {
+				if err := schemadiff.WriteJSON(c.OutOrStdout(), total); err != nil {
 					return err
 				}
 			} else {
@@ -113,6 +111,7 @@ breaking. 2 on bad input.`,
 	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
 	fs.StringVar(&config, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
 	fs.BoolVar(&allowOutside, "allow-outside-root", false, "read files (and let the project's inputs reach) outside the project root")
+	fs.BoolVar(&allowLarge, "allow-large", false, fmt.Sprintf("compile CRDs above %d bytes of compact JSON (as build --allow-large does), to compare them", project.MaxSize))
 	return c
 }
 
@@ -141,7 +140,7 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 		case data == nil:
 			return nil, nil
 		}
-		return schemadiff.Parse(side, data)
+		return schemadiff.Parse(side, data, 0)
 	}
 	old, err := parse(p.name+" (old)", p.old, p.oldObjs)
 	if err != nil {
@@ -209,6 +208,9 @@ func totalOf(groups []diffGroup) *schemadiff.Report {
 }
 
 func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup, error) {
+	if args[0] == "-" && args[1] == "-" {
+		return nil, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -226,11 +228,11 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 			return nil, err
 		}
 	}
-	old, err := schemadiff.Parse(args[0], data[0])
+	old, err := schemadiff.Parse(args[0], data[0], 0)
 	if err != nil {
 		return nil, err
 	}
-	new, err := schemadiff.Parse(args[1], data[1])
+	new, err := schemadiff.Parse(args[1], data[1], 0)
 	if err != nil {
 		return nil, err
 	}
@@ -347,6 +349,9 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 					names[i] += fmt.Sprintf(" (%d description(s) changed)", n)
 				}
 				rep = rep.WithoutDescriptions()
+			}
+			for i, n := range names {
+				names[i] = safetext.Quote(n)
 			}
 			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
 			indent = "  "
