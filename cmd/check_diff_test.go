@@ -16,13 +16,7 @@ import (
 // --fail-on-breaking or failOn: breaking, only when a change is breaking; build
 // --fail-on-change (the pre-commit hook) prints the same comparison when it regenerates.
 func TestCheckShowsSchemaChanges(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
-	props := func(p string) {
-		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
-	}
+	dir, props := widgetProject(t)
 	abs, err := filepath.Abs("../testdata/cmd")
 	require.NoError(t, err)
 	run := func(golden_ string, wantCode int, args ...string) string {
@@ -68,13 +62,7 @@ func TestCheckShowsSchemaChanges(t *testing.T) {
 // schema changes and the unified diff) and diff's quoted, never as a line of its own; the
 // JSON forms escape it.
 func TestCheckQuotesRepositoryContent(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
-	props := func(p string) {
-		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
-	}
+	dir, props := widgetProject(t)
 	props("name: {type: string}")
 	_, stderr, code := runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.30")
 	require.Equal(t, 0, code, stderr)
@@ -101,5 +89,17 @@ func TestCheckQuotesRepositoryContent(t *testing.T) {
 		js, _, _ := runCmd(t, dir, "", append(args, "-o", "json")...)
 		require.NotContains(t, js, hostile)
 		require.Contains(t, js, `x\u001b[31m\ntotal: 0 breaking\n::error::forged`, "%v", args)
+	}
+}
+
+// widgetProject is a project of one template in a temporary git work tree, and the function
+// that sets the properties of the template's spec.
+func widgetProject(t *testing.T) (dir string, props func(string)) {
+	dir = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	return dir, func(p string) {
+		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
 	}
 }
