@@ -12,14 +12,17 @@ import "bytes"
 // second, found with a set per mapping (yaml.v3's own decoding compares
 // every pair of keys of a mapping, which a file of one large mapping
 // turns into hours), and what the documents expand to (YAML aliases and
-// merges included) is charged to a budget of budget (0: DefaultBudget),
-// refused with a message once past it. Text that starts like JSON is
+// merges included) is charged to a budget of budget, refused with a
+// message once past it; 0 is InputBudget(len(src)). Text that starts like JSON is
 // read by the strict JSON reader first (several times faster), and as
 // YAML when that fails. Empty documents are left out. Errors are *Error,
 // with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
 	if name == "" || name == "-" {
 		name = "<stdin>"
+	}
+	if budget == 0 {
+		budget = InputBudget(len(src))
 	}
 	var docs []*document
 	var err error
@@ -46,4 +49,11 @@ func Decode(name string, src []byte, budget Size) ([]any, error) {
 		out[i] = d.value
 	}
 	return out, nil
+}
+
+// InputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice
+// n when that is more (a stream of many CRDs, `kubectl get crd -o yaml` of a cluster, holds
+// more than one compile builds; what aliases can expand it to stays proportional to it).
+func InputBudget(n int) Size {
+	return max(DefaultBudget, Size(2*int64(n)))
 }
