@@ -192,6 +192,9 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("reading the request: %w", err)
 	}
+	if rest := bytes.TrimSpace(src[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("reading the request: %d byte(s) of data after it, at byte %d: send one request", len(rest), dec.InputOffset())
+	}
 	if req.Version != project.ProtocolVersion {
 		return fmt.Errorf("request protocol version %d, this companion speaks %d: install matching versions of k8s-crd-resolver and k8s-crd-resolver-validate", req.Version, project.ProtocolVersion)
 	}
