@@ -37,11 +37,14 @@ resources already stored in a cluster. It compares
 For each CRD version and schema path it reports added and removed properties,
 type changes, required fields added or removed, bounds, lengths, item limits,
 enums, patterns and formats tightened or loosened, defaults, list types and
-list-map keys, map types, preserve-unknown-fields and int-or-string; changed
-descriptions are counted. "Breaking" means an object stored under the old
-schema may lose data when read (pruning) or be rejected when updated; see the
-README ("Bumping the Kubernetes version") for the rules, validation ratcheting
-included.
+list-map keys, map types, preserve-unknown-fields and int-or-string; and, outside
+the schemas, group, scope, names, versions served, stored and deprecated,
+subresources, conversion, printer columns and selectable fields. A change no rule
+reads is an unhandled-change, counted as breaking. Changed descriptions are
+counted. "Breaking" means an object stored under the old schema may lose data
+when read (pruning) or be rejected when updated, the apiserver refuses the CRD
+update, or clients lose an endpoint, name or selector; docs/diff.md gives every
+rule and its reason, validation ratcheting included.
 
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",
