@@ -71,7 +71,8 @@ image:
 # test: everything CI runs, each step even when an earlier one failed (the
 # failed ones are listed at the end):
 #   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
-#                  check and a snapshot release of this platform)
+#                  check and a snapshot release of this platform), then FuzzCompare
+#                  (diff) for $(DIFF_FUZZ_EXECS) executions
 #   test-operator  the operator module's tests against a real etcd +
 #                  kube-apiserver (+ kube-controller-manager), built once by
 #                  hack/control-plane.sh, then cached: e2e, the Helm chart and
@@ -89,8 +90,12 @@ test: control-plane tools
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed" >&2; exit 1; fi; \
 	echo "make test: all of $(TEST_STEPS) passed"
 
+# The diff fuzz target runs for a fixed number of executions (not a time: the same work on
+# every machine), after the seeds every `go test` runs.
+DIFF_FUZZ_EXECS ?= 20000
 test-root:
 	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
 
 test-operator:
 	cd operator && KUBEBUILDER_ASSETS="$$(../hack/control-plane.sh --print-dir)" $(GO) test -count=1 ./...

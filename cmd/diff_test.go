@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,14 +79,22 @@ func TestDiffBadInput(t *testing.T) {
 	crd, err := os.ReadFile("../testdata/diff/unchanged/old.yaml")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd.yaml"), crd, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "twice.yaml"), append(append(slices.Clone(crd), "---\n"...), crd...), 0o644))
+	twoVersions := strings.Replace(string(crd), "  versions:\n", "  versions:\n  - {name: v1, served: true, storage: false}\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "version-twice.yaml"), []byte(twoVersions), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "key-twice.yaml"), []byte("kind: CustomResourceDefinition\nkind: CustomResourceDefinition\n"), 0o644))
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"diff", "crd.yaml", "absent.yaml"}, "absent.yaml"},
 		{[]string{"diff", "crd.yaml", "cm.yaml"}, "cm.yaml: no CustomResourceDefinition"},
-		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml: yaml: line 1"},
+		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml:1: bad input: malformed YAML"},
 		{[]string{"diff", "crd.yaml"}, "give OLD and NEW"},
+		{[]string{"diff", "-", "-"}, `"-" (standard input) can stand for OLD or for NEW, not both`},
+		{[]string{"diff", "twice.yaml", "crd.yaml"}, `twice.yaml: document 2: CRD "widgets.example.com" is also document 1: listed twice (keep one)`},
+		{[]string{"diff", "crd.yaml", "version-twice.yaml"}, `spec.versions: version "v1" is listed twice (keep one)`},
+		{[]string{"diff", "crd.yaml", "key-twice.yaml"}, `key-twice.yaml:2:1: bad input: key "kind" is written twice in this mapping`},
 		{[]string{"diff", "--from", "1.21"}, "--from and --to go together"},
 		{[]string{"diff", "--from", "1.21", "--to", "1.37", "crd.yaml", "crd.yaml"}, "take no files"},
 		{[]string{"diff", "-o", "yaml", "crd.yaml", "crd.yaml"}, "want text or json"},

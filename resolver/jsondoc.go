@@ -31,6 +31,10 @@ type jsonDocReader struct {
 	lines  []int // offset of the start of every line
 	at     map[string]Position
 	budget *budget
+	// The last position computed: positions are asked for in increasing offsets, so the
+	// next one on the same line counts only the characters after it (counting from the
+	// start of the line each time is quadratic in a one-line document, which JSON often is).
+	lastOff, lastLine, lastCol int
 }
 
 func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error) {
@@ -71,7 +75,13 @@ func (r *jsonDocReader) position(off int) Position {
 		i--
 	}
 	start := r.lines[i]
-	return Position{File: r.file, Line: i + 1, Col: utf8.RuneCount(r.data[start:off]) + 1}
+	if r.lastLine == i+1 && r.lastOff >= start && r.lastOff <= off {
+		r.lastCol += utf8.RuneCount(r.data[r.lastOff:off])
+	} else {
+		r.lastCol = utf8.RuneCount(r.data[start:off]) + 1
+	}
+	r.lastOff, r.lastLine = off, i+1
+	return Position{File: r.file, Line: i + 1, Col: r.lastCol}
 }
 
 func (r *jsonDocReader) errorAt(off int, format string, args ...any) error {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
@@ -45,6 +46,11 @@ func main() {
 	var code exitCode
 	if errors.As(err, &code) {
 		os.Exit(int(code))
+	}
+	var ce *crash.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(crash.ExitCode)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -146,6 +152,7 @@ answers in JSON (the protocol build and check use; see package project).`,
 	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json (a ValidationResponse)")
 	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
 	c.Flags().BoolVar(&batch, "batch", false, "read a JSON ValidationRequest from standard input, write a ValidationResponse (for build and check)")
+	crash.Guard(c, "k8s-crd-resolver-validate")
 	return c
 }
 
@@ -184,6 +191,9 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("reading the request: %w", err)
+	}
+	if rest := bytes.TrimSpace(src[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("reading the request: %d byte(s) of data after it, at byte %d: send one request", len(rest), dec.InputOffset())
 	}
 	if req.Version != project.ProtocolVersion {
 		return fmt.Errorf("request protocol version %d, this companion speaks %d: install matching versions of k8s-crd-resolver and k8s-crd-resolver-validate", req.Version, project.ProtocolVersion)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 const crdFile = `apiVersion: apiextensions.k8s.io/v1
@@ -141,5 +144,29 @@ func TestTuneGC(t *testing.T) {
 	}
 	if after.HeapAlloc > 2*limit || peak > 2*limit {
 		t.Errorf("heap %d MiB (peak %d MiB) with a limit of %d MiB", after.HeapAlloc>>20, peak>>20, limit>>20)
+	}
+}
+
+// TestBatchTrailingData: a --batch request followed by anything but space is refused, not
+// answered as if the rest were not there.
+func TestBatchTrailingData(t *testing.T) {
+	req := fmt.Sprintf(`{"version": %d, "documents": []}`, project.ProtocolVersion)
+	for in, want := range map[string]string{
+		req + "\n":             "",
+		req + `{"version": 1}`: "data after it",
+		req + "\n garbage\n":   "data after it",
+	} {
+		var stdout, stderr bytes.Buffer
+		c := newCmd(strings.NewReader(in), &stdout, &stderr)
+		c.SetArgs([]string{"--batch"})
+		err := c.Execute()
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: got %v, want an error saying %q", in, err, want)
+		case want != "" && stdout.Len() > 0:
+			t.Errorf("%q: answered %s", in, stdout.String())
+		}
 	}
 }
