@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // goReport is what reading the Go declarations added to a release's definitions.
