@@ -260,7 +260,8 @@ func doccmp(ts *testscript.TestScript, neg bool, args []string) {
 	got := strings.Split(strings.TrimRight(ts.ReadFile("stdout"), "\n"), "\n")
 	want := strings.Split(strings.TrimRight(ts.ReadFile(args[0]), "\n"), "\n")
 	if msg := matchLines(want, got); msg != "" {
-		ts.Fatalf("%s: the output differs from the documented one: %s\nfull output:\n%s", args[1], msg, strings.Join(got, "\n"))
+		// Indented: testscript folds log lines that start with "#".
+		ts.Fatalf("%s: the output differs from the documented one: %s\nfull output:\n  %s", args[1], msg, strings.Join(got, "\n  "))
 	}
 }
 
