@@ -27,6 +27,11 @@
 // docs/config.md with the fields and doc comments of project.Config, Policy and Set. Both
 // rewrite the files under `go test ./... -update`.
 //
+// # Links
+//
+// TestDocLinks fails when a relative link of README.md or docs/ points at a missing file or
+// a heading that does not exist.
+//
 // # Release state
 //
 // TestReleaseReferences fails when README.md, docs/, the Helm chart, the kustomize base or
