@@ -38,9 +38,8 @@ type changes, required fields added or removed, bounds, lengths, item limits,
 enums, patterns and formats tightened or loosened, defaults, list types and
 list-map keys, map types, preserve-unknown-fields and int-or-string; changed
 descriptions are counted. "Breaking" means an object stored under the old
-schema may lose data when read (pruning) or be rejected when updated; see the
-README ("Bumping the Kubernetes version") for the rules, validation ratcheting
-included.
+schema may lose data when read (pruning) or be rejected when updated; see
+docs/diff.md in the repository for the rules, validation ratcheting included.
 
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",

@@ -73,7 +73,7 @@
 // what a structural schema cannot express (unions, cross-field rules, +k8s:item selectors,
 // +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of an optional
 // non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
-// beyond list-map keys. The README's "Validation from the Go types" lists the same.
+// beyond list-map keys. docs/versions.md ("Validation from the Go types") lists the same.
 //
 // # Loading
 //

@@ -129,7 +129,7 @@ type marker struct {
 	text  string // the comment, for messages
 }
 
-// markerSkip names the reason each left-out marker kind is not imported; README.md
+// markerSkip names the reason each left-out marker kind is not imported; docs/versions.md
 // ("Validation from the Go types") and schemas/doc.go list the same.
 var markerSkip = map[string]string{
 	"alpha":              "alpha declarative validation: run shadowed, never enforced",
