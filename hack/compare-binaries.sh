@@ -11,7 +11,7 @@
 # (the $refs pinned to the minor with the python:// form, compiled with
 # --k8s-version of the newest minor). --recursion preserve throughout, so
 # recursive definitions compile too. The names are those of the bundles in
-# schemas/data (go run ./schemas/internal/gen -list MINOR).
+# schemas/data (tools/schemagen -list MINOR).
 set -euo pipefail
 old=${1:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
 new=${2:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
@@ -24,12 +24,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 newest=$(ls "$data" | sed -n 's/\.bundle$//p' | sort -t. -k1,1n -k2,2n | tail -1)
+# The bundle lister: tools/schemagen (the tools module).
+go -C "$repo/tools" build -o "$work/schemagen" ./schemagen
+lister=$work/schemagen
 fail=0
 checked=0
 bytes=0
 for bundle in "$data"/*.bundle; do
   v=$(basename "$bundle" .bundle)
-  (cd "$repo/schemas" && go run ./internal/gen -list "$v") >"$work/names-$v"
+  (cd "$repo/schemas" && "$lister" -list "$v") >"$work/names-$v"
   for pinned in no yes; do
     {
       echo "apiVersion: apiextensions.k8s.io/v1"

@@ -14,7 +14,7 @@
 // structure and fragment chunks are stored as they are, descriptions still deflated: a
 // compile against them reads what it needs where it lies in the binary. Regenerating a
 // bundle reproduces it byte for byte (with the same Go release). The format is defined in
-// internal/bundlefmt.
+// internal/bundlefmt (the module's, shared with the generator).
 //
 // From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
 // swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
@@ -73,7 +73,7 @@
 // what a structural schema cannot express (unions, cross-field rules, +k8s:item selectors,
 // +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of an optional
 // non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
-// beyond list-map keys. The README's "Validation from the Go types" lists the same.
+// beyond list-map keys. docs/versions.md ("Validation from the Go types") lists the same.
 //
 // # Loading
 //
@@ -102,5 +102,6 @@
 //
 // (which also rebuilds, deflated, the minor that leaves the newest three)
 // `make schemas-bump` re-pins every minor to its newest patch and rebuilds those that
-// changed. The generator is internal/gen; its doc comment lists its flags.
+// changed. The generator is tools/schemagen, in the tools module (so `go install ./...`
+// never builds it); its doc comment lists its flags.
 package schemas

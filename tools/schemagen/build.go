@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
 )
 
 // Paths of the OpenAPI documents inside the k8s.io/kubernetes module.

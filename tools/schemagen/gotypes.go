@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // goReport is what reading the Go declarations added to a release's definitions.
@@ -129,7 +129,7 @@ type marker struct {
 	text  string // the comment, for messages
 }
 
-// markerSkip names the reason each left-out marker kind is not imported; README.md
+// markerSkip names the reason each left-out marker kind is not imported; docs/versions.md
 // ("Validation from the Go types") and schemas/doc.go list the same.
 var markerSkip = map[string]string{
 	"alpha":              "alpha declarative validation: run shadowed, never enforced",

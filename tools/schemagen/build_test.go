@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 const fixtureSwagger = `{
@@ -197,7 +197,7 @@ func TestParse(t *testing.T) {
 // TestEmbedListUpToDate: schemas/bundles.go embeds exactly the bundles in schemas/data, as
 // the generator writes it.
 func TestEmbedListUpToDate(t *testing.T) {
-	minors, err := bundleMinors("../../data")
+	minors, err := bundleMinors("../../schemas/data")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestEmbedListUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("../../bundles.go")
+	got, err := os.ReadFile("../../schemas/bundles.go")
 	if err != nil {
 		t.Fatal(err)
 	}
