@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"maps"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,6 +44,12 @@ func (c *DaskCluster) DeepCopyInto(out *DaskCluster) {
 	c.Spec.DeepCopyInto(&out.Spec)
 	out.Status = c.Status
 	out.Status.IdleSince = c.Status.IdleSince.DeepCopy()
+	if c.Status.Conditions != nil {
+		out.Status.Conditions = make([]metav1.Condition, len(c.Status.Conditions))
+		for i := range c.Status.Conditions {
+			c.Status.Conditions[i].DeepCopyInto(&out.Status.Conditions[i])
+		}
+	}
 }
 
 // DeepCopy returns a deep copy of c.

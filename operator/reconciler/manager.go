@@ -57,6 +57,11 @@ type SchedulerOptions struct {
 	URL func(namespace, cluster string) string
 	// Timeout bounds each GET to a scheduler (default 10s).
 	Timeout time.Duration
+	// CallBudget bounds all scheduler calls of one reconcile, retries
+	// included (default 15s), except a graceful retirement, which
+	// RetireTimeout bounds: a slow or hostile scheduler holds one reconcile
+	// worker for at most this long per reconcile.
+	CallBudget time.Duration
 	// RetireTimeout bounds graceful retirement: a worker the scheduler has
 	// not retired this long after scale-down chose it is deleted anyway,
 	// with a Warning event (default 60s).
@@ -76,6 +81,9 @@ type SchedulerOptions struct {
 func (o SchedulerOptions) withDefaults() SchedulerOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
+	}
+	if o.CallBudget <= 0 {
+		o.CallBudget = 15 * time.Second
 	}
 	if o.RetireTimeout <= 0 {
 		o.RetireTimeout = 60 * time.Second
