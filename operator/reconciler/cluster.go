@@ -167,7 +167,7 @@ func serviceUsable(svc *corev1.Service) bool {
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		return len(svc.Status.LoadBalancer.Ingress) > 0
 	}
-	return svc.UID != ""
+	return svc.ResourceVersion != ""
 }
 
 // setCondition sets condition typ of dc's status to ok, with the reason and
