@@ -84,7 +84,7 @@ func TestLoad(t *testing.T) {
 		}
 		phased := 0
 		for _, dc := range dcs.Items {
-			if dc.Status.Phase == reconciler.PhaseCreated && dc.Status.Workers == 1 {
+			if dc.Status.Phase == reconciler.PhaseRunning && dc.Status.Workers == 1 {
 				phased++
 			}
 		}

@@ -26,7 +26,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	ns, _ := createExample(t, c, "daskcluster.yaml")
 	key := inNamespace(ns)
 	waitWorkers(t, c, ns, "example-default", 2)
-	waitPhase(t, c, key("example"), reconciler.PhaseCreated)
+	waitPhase(t, c, key("example"), reconciler.PhaseRunning)
 	time.Sleep(time.Second) // let status writes settle
 
 	versions := func() map[string]string {
