@@ -83,7 +83,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
 		var sc *SchedulerClient
 		if sc, err = r.schedulerFor(ctx, dc.Namespace, dc.Name); err == nil {
-			sctx, cancel := r.schedulerBudget(ctx)
+			sctx, cancel := r.schedulerBudget(ctx, dc.Namespace, dc.Name)
 			target, err = sc.AdaptiveTarget(sctx)
 			cancel()
 		}

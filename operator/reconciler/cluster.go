@@ -200,7 +200,7 @@ func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *DaskCluster) (del
 		r.swapPoll(key, "", nil)
 		return false, nil
 	}
-	ctx, cancel := r.schedulerBudget(ctx)
+	ctx, cancel := r.schedulerBudget(ctx, dc.Namespace, dc.Name)
 	defer cancel()
 	// Status times have whole seconds; so do the decisions.
 	now := time.Now().Truncate(time.Second)

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"reflect"
 	"strconv"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,6 +42,9 @@ type Deps struct {
 	// Scheduler says how to reach the Dask schedulers; zero fields take
 	// SchedulerOptions' defaults.
 	Scheduler SchedulerOptions
+	// Slow, shared by the reconcilers, holds schedulers cooling off after
+	// using up a CallBudget; nil remembers none.
+	Slow *SlowSchedulers
 }
 
 // ErrExternalName marks a scheduler Service of type ExternalName: its DNS
@@ -67,6 +72,9 @@ func (d *Deps) schedulerFor(ctx context.Context, namespace, cluster string) (*Sc
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil, ErrExternalName
 	}
+	if d.Slow.slow(namespace+"/"+cluster, time.Now()) {
+		return nil, errSchedulerSlow
+	}
 	o := d.Scheduler.withDefaults()
 	url := ""
 	if o.URL != nil {
@@ -78,11 +86,61 @@ func (d *Deps) schedulerFor(ctx context.Context, namespace, cluster string) (*Sc
 	return &SchedulerClient{BaseURL: url, Timeout: o.Timeout}, nil
 }
 
-// schedulerBudget bounds all scheduler calls of one reconcile (except a
-// retirement, bounded by its own window), so that a slow scheduler holds a
-// reconcile worker for at most this long.
-func (d *Deps) schedulerBudget(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d.Scheduler.withDefaults().CallBudget)
+// schedulerBudget bounds all scheduler calls of one reconcile of cluster
+// in namespace (except a retirement, bounded by its own window), so that a
+// slow scheduler holds a reconcile worker for at most CallBudget. The
+// returned func ends the budget; a budget that ran out marks the scheduler
+// slow (see slowSchedulers).
+func (d *Deps) schedulerBudget(ctx context.Context, namespace, cluster string) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(ctx, d.Scheduler.withDefaults().CallBudget)
+	return ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			d.Slow.mark(namespace+"/"+cluster, time.Now().Add(d.Scheduler.withDefaults().SlowCoolOff))
+		}
+		cancel()
+	}
+}
+
+// errSchedulerSlow: the scheduler used up a whole CallBudget recently and
+// is not asked again until its cool-off ends.
+var errSchedulerSlow = errors.New("the scheduler ran out of its time budget recently; not asked again before its cool-off ends")
+
+// SlowSchedulers remembers schedulers whose calls used up a whole
+// CallBudget, so that a stalling (or hostile) scheduler is not asked again
+// for SchedulerOptions.SlowCoolOff: it then holds one reconcile worker for
+// one budget per cool-off, and other clusters' reconciles go on. The zero
+// value is ready; a nil *SlowSchedulers remembers nothing. It is safe for
+// concurrent use.
+type SlowSchedulers struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func (s *SlowSchedulers) mark(key string, until time.Time) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.until == nil {
+		s.until = map[string]time.Time{}
+	}
+	s.until[key] = until
+}
+
+// slow reports whether key is cooling off at now, forgetting it after.
+func (s *SlowSchedulers) slow(key string, now time.Time) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.until[key]
+	if ok && !now.Before(t) {
+		delete(s.until, key)
+		return false
+	}
+	return ok
 }
 
 // reader returns the direct reader, falling back to the cached client.

@@ -589,3 +589,70 @@ func TestFakeExternalNameRefused(t *testing.T) {
 		t.Errorf("the stand-in was asked %d times", hits.Load())
 	}
 }
+
+// TestFakeSlowSchedulerCoolsOff: a scheduler that uses up a whole call
+// budget is not asked again during its cool-off, so it holds a reconcile
+// worker once, not on every poll; another cluster's scheduler is still
+// asked.
+func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
+	var slowHits, fastHits atomic.Int32
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowHits.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fastHits.Add(1)
+		_, _ = w.Write([]byte(`{"workers": 2}`))
+	}))
+	defer fast.Close()
+
+	var objs []client.Object
+	for _, name := range []string{"slow", "fast"} {
+		dc := testCluster(name)
+		objs = append(objs, dc, &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3}})
+	}
+	e := newFakeEnv(t, interceptor.Funcs{}, objs...)
+	e.deps.Slow = &SlowSchedulers{}
+	e.deps.Scheduler = SchedulerOptions{
+		URL: func(_, cluster string) string {
+			if cluster == "slow" {
+				return slow.URL
+			}
+			return fast.URL
+		},
+		// Short, so the test is quick; nothing here depends on how short.
+		Timeout: 20 * time.Millisecond, CallBudget: 50 * time.Millisecond, SlowCoolOff: time.Hour,
+	}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	for _, name := range []string{"slow", "fast"} {
+		e.reconcile(cr, name)
+		var sched appsv1.Deployment
+		e.get(name+"-scheduler", &sched)
+		sched.Status.AvailableReplicas = 1
+		if err := e.c.Status().Update(t.Context(), &sched); err != nil {
+			t.Fatal(err)
+		}
+		e.reconcile(cr, name)
+	}
+	for range 3 {
+		e.reconcile(ar, "slow")
+		e.reconcile(ar, "fast")
+	}
+	if n := slowHits.Load(); n == 0 || n > 3 {
+		t.Errorf("the slow scheduler was asked %d times, want its first call's attempts only (1 to 3)", n)
+	}
+	if n := fastHits.Load(); n != 3 {
+		t.Errorf("the fast scheduler was asked %d times, want 3", n)
+	}
+	var a DaskAutoscaler
+	e.get("fast", &a)
+	if a.Status.SchedulerTarget == nil || *a.Status.SchedulerTarget != 2 {
+		t.Errorf("fast autoscaler status = %+v", a.Status)
+	}
+}

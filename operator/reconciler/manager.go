@@ -62,6 +62,9 @@ type SchedulerOptions struct {
 	// RetireTimeout bounds: a slow or hostile scheduler holds one reconcile
 	// worker for at most this long per reconcile.
 	CallBudget time.Duration
+	// SlowCoolOff is how long a scheduler that used up a whole CallBudget
+	// is not asked again (default 1m); see SlowSchedulers.
+	SlowCoolOff time.Duration
 	// RetireTimeout bounds graceful retirement: a worker the scheduler has
 	// not retired this long after scale-down chose it is deleted anyway,
 	// with a Warning event (default 60s).
@@ -84,6 +87,9 @@ func (o SchedulerOptions) withDefaults() SchedulerOptions {
 	}
 	if o.CallBudget <= 0 {
 		o.CallBudget = 15 * time.Second
+	}
+	if o.SlowCoolOff <= 0 {
+		o.SlowCoolOff = time.Minute
 	}
 	if o.RetireTimeout <= 0 {
 		o.RetireTimeout = 60 * time.Second
@@ -186,6 +192,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder(FieldOwner),
 		Scheduler: opts.Scheduler,
+		Slow:      &SlowSchedulers{},
 	}
 	co := ControllerOptions{Concurrency: opts.Concurrency}
 	for _, c := range []interface {

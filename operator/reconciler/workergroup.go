@@ -211,7 +211,7 @@ func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup,
 	sc, lastErr := r.schedulerFor(ctx, wg.Namespace, wg.Spec.Cluster)
 	var known []SchedulerWorker
 	if lastErr == nil {
-		lctx, cancel := r.schedulerBudget(ctx)
+		lctx, cancel := r.schedulerBudget(ctx, wg.Namespace, wg.Spec.Cluster)
 		known, lastErr = sc.Workers(lctx)
 		cancel()
 	}
