@@ -52,8 +52,9 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	}
 	before := versions()
 
-	// An annotation on the cluster triggers reconciles that must change nothing.
-	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"touched":"1"}}}`))
+	// An annotation on the cluster that children do not inherit (kubectl's)
+	// triggers reconciles that must change nothing.
+	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`))
 	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, patch); err != nil {
 		t.Fatal(err)
 	}
