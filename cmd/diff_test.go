@@ -114,14 +114,14 @@ func TestDiffBadInput(t *testing.T) {
 // matchLabelKeys (1.25), the probe's grpc (1.23), a container's resizePolicy (1.27) and
 // restartPolicy (sidecars, 1.28) all appear as added between 1.21 and 1.37, and
 // ServiceSpec.topologyKeys (removed in 1.22) and ObjectMeta.clusterName (removed in 1.24)
-// as removed. Fields 1.21 added show up from 1.16 but not from 1.21: PodAffinityTerm's
-// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass; so do the
-// dual-stack fields of 1.20 (ipFamilies, ipFamilyPolicy, clusterIPs, replacing ipFamily,
-// which goes) and setHostnameAsFQDN and seccompProfile of 1.19.
+// as removed. Fields 1.21 added show up from 1.20 but not from 1.21: PodAffinityTerm's
+// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass. 1.20 is
+// the oldest pair: the templates' status conditions are
+// io.k8s.apimachinery.pkg.apis.meta.v1.Condition, first published in 1.20.
 func TestDiffDask(t *testing.T) {
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
-	for _, pair := range [][2]string{{"1.16", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
+	for _, pair := range [][2]string{{"1.20", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
 		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
 			abs := filepath.Join(repo, "testdata/diff-dask")
 			stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", pair[0], "--to", pair[1])
@@ -133,13 +133,10 @@ func TestDiffDask(t *testing.T) {
 	for _, field := range []string{"+schedulingGates", "+hostUsers", "+resourceClaims", "+os", "+minDomains", "+matchLabelKeys", "+grpc", "+resizePolicy", "+restartPolicy", "-topologyKeys", "-clusterName", "+claims"} {
 		require.Contains(t, stdout, field)
 	}
-	from16, _, _ := runCmd(t, repo, "", "diff", "--from", "1.16", "--to", "1.37")
+	from20, _, _ := runCmd(t, repo, "", "diff", "--from", "1.20", "--to", "1.37")
 	for _, field := range []string{"+namespaceSelector", "+internalTrafficPolicy", "+loadBalancerClass"} {
-		require.Contains(t, from16, field)
+		require.Contains(t, from20, field)
 		require.NotContains(t, stdout, field)
-	}
-	for _, field := range []string{"+ipFamilies", "+ipFamilyPolicy", "+clusterIPs", "-ipFamily", "+setHostnameAsFQDN", "+seccompProfile"} {
-		require.Contains(t, from16, field)
 	}
 	// A project compared with itself at one version has nothing to say.
 	stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", "1.37", "--to", "1.37")
