@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,9 +34,11 @@ spec:
 
 const canary = "CANARY-SECRET-91c2"
 
-// TestInputsGoThroughTheDoor: validate's files are read like every other
-// input: regular files only, confined to the project root unless
-// --allow-outside-root, and nothing it may not read is printed.
+// TestInputsGoThroughTheDoor: validate's files are the user's own paths:
+// read wherever they point (a file outside the project, a pipe from a
+// process substitution), but inside the project no symlink leads out
+// unless --allow-outside-root, devices and FIFOs there are refused, and
+// nothing it may not read is printed.
 func TestInputsGoThroughTheDoor(t *testing.T) {
 	base := t.TempDir()
 	proj, outside := filepath.Join(base, "proj"), filepath.Join(base, "outside")
@@ -69,7 +72,9 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 	}{
 		{args: []string{"crd.yaml"}},
 		{args: []string{"secret.yaml"}, bad: true, wantMsg: "secret.yaml leads outside the project root"},
-		{args: []string{filepath.Join(outside, "crd.yaml")}, bad: true, wantMsg: "is outside the project root"},
+		{args: []string{filepath.Join(outside, "crd.yaml")}}, // validate /tmp/x.yaml
+		{args: []string{pipeWith(t, crdFile)}},               // validate <(kubectl get crd ... -o yaml)
+		{args: []string{"/dev/zero"}, bad: true, wantMsg: "/dev/zero is a character device, not a regular file"},
 		{args: []string{"zero.yaml"}, bad: true, wantMsg: "leads outside the project root"},
 		{args: []string{"zero.yaml", "--allow-outside-root"}, bad: true, wantMsg: "is a character device, not a regular file"},
 		{args: []string{"fifo.yaml"}, bad: true, wantMsg: "fifo.yaml is a FIFO (named pipe), not a regular file"},
@@ -169,4 +174,16 @@ func TestBatchTrailingData(t *testing.T) {
 			t.Errorf("%q: answered %s", in, stdout.String())
 		}
 	}
+}
+
+// pipeWith returns /proc/self/fd/N of a pipe holding content, as a
+// process substitution <(...) gives.
+func pipeWith(t *testing.T, content string) string {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.WriteString(content); w.Close() }()
+	t.Cleanup(func() { r.Close() })
+	return "/proc/self/fd/" + strconv.Itoa(int(r.Fd()))
 }
