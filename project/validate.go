@@ -52,11 +52,17 @@ type ValidationResult struct {
 	Warnings []Problem `json:"warnings,omitempty"`
 }
 
-// Problem is one finding about one CRD in a file.
+// Problem is one finding about one CRD or custom resource in a file.
 type Problem struct {
 	// CRD is the metadata.name of the CRD ("" when the document could not
-	// be read as a CRD at all).
+	// be read as a CRD at all, or is a custom resource).
 	CRD string `json:"crd,omitempty"`
+	// Object names a custom resource as KIND/NAME ("" for a CRD).
+	Object string `json:"object,omitempty"`
+	// Line and Column are where the field (or the object) stands in the
+	// file, from 1; 0 when unknown. Set for custom resources.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Field is the apiserver's field path, e.g.
 	// spec.versions[0].schema.openAPIV3Schema.properties[spec].type.
 	Field string `json:"field,omitempty"`
@@ -64,7 +70,8 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// String renders "CRD: field: message", leaving out empty parts.
+// String renders "CRD: field: message", or "KIND/NAME: field: message"
+// for a custom resource, leaving out empty parts.
 func (p Problem) String() string {
 	s := p.Message
 	if p.Field != "" {
@@ -73,7 +80,22 @@ func (p Problem) String() string {
 	if p.CRD != "" {
 		s = p.CRD + ": " + s
 	}
+	if p.Object != "" {
+		s = p.Object + ": " + s
+	}
 	return s
+}
+
+// In renders the problem as found in file: "FILE:LINE:COL: " then String,
+// or "FILE: " then String when its place is unknown.
+func (p Problem) In(file string) string {
+	switch {
+	case p.Line == 0:
+		return file + ": " + p.String()
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d: %s", file, p.Line, p)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", file, p.Line, p.Column, p)
 }
 
 // Validator runs the apiserver's CRD validation on documents. It returns

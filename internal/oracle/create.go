@@ -90,14 +90,11 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 	if !v.Served {
 		return nil, fmt.Errorf("%w: %s is not served by CRD %s", ErrNotServed, apiVersion, c.Internal.Name)
 	}
-	js, err := c.schemaFor(gv.Version)
+	pr, err := c.prepare(gv.Version)
 	if err != nil {
 		return nil, err
 	}
-	s, err := structuralschema.NewStructural(js)
-	if err != nil {
-		return nil, fmt.Errorf("CRD %s is not structural: %w", c.Internal.Name, err)
-	}
+	s := pr.structural
 	verdict := &Verdict{}
 	if v.Deprecated {
 		if v.DeprecationWarning != nil {
@@ -165,17 +162,13 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 		if meta != nil {
 			errs = append(errs, metavalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, meta, nil, namespaced, metavalidation.NameIsDNSSubdomain, field.NewPath("metadata"), utilfeature.DefaultFeatureGate.Enabled(features.DeclarativeValidationBeta))...)
 		}
-		validator, _, err := apiservervalidation.NewSchemaValidator(js)
-		if err != nil {
-			return nil, err
-		}
-		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, validator)...)
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, pr.validator)...)
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
 		if blocked := blockingError(errs); blocked != nil {
 			errs = append(errs, blocked)
-		} else if cv := cel.NewValidator(s, true, celconfig.PerCallLimit); cv != nil {
-			cerrs, _ := cv.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
+		} else if pr.cel != nil {
+			cerrs, _ := pr.cel.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
 			errs = append(errs, cerrs...)
 		}
 	}
@@ -187,6 +180,41 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 	verdict.Warnings = append(verdict.Warnings, finalizerWarnings(uu.GetFinalizers())...)
 	verdict.Object = u
 	return verdict, nil
+}
+
+// prepared is what the apiserver builds once per CRD version (the custom
+// resource strategy) and uses for every request: safe for concurrent use.
+type prepared struct {
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+	cel        *cel.Validator // nil without x-kubernetes-validations
+}
+
+// prepare returns the version's prepared validators, built on first use.
+func (c *CRD) prepare(version string) (*prepared, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pr, ok := c.prepared[version]; ok {
+		return pr, nil
+	}
+	js, err := c.schemaFor(version)
+	if err != nil {
+		return nil, err
+	}
+	s, err := structuralschema.NewStructural(js)
+	if err != nil {
+		return nil, fmt.Errorf("CRD %s is not structural: %w", c.Internal.Name, err)
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(js)
+	if err != nil {
+		return nil, err
+	}
+	pr := &prepared{structural: s, validator: validator, cel: cel.NewValidator(s, true, celconfig.PerCallLimit)}
+	if c.prepared == nil {
+		c.prepared = map[string]*prepared{}
+	}
+	c.prepared[version] = pr
+	return pr, nil
 }
 
 // objectMetaOf is the strategy's getObjectMeta.
