@@ -18,8 +18,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
