@@ -54,7 +54,25 @@ func newPluginValidator(ctx context.Context, path string) (*pluginValidator, err
 
 // Validate implements project.Validator.
 func (v *pluginValidator) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
-	req, err := json.Marshal(project.ValidationRequest{Version: project.ProtocolVersion, Documents: docs})
+	resp, err := v.send(ctx, project.ValidationRequest{Version: project.ProtocolVersion, Documents: docs})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Results, nil
+}
+
+// ValidateResources implements project.ResourceValidator.
+func (v *pluginValidator) ValidateResources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+	resp, err := v.send(ctx, project.ValidationRequest{Version: project.ProtocolVersion, Documents: crds, Resources: resources})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Resources, nil
+}
+
+// send runs one companion on the request.
+func (v *pluginValidator) send(ctx context.Context, request project.ValidationRequest) (*project.ValidationResponse, error) {
+	req, err := json.Marshal(request)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +94,7 @@ func (v *pluginValidator) Validate(ctx context.Context, docs []project.Validatio
 	if resp.Version != project.ProtocolVersion {
 		return nil, fmt.Errorf("%s speaks protocol version %d, want %d: install matching versions", v.path, resp.Version, project.ProtocolVersion)
 	}
-	return resp.Results, nil
+	return &resp, nil
 }
 
 // Close ends the companion started ahead if no Validate used it: it reads

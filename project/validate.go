@@ -12,13 +12,28 @@ import (
 
 // ProtocolVersion is the version of ValidationRequest and
 // ValidationResponse. The companion refuses a request of another version.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // ValidationRequest is what build and check send, as JSON on standard
 // input, to `k8s-crd-resolver-validate --batch`.
 type ValidationRequest struct {
 	Version   int             `json:"version"`
 	Documents []ValidationDoc `json:"documents"`
+	// Resources are files of custom resources to judge against the CRDs
+	// of Documents. A request with Resources judges them only: its
+	// Documents, validated before, are not validated again.
+	Resources []ResourceDoc `json:"resources,omitempty"`
+}
+
+// ResourceDoc is one file of custom resources to judge (an example).
+type ResourceDoc struct {
+	// Name identifies the file in the results (a path, for people).
+	Name string `json:"name"`
+	// Content is the file's content: YAML or JSON.
+	Content string `json:"content"`
+	// CRDs are the indexes, in the request's Documents, of the files
+	// whose CRDs judge it.
+	CRDs []int `json:"crds"`
 }
 
 // ValidationDoc is one file to validate: a YAML or JSON stream of CRDs.
@@ -41,6 +56,8 @@ type ValidationDoc struct {
 type ValidationResponse struct {
 	Version int                `json:"version"`
 	Results []ValidationResult `json:"results"`
+	// Resources has one result per requested ResourceDoc, in order.
+	Resources []ValidationResult `json:"resources,omitempty"`
 }
 
 // ValidationResult lists what the apiserver would say about one file.
@@ -103,6 +120,89 @@ func (p Problem) In(file string) string {
 // at all, never for problems found.
 type Validator interface {
 	Validate(ctx context.Context, docs []ValidationDoc) ([]ValidationResult, error)
+}
+
+// ResourceValidator judges files of custom resources against CRDs, as the
+// apiserver judges a create: one result per resource file, in order.
+type ResourceValidator interface {
+	ValidateResources(ctx context.Context, crds []ValidationDoc, resources []ResourceDoc) ([]ValidationResult, error)
+}
+
+// ValidateExamples judges the configuration's examples (Config.Examples,
+// Set.Examples) against the compiled outputs outs (every output of the
+// project): a set's examples against its own outputs, the top level's
+// against every set's. Example files are found and read through the
+// project's confined door. No examples: no call, nil.
+func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, outs []*Output) ([]ValidationResult, error) {
+	type group struct {
+		globs []string
+		where string
+		set   int // -1: every set
+	}
+	groups := []group{{p.Config.Examples, "examples", -1}}
+	for i, s := range p.Config.Sets {
+		groups = append(groups, group{s.Examples, fmt.Sprintf("sets[%d].examples", i), i})
+	}
+	var crds []ValidationDoc
+	docOf := map[*Output]int{}
+	var resources []ResourceDoc
+	for _, g := range groups {
+		if len(g.globs) == 0 {
+			continue
+		}
+		var idx []int
+		seen := map[string]bool{} // CRD names: a template in two sets is judged by its first output
+		for _, o := range outs {
+			if g.set >= 0 && o.Template.Set != g.set || len(o.CRDs) == 0 || seen[o.CRDs[0]] {
+				continue
+			}
+			for _, n := range o.CRDs {
+				seen[n] = true
+			}
+			i, ok := docOf[o]
+			if !ok {
+				objs := make([]json.RawMessage, len(o.Objects()))
+				for j, obj := range o.Objects() {
+					raw, err := json.Marshal(obj)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
+					}
+					objs[j] = raw
+				}
+				i = len(crds)
+				docOf[o] = i
+				crds = append(crds, ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion})
+			}
+			idx = append(idx, i)
+		}
+		for _, pattern := range g.globs {
+			files, err := p.glob(pattern)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %s %q: %w", ErrConfig, p.configName(), g.where, pattern, err)
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%w: %s: %s %q matches no file", ErrConfig, p.configName(), g.where, pattern)
+			}
+			for _, f := range files {
+				content, err := p.reader.ReadFile(f)
+				if err != nil {
+					return nil, err
+				}
+				resources = append(resources, ResourceDoc{Name: p.Rel(f), Content: string(content), CRDs: idx})
+			}
+		}
+	}
+	if len(resources) == 0 {
+		return nil, nil
+	}
+	res, err := v.ValidateResources(ctx, crds, resources)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(resources) {
+		return nil, fmt.Errorf("validator answered %d results for %d example files", len(res), len(resources))
+	}
+	return res, nil
 }
 
 // Validate validates each output once (outputs written to several

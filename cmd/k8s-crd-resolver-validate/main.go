@@ -234,6 +234,13 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if req.Version != project.ProtocolVersion {
 		return fmt.Errorf("request protocol version %d, this companion speaks %d: install matching versions of k8s-crd-resolver and k8s-crd-resolver-validate", req.Version, project.ProtocolVersion)
 	}
+	if len(req.Resources) > 0 {
+		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(project.ValidationResponse{Version: project.ProtocolVersion, Results: []project.ValidationResult{}, Resources: res})
+	}
 	resp := project.ValidationResponse{Version: project.ProtocolVersion, Results: crdvalidate.Documents(ctx, req.Documents)}
 	return json.NewEncoder(stdout).Encode(resp)
 }

@@ -343,3 +343,51 @@ func pointer(fieldPath string) string {
 	}
 	return b.String()
 }
+
+// Resources judges each resource file against the CRDs of the crds it
+// names (a --batch request with Resources): one result per file, in order.
+// Files judged by the same CRDs are judged together.
+func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+	out := make([]project.ValidationResult, len(resources))
+	groups := map[string][]int{}
+	var order []string
+	for i, r := range resources {
+		for _, j := range r.CRDs {
+			if j < 0 || j >= len(crds) {
+				return nil, fmt.Errorf("resource file %s names CRD document %d of %d", r.Name, j, len(crds))
+			}
+		}
+		key := fmt.Sprint(r.CRDs)
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for _, key := range order {
+		idx := groups[key]
+		var opts Options
+		for _, j := range resources[idx[0]].CRDs {
+			var b []byte
+			for _, o := range crds[j].Objects {
+				b = append(append(b, o...), '\n')
+			}
+			if crds[j].Objects == nil {
+				b = []byte(crds[j].Content)
+			}
+			opts.CRDs = append(opts.CRDs, Input{Name: crds[j].Name, Content: b})
+			opts.KubernetesVersion = crds[j].KubernetesVersion
+		}
+		files := make([]Input, len(idx))
+		for k, i := range idx {
+			files[k] = Input{Name: resources[i].Name, Content: []byte(resources[i].Content)}
+		}
+		res, _, err := Files(ctx, files, opts)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			out[i] = res[k]
+		}
+	}
+	return out, nil
+}
