@@ -98,7 +98,9 @@ func TestCorpusVerdicts(t *testing.T) {
 			}
 			r := results[0]
 			has := func(ps []project.Problem, fld string) bool {
-				return slices.ContainsFunc(ps, func(p project.Problem) bool { return p.Field == fld || strings.HasPrefix(p.Field, fld+".") || strings.HasPrefix(p.Field, fld+"[") })
+				return slices.ContainsFunc(ps, func(p project.Problem) bool {
+					return p.Field == fld || strings.HasPrefix(p.Field, fld+".") || strings.HasPrefix(p.Field, fld+"[")
+				})
 			}
 			switch tc.verdict {
 			case "valid":
