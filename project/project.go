@@ -72,6 +72,8 @@ type Template struct {
 	Outputs []string
 	// Policy is how the template compiles.
 	Policy Policy
+	// Set is the index of the configuration's set the template is in.
+	Set int
 
 	source *resolver.Source // the template as Open read and parsed it
 }
@@ -184,7 +186,7 @@ func (p *Project) discover() error {
 				sources[f] = true
 				continue
 			}
-			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f], source: c.source}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source}
 			delete(patches, f)
 			if t.Patch == "" {
 				patch, err := p.siblingPatch(f)

@@ -18,6 +18,46 @@ import "bytes"
 // YAML when that fails. Empty documents are left out. Errors are *Error,
 // with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
+	docs, err := decodeDocuments(name, src, budget)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(docs))
+	for i, d := range docs {
+		out[i] = d.value
+	}
+	return out, nil
+}
+
+// Decoded is one document of a stream read by DecodeDocuments: its value,
+// as Decode returns it, and where each of its values stands in the source.
+type Decoded struct {
+	// Value is the document (map[string]any, []any, string, bool,
+	// json.Number or nil).
+	Value any
+	d     *document
+}
+
+// Position returns where the value at the JSON pointer ("/spec/replicas")
+// stands in the source (for a mapping entry, its key), or the nearest
+// ancestor that has a known position.
+func (d Decoded) Position(pointer string) Position { return d.d.position(pointer) }
+
+// DecodeDocuments reads a stream as Decode does, keeping the source
+// position of every value.
+func DecodeDocuments(name string, src []byte, budget Size) ([]Decoded, error) {
+	docs, err := decodeDocuments(name, src, budget)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decoded, len(docs))
+	for i, d := range docs {
+		out[i] = Decoded{Value: d.value, d: d}
+	}
+	return out, nil
+}
+
+func decodeDocuments(name string, src []byte, budget Size) ([]*document, error) {
 	if name == "" || name == "-" {
 		name = "<stdin>"
 	}
@@ -44,11 +84,7 @@ func Decode(name string, src []byte, budget Size) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, len(docs))
-	for i, d := range docs {
-		out[i] = d.value
-	}
-	return out, nil
+	return docs, nil
 }
 
 // InputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice
