@@ -110,7 +110,7 @@ test: control-plane tools
 # every machine), after the seeds every `go test` runs.
 DIFF_FUZZ_EXECS ?= 20000
 test-root:
-	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 ./...
+	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
 
 test-tools:
