@@ -15,8 +15,12 @@
 //   - x-kubernetes-int-or-string → anyOf [{type: integer}, {type: string}]
 //   - exclusiveMinimum/exclusiveMaximum: true → the bound as a number
 //   - the root gets apiVersion and kind (the one value each may have) and
-//     an open metadata object; an x-kubernetes-embedded-resource gets
-//     apiVersion, kind and metadata
+//     ObjectMeta's fields, with the name (DNS subdomain), namespace and
+//     label syntax the apiserver checks; an x-kubernetes-embedded-resource
+//     gets apiVersion, kind and an open metadata
+//
+// A version the CRD does not serve gets no file: kubeconform then reports
+// the missing schema, as the apiserver refuses the version.
 //
 // Every other x-kubernetes-* extension (CEL rules, list types) is dropped:
 // JSON Schema has no counterpart.
@@ -25,8 +29,8 @@
 //
 // The strict variant closes (additionalProperties: false) every object the
 // apiserver prunes: a typed object without additionalProperties and
-// without x-kubernetes-preserve-unknown-fields. metadata stays open (the
-// apiserver judges it as ObjectMeta, not with the CRD's schema).
+// without x-kubernetes-preserve-unknown-fields, and the root's metadata
+// (ObjectMeta's fields only). An embedded resource's metadata stays open.
 //
 // # Ownership
 //
@@ -142,6 +146,9 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 		if schema == nil {
 			schema = mapOf(mapOf(spec["validation"])["openAPIV3Schema"]) // v1beta1 CRDs
 		}
+		if served, ok := vm["served"].(bool); ok && !served {
+			continue // the apiserver refuses it: no schema, as for an unknown version
+		}
 		if version == "" || schema == nil {
 			if version == "" {
 				return nil, fmt.Errorf("%s: spec.versions[%d] has no name", from, i)
@@ -151,7 +158,7 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 		base := strings.ToLower(kind + "_" + version)
 		for _, strict := range []bool{false, true} {
 			s := convert(schema, strict)
-			root(s, group+"/"+version, kind)
+			root(s, group+"/"+version, kind, strict)
 			s["$schema"] = "http://json-schema.org/draft-07/schema#"
 			data, err := render(s)
 			if err != nil {
@@ -168,7 +175,7 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 }
 
 // root adds what the apiserver implies at a custom resource's root.
-func root(s map[string]any, apiVersion, kind string) {
+func root(s map[string]any, apiVersion, kind string, strict bool) {
 	props := mapOf(s["properties"])
 	if props == nil {
 		props = map[string]any{}
@@ -176,8 +183,62 @@ func root(s map[string]any, apiVersion, kind string) {
 	}
 	props["apiVersion"] = map[string]any{"type": "string", "enum": []any{apiVersion}}
 	props["kind"] = map[string]any{"type": "string", "enum": []any{kind}}
-	openMetadata(props)
+	props["metadata"] = objectMeta(mapOf(props["metadata"]), strict)
 	s["required"] = union(s["required"], "apiVersion", "kind")
+}
+
+// The syntax the apiserver's ObjectMeta validation requires of a custom
+// resource's name, namespace and labels.
+const (
+	dnsSubdomain = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	dnsLabel     = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	labelKey     = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	labelValue   = `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+)
+
+// objectMeta returns the schema of a custom resource's metadata: the
+// fields of ObjectMeta, with the name, namespace and label syntax the
+// apiserver checks (closed when strict: the apiserver prunes unknown
+// fields there too), and what the CRD's own schema says of it (on name,
+// say) besides.
+func objectMeta(crd map[string]any, strict bool) map[string]any {
+	str := map[string]any{"type": "string"}
+	strs := map[string]any{"type": "array", "items": str}
+	obj := map[string]any{"type": "object"}
+	timestamp := map[string]any{"type": []any{"string", "null"}}
+	md := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"name":         map[string]any{"type": "string", "maxLength": 253, "pattern": dnsSubdomain},
+			"generateName": str,
+			"namespace":    map[string]any{"type": "string", "maxLength": 63, "pattern": dnsLabel},
+			"labels": map[string]any{"type": "object",
+				"propertyNames":        map[string]any{"maxLength": 317, "pattern": labelKey},
+				"additionalProperties": map[string]any{"type": "string", "maxLength": 63, "pattern": labelValue}},
+			"annotations":                map[string]any{"type": "object", "additionalProperties": str},
+			"uid":                        str,
+			"resourceVersion":            str,
+			"selfLink":                   str,
+			"generation":                 map[string]any{"type": "integer"},
+			"creationTimestamp":          timestamp,
+			"deletionTimestamp":          timestamp,
+			"deletionGracePeriodSeconds": map[string]any{"type": "integer"},
+			"finalizers":                 strs,
+			"ownerReferences":            map[string]any{"type": "array", "items": obj},
+			"managedFields":              map[string]any{"type": "array", "items": obj},
+		},
+	}
+	if strict {
+		md["additionalProperties"] = false
+	}
+	if crd != nil {
+		delete(crd, "additionalProperties")
+		delete(crd, "type")
+		if len(crd) > 0 {
+			md["allOf"] = []any{crd}
+		}
+	}
+	return md
 }
 
 // openMetadata makes properties.metadata an object JSON Schema leaves
