@@ -43,6 +43,8 @@ func TestMigrateDaskLayout(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(proj, ".git"), 0o755))
 	res := "dask_kubernetes/operator/customresources/"
 	crds := "dask_kubernetes/operator/deployment/helm/dask-kubernetes-operator/crds/"
+	// git keeps no empty directory: the chart's crds/ is made here.
+	require.NoError(t, os.MkdirAll(filepath.Join(proj, crds), 0o755))
 	tmp := t.TempDir()
 	hook := map[string]string{}
 	for _, n := range []string{"daskcluster", "daskworkergroup"} {

@@ -98,6 +98,7 @@ SRC and DST are files, "-" is standard input or output.`,
 		newCheckCmd(),
 		newDiffCmd(),
 		newValidateCmd(),
+		newExportCmd(),
 		newMigrateCmd(),
 		newReconcileCmd(),
 		newVersionCmd(),
@@ -124,7 +125,7 @@ func Execute() int {
 // commandNames are the names of the root's subcommands, with cobra's own
 // (help, completion and its hidden __complete); TestCommandNames holds the
 // list to the tree.
-var commandNames = []string{"build", "check", "diff", "migrate", "reconcile", "resolve", "validate", "version", "versions",
+var commandNames = []string{"build", "check", "diff", "export", "migrate", "reconcile", "resolve", "validate", "version", "versions",
 	"help", "completion", "__complete", "__completeNoDesc"}
 
 // namesCommand reports whether args might need the subcommands: an
