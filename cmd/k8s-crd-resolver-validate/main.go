@@ -30,6 +30,7 @@ import (
 	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Exit codes, as for k8s-crd-resolver.
@@ -110,6 +111,13 @@ answers in JSON (the protocol build and check use; see package project).`,
 			}
 			if pruning != crdvalidate.PruneError && pruning != crdvalidate.PruneWarn && pruning != crdvalidate.PruneIgnore {
 				return fmt.Errorf("--pruning %q: want error, warn or ignore", pruning)
+			}
+			if version != "" {
+				// A version that is no embedded minor is bad usage (exit 2),
+				// as for every other command, not a problem of the CRDs.
+				if _, err := schemas.Canonical(version); err != nil {
+					return fmt.Errorf("--k8s-version: %w", err)
+				}
 			}
 			wd, err := os.Getwd()
 			if err != nil {

@@ -187,3 +187,23 @@ func pipeWith(t *testing.T, content string) string {
 	t.Cleanup(func() { r.Close() })
 	return "/proc/self/fd/" + strconv.Itoa(int(r.Fd()))
 }
+
+// TestUnknownVersionIsUsage: a --k8s-version that is no embedded minor is
+// bad usage (exit 2, before any file is judged), as for every command.
+func TestUnknownVersionIsUsage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(crdFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, v := range []string{"1.99", "2.0", "garbage"} {
+		var stdout, stderr bytes.Buffer
+		c := newCmd(strings.NewReader(""), &stdout, &stderr)
+		c.SetArgs([]string{"--k8s-version", v, "crd.yaml"})
+		err := c.ExecuteContext(t.Context())
+		var code exitCode
+		if err == nil || errors.As(err, &code) || !strings.Contains(err.Error(), "unknown Kubernetes version") {
+			t.Errorf("--k8s-version %s: err = %v, want a usage error naming the version", v, err)
+		}
+	}
+}
