@@ -738,9 +738,13 @@ var suCases = []suCase{
 
 // daskCRD compiles templates/daskcluster.yaml at the Kubernetes version
 // (without Kubernetes' descriptions, as dist/) and renames it into group.
+// It ignores the project configuration, and so templates/daskcluster.patch.yaml:
+// these cases measure what Kubernetes' releases do to the compiled PodSpec
+// (the patch keeps hostAliases as it was before 1.30; TestInPlaceSwitch
+// shows what that fixes).
 func (e *suEnv) daskCRD(t *testing.T, version, group string) *unstructured.Unstructured {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), e.bin, "resolve", "-r", "--k8s-version", version, "templates/daskcluster.yaml")
+	cmd := exec.CommandContext(t.Context(), e.bin, "resolve", "-r", "--no-config", "--k8s-version", version, "templates/daskcluster.yaml")
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
