@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,8 +38,8 @@ const oldManager = "helm"
 // like Dask's examples are stored under them, among them a DaskCluster
 // whose worker pod has a host alias without ip (valid under 1.21, where
 // hostAliases is an atomic list with ip optional) and the default worker
-// group Dask's operator made for it. Then our operator starts, as
-// k8s-crd-resolver-reconcile does (reconciler.Run): it takes the CRDs over
+// group Dask's operator made for it. Then our operator starts (its
+// command, k8s-crd-resolver-reconcile): it takes the CRDs over
 // (forced server-side apply; the result must be exactly our CRDs, nothing
 // of the old schema left behind), every stored object reconciles, and
 // every one accepts a label-only update and a spec update.
@@ -122,23 +121,20 @@ func TestInPlaceSwitch(t *testing.T) {
 		"cluster": "simple", "minimum": int64(1), "maximum": int64(3),
 	}))
 
-	// Our operator starts as its command does: install, then run.
-	oc := operatorConfig(cfg)
+	// Our operator starts: its command, k8s-crd-resolver-reconcile, as the
+	// operator's service account (deploy/'s RBAC), installs the CRDs, then
+	// reconciles; it is ready only once both are done.
 	if err := applyRBAC(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	runCtx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- reconciler.Run(runCtx, oc, reconciler.Options{
-			MetricsAddr: "0", ProbeAddr: "0", Concurrency: 2,
-			Scheduler: reconciler.SchedulerOptions{URL: schedulerURL, Timeout: 5 * time.Second},
-		})
-	}()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := saveKubeconfig(operatorConfig(cfg), kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	proc := startCompanion(t, filepath.Dir(bin), kubeconfig)
 	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("operator: %v", err)
+		if err := proc.stop(); err != nil {
+			t.Error(err)
 		}
 	})
 
