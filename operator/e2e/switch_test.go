@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
@@ -62,14 +59,7 @@ func TestInPlaceSwitch(t *testing.T) {
 			t.Errorf("stopping the second control plane: %v", err)
 		}
 	})
-	scheme, err := reconciler.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := directClient(t, cfg)
 	ctx := t.Context()
 
 	// The CRDs as the older operator left them.
@@ -236,20 +226,7 @@ const daskImage = "ghcr.io/dask/dask:latest"
 // oldCRD compiles templates/<kind>.yaml as the older operator did.
 func oldCRD(t *testing.T, bin, kind string) *unstructured.Unstructured {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), bin, "resolve", "templates/"+kind+".yaml",
-		"--k8s-version", "1.21", "-r", "--no-config", "--no-validate")
-	cmd.Dir = "../.."
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("compiling templates/%s.yaml at 1.21: %v\n%s", kind, err, stderr.String())
-	}
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(out, &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return compileTemplate(t, bin, "resolve", "templates/"+kind+".yaml", "--k8s-version", "1.21", "-r", "--no-config", "--no-validate")
 }
 
 // daskClusterSpec is a DaskCluster spec shaped like Dask's simple cluster
