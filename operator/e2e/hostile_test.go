@@ -76,7 +76,7 @@ func hostileCluster(t *testing.T, c client.Client, ns, name, url string, edit fu
 		t.Fatal(err)
 	}
 	// Stop the polling when the test ends: the shared operator runs on.
-	t.Cleanup(func() { _ = c.Delete(context.Background(), as) })
+	t.Cleanup(func() { _ = c.Delete(context.WithoutCancel(t.Context()), as) })
 }
 
 // firstEvent returns the first event about regarding with reason in ns.
