@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,6 +51,8 @@ func TestDocumentJSONSize(t *testing.T) {
 
 	templates, err := filepath.Glob("../templates/dask*.yaml")
 	require.NoError(t, err)
+	// NAME.patch.yaml beside a template is its JSON patch, not a template.
+	templates = slices.DeleteFunc(templates, func(f string) bool { return strings.HasSuffix(f, ".patch.yaml") })
 	require.Len(t, templates, 4)
 	abs, err := filepath.Abs("..")
 	require.NoError(t, err)

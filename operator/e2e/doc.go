@@ -47,6 +47,21 @@
 // apply) it accepted before. The table at the top of that file is what
 // kube-apiserver v1.37.2 measurably does per change kind.
 //
+// # Switching from Dask's operator
+//
+// TestInPlaceSwitch (switch_test.go) runs its own etcd and kube-apiserver,
+// creates the CRDs as an older operator left them (the templates compiled
+// at --k8s-version 1.21, field manager helm), stores Dask-shaped objects,
+// then starts k8s-crd-resolver-reconcile: the CRDs become exactly ours and
+// every stored object reconciles and accepts label and spec updates.
+//
+// # Hostile schedulers
+//
+// TestHostileSchedulers (hostile_test.go) puts stand-in schedulers on
+// 127.0.0.1 that redirect, answer too much or too slowly, or sit behind an
+// ExternalName Service, and checks that none is trusted and that other
+// clusters go on meanwhile.
+//
 // # Load run
 //
 // -load.clusters N (e.g. 200) enables TestLoad, which runs the reconciler as

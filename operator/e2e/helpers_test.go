@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -231,4 +232,37 @@ func applyRBAC(ctx context.Context, c client.Client) error {
 		}
 	}
 	return nil
+}
+
+// directClient returns an uncached client for cfg with the operator's scheme.
+func directClient(t *testing.T, cfg *rest.Config) client.Client {
+	t.Helper()
+	scheme, err := reconciler.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// compileTemplate runs the k8s-crd-resolver binary bin with args (a resolve
+// of one template, from the repository root) and decodes the CRD it prints.
+func compileTemplate(t *testing.T, bin string, args ...string) *unstructured.Unstructured {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("k8s-crd-resolver %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(out, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

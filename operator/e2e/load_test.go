@@ -40,15 +40,7 @@ func TestLoad(t *testing.T) {
 	if op.client != nil {
 		t.Fatal("the in-process operator is running and would share the work; run TestLoad alone (-run TestLoad)")
 	}
-	cfg := restConfig(t)
-	scheme, err := reconciler.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := directClient(t, restConfig(t))
 	ctx := t.Context()
 	ns := newNamespace(t, c)
 	proc := startCompanion(t, buildBinaries(t), writeKubeconfig(t, c), "--namespace", ns, "--concurrency", "4")

@@ -738,20 +738,13 @@ var suCases = []suCase{
 
 // daskCRD compiles templates/daskcluster.yaml at the Kubernetes version
 // (without Kubernetes' descriptions, as dist/) and renames it into group.
+// It ignores the project configuration, and so templates/daskcluster.patch.yaml:
+// these cases measure what Kubernetes' releases do to the compiled PodSpec
+// (the patch keeps hostAliases as it was before 1.30; TestInPlaceSwitch
+// shows what that fixes).
 func (e *suEnv) daskCRD(t *testing.T, version, group string) *unstructured.Unstructured {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), e.bin, "resolve", "-r", "--k8s-version", version, "templates/daskcluster.yaml")
-	cmd.Dir = "../.."
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("resolve --k8s-version %s templates/daskcluster.yaml: %v\n%s", version, err, stderr.String())
-	}
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(out, &u.Object); err != nil {
-		t.Fatal(err)
-	}
+	u := compileTemplate(t, e.bin, "resolve", "-r", "--no-config", "--k8s-version", version, "templates/daskcluster.yaml")
 	u.SetName("daskclusters." + group)
 	if err := unstructured.SetNestedField(u.Object, group, "spec", "group"); err != nil {
 		t.Fatal(err)
