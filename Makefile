@@ -150,6 +150,7 @@ tools:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/ ./internal/schemadiff/ ./internal/crdvalidate/ ./cmd/
 	hack/bench.sh
+	hack/bench-validate.sh
 
 # compare-controller-gen: the side-by-side report against controller-gen v0.23.0 (built once
 # by hack/tools.sh) on a CRD embedding PodTemplateSpec, ServiceSpec, JobSpec and DeploymentSpec;

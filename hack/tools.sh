@@ -6,6 +6,7 @@
 #
 #   hack/tools.sh goreleaser      # GoReleaser (release archives, `make release-check`)
 #   hack/tools.sh controller-gen  # controller-gen (hack/compare-controller-gen.sh)
+#   hack/tools.sh kubeconform     # kubeconform (hack/bench-validate.sh)
 #
 # Helm and kustomize need no binary: the operator module's tests use the
 # Helm v3 SDK (helm.sh/helm/v3) and kustomize's API (sigs.k8s.io/kustomize/api)
@@ -18,13 +19,17 @@ GORELEASER_VERSION="${GORELEASER_VERSION:-v2.15.1}"
 # controller-gen v0.23.0: the release hack/compare-controller-gen.sh measures
 # us against (the newest that builds with Go 1.26).
 CONTROLLER_GEN_VERSION="${CONTROLLER_GEN_VERSION:-v0.23.0}"
+# kubeconform v0.8.0: the peer hack/bench-validate.sh times validate against
+# (internal/crdvalidate's TestKubeconformAgrees checks the same release).
+KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.8.0}"
 
 CACHE_ROOT="${K8S_CRD_RESOLVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-crd-resolver}/tools"
 
 case "${1:-}" in
 goreleaser) pkg=github.com/goreleaser/goreleaser/v2 ver=$GORELEASER_VERSION ;;
 controller-gen) pkg=sigs.k8s.io/controller-tools/cmd/controller-gen ver=$CONTROLLER_GEN_VERSION ;;
-*) echo "usage: hack/tools.sh goreleaser|controller-gen" >&2; exit 2 ;;
+kubeconform) pkg=github.com/yannh/kubeconform/cmd/kubeconform ver=$KUBECONFORM_VERSION ;;
+*) echo "usage: hack/tools.sh goreleaser|controller-gen|kubeconform" >&2; exit 2 ;;
 esac
 
 dir="$CACHE_ROOT/$1-$ver"
