@@ -100,7 +100,6 @@ func (e *emitter) flush() {
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
-	lazy   *lazyStore // the entries *lazyEntry values name (lazy.go)
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from
@@ -285,7 +284,7 @@ func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
 	case *lazyEntry:
 		e.buf.WriteByte('\n')
-		return e.entry(fragKey{t.name, t.key}, indent+2)
+		return e.entry(t.store, fragKey{t.name, t.key}, indent+2)
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')

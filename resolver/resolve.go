@@ -300,8 +300,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	// A definition the bundle stores entries for, decoded no deeper than
 	// its top level (lazy.go); what resolving it raises is replayed.
-	if t.file == "" && t.version == r.c.version && r.c.lazy != nil && !r.c.renormalize && !r.c.eager {
-		ct, ok, err := r.lazyTarget(t)
+	if store := r.lazyStoreOf(t); store != nil {
+		ct, ok, err := r.lazyTarget(store, t)
 		if err != nil {
 			return nil, err
 		}
@@ -331,11 +331,12 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Stored structural for the target's minor: settled as it is
-		// resolved. Structural for another minor (a $ref pinning one):
-		// the whole pass, which changes nothing else, does what depends
-		// on the version (formats, list types before 1.16).
-		sc := scope{version: t.version, settle: pre && t.version == r.c.version && !r.c.renormalize}
+		// Stored structural for the target's minor, or for a pinned one
+		// that settles alike (lazy.go: settles): settled as it is
+		// resolved. Structural for another minor: the whole pass, which
+		// changes nothing else, does what depends on the version
+		// (formats, list types before 1.16).
+		sc := scope{version: t.version, settle: pre && r.c.settles(t.version) && !r.c.renormalize}
 		ptr := "#/definitions/" + t.name
 		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
 		if !sc.settle {
@@ -392,6 +393,16 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 	}
 	return resolved, nil
+}
+
+// lazyStoreOf returns the store of entries a bundle target is read from,
+// nil when it is resolved in full (a file target, or a test's eager or
+// renormalize).
+func (r *run) lazyStoreOf(t target) *lazyStore {
+	if t.file != "" || r.c.renormalize || r.c.eager {
+		return nil
+	}
+	return r.c.lazyFor(t.version)
 }
 
 // followWork is what resolving a $ref target (or cutting a cycle there)
