@@ -276,7 +276,7 @@ type lazyStore struct {
 	c       *Compiler
 	version string // the bundle's minor
 	src     entrySource
-	defs map[string]*lazyDef // parsed on first use; nil: the definition has none
+	defs    map[string]*lazyDef // parsed on first use; nil: the definition has none
 
 	// What materialize resolved, by a Compiler of its own (made on first
 	// need, with the same options, every definition in full): the results
