@@ -44,7 +44,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -56,13 +55,14 @@ import (
 // the keywords they put into the definitions. Version 3 replaced the zip archive by chunks
 // and stores the definitions of 1.16 and later structural, their descriptions apart
 // (Normalized). Version 4 stores chunks uncompressed where the manifest says Uncompressed.
-const FormatVersion = 4
+// Version 5 lets a bundle's structures and fragments lie in the shared pool (Pool).
+const FormatVersion = 5
 
 // Suffix ends a bundle's file name: data/1.37.bundle.
 const Suffix = ".bundle"
 
 // magic opens every bundle; its last byte is the format version.
-const magic = "KCRBNDL\x04"
+const magic = "KCRBNDL\x05"
 
 // ChunkSize is the inflated size up to which Write fills a chunk.
 const ChunkSize = 16 << 10
@@ -378,40 +378,16 @@ func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte, fr
 		compressed[i] = buf.Bytes()
 	}
 
-	var out bytes.Buffer
-	u32 := func(v uint32) { out.Write(binary.LittleEndian.AppendUint32(nil, v)) }
-	out.WriteString(magic)
-	u32(uint32(len(manifest)))
-	out.Write(manifest)
-	u32(uint32(nameBlob.Len()))
-	out.Write(nameBlob.Bytes())
-	u32(uint32(len(defs)))
-	for _, d := range defs {
-		for _, v := range d {
-			u32(v)
-		}
-	}
-	u32(uint32(len(chunks)))
-	offset := out.Len() + 16*len(chunks)
+	raw := make([]rawChunk, len(chunks))
 	for i, c := range chunks {
-		u32(uint32(offset))
-		u32(uint32(len(compressed[i])))
-		u32(uint32(len(c)))
-		u32(crc32.ChecksumIEEE(c))
-		if compressed[i] == nil {
-			offset += len(c)
-		} else {
-			offset += len(compressed[i])
+		raw[i] = rawChunk{data: c, ulen: uint32(len(c)), crc: crc32.ChecksumIEEE(c)}
+		if compressed[i] != nil {
+			raw[i].data, raw[i].clen = compressed[i], uint32(len(compressed[i]))
 		}
 	}
-	for i, c := range compressed {
-		if c == nil {
-			c = chunks[i]
-		}
-		out.Write(c)
-	}
-	if out.Len() > math.MaxUint32 {
-		return errors.New("bundlefmt: a bundle of 4 GiB or more")
+	var out bytes.Buffer
+	if err := assemble(&out, manifest, nameBlob.String(), defs, raw); err != nil {
+		return err
 	}
 	if _, err := w.Write(out.Bytes()); err != nil {
 		return fmt.Errorf("bundlefmt: %w", err)
@@ -454,6 +430,7 @@ type Reader struct {
 	names  []string // sorted
 	table  []byte   // the definition table: nine u32 per definition
 	chunks []chunk
+	pool   *Pool // chunks numbered from len(chunks) on lie in it; nil: none do
 }
 
 type span struct{ chunk, off, n uint32 }
@@ -476,8 +453,12 @@ func (r *Reader) def(i, k int) span {
 // names, and every definition and chunk within bounds. The Reader reads data where it lies
 // (the bundles embedded in a binary are its read-only data): data must not change while
 // the Reader is in use, and what the Reader returns must not be changed.
-func Open(data []byte) (*Reader, error) {
-	r := &Reader{data: data}
+func Open(data []byte) (*Reader, error) { return OpenPooled(data, nil) }
+
+// OpenPooled is Open for a bundle whose spans may lie in pool (see Pool): a span's chunk
+// number from the bundle's chunk count on is a chunk of the pool.
+func OpenPooled(data []byte, pool *Pool) (*Reader, error) {
+	r := &Reader{data: data, pool: pool}
 	size := int64(len(data))
 	pos := int64(0)
 	read := func(n int64, what string) ([]byte, error) {
@@ -579,12 +560,23 @@ func Open(data []byte) (*Reader, error) {
 			if s.n == 0 && k > 0 {
 				continue
 			}
-			if int(s.chunk) >= len(r.chunks) || uint64(s.off)+uint64(s.n) > uint64(r.chunks[s.chunk].ulen) {
+			if ulen, ok := r.chunkLen(int(s.chunk)); !ok || uint64(s.off)+uint64(s.n) > uint64(ulen) {
 				return nil, fmt.Errorf("bundlefmt: definition %s lies outside its chunk", r.names[i])
 			}
 		}
 	}
 	return r, nil
+}
+
+// chunkLen returns the inflated length of chunk i, the bundle's own or the pool's.
+func (r *Reader) chunkLen(i int) (uint32, bool) {
+	if i < len(r.chunks) {
+		return r.chunks[i].ulen, true
+	}
+	if r.pool != nil && i-len(r.chunks) < len(r.pool.chunks) {
+		return r.pool.chunks[i-len(r.chunks)].ulen, true
+	}
+	return 0, false
 }
 
 // Names returns the definition names, sorted. The slice is shared: do not modify it.
@@ -633,10 +625,15 @@ func (r *Reader) appendSpan(dst []byte, s span) ([]byte, error) {
 	return append(dst, data[s.off:s.off+s.n]...), nil
 }
 
-// Check inflates every chunk and checks its CRC-32.
+// Check inflates every chunk and checks its CRC-32, those of the pool its definitions lie
+// in included.
 func (r *Reader) Check() error {
 	var errs []error
-	for i := range r.chunks {
+	n := len(r.chunks)
+	if r.pool != nil {
+		n += len(r.pool.chunks)
+	}
+	for i := range n {
 		if _, err := r.chunk(i); err != nil {
 			errs = append(errs, err)
 		}
@@ -647,21 +644,25 @@ func (r *Reader) Check() error {
 // inflaters reuses flate readers (each holds some 40 KB of tables).
 var inflaters sync.Pool
 
-// chunk returns chunk i inflated, inflating it on first use.
+// chunk returns chunk i inflated, inflating it on first use; from len(r.chunks) on, a
+// chunk of the pool.
 func (r *Reader) chunk(i int) ([]byte, error) {
+	if i >= len(r.chunks) {
+		return r.pool.chunk(i - len(r.chunks))
+	}
 	c := &r.chunks[i]
 	c.once.Do(func() {
-		c.data, c.err = r.inflate(i, c)
+		c.data, c.err = inflate(r.data, i, c)
 	})
 	return c.data, c.err
 }
 
-func (r *Reader) inflate(i int, c *chunk) ([]byte, error) {
+func inflate(all []byte, i int, c *chunk) ([]byte, error) {
 	var data []byte
 	if c.clen == 0 {
-		data = r.data[c.off : c.off+c.ulen : c.off+c.ulen]
+		data = all[c.off : c.off+c.ulen : c.off+c.ulen]
 	} else {
-		src := bytes.NewReader(r.data[c.off : c.off+c.clen])
+		src := bytes.NewReader(all[c.off : c.off+c.clen])
 		fr, _ := inflaters.Get().(io.ReadCloser)
 		if fr == nil {
 			fr = flate.NewReader(src)
