@@ -15,8 +15,9 @@ import (
 )
 
 // Lazy definitions: a compile without descriptions for the minor of a
-// bundle that stores fragments (1.16 and later) never decodes the
-// definitions its $refs reach through other definitions.
+// bundle that stores fragments (1.16 and later), or against a pinned
+// minor that settles for it (settles), never decodes the definitions its
+// $refs reach through other definitions.
 //
 // `make schemas` resolves every definition as a compile would
 // (PrebuildFragments) and stores, for each top-level value of it that is a
@@ -32,9 +33,10 @@ import (
 // name: their top-level values become *lazyEntry, opaque to every pass
 // that does not look inside them (the emitter writes the fragment, the
 // budget adds the cost). A pass that looks inside one (list-map keys,
-// allOf merging, v1beta1 defaults, a JSON patch, Document.Object) gets
-// the value resolved in full, once per Compiler (materialize), which is
-// exactly what the entry stands for. PrebuildFragments checks every
+// allOf merging, v1beta1 defaults, a JSON patch's path, Document.Object)
+// gets the value resolved, once per Compiler (materialize): exactly what
+// the entry stands for, its own values decoded, the entries they hold
+// still lazy. PrebuildFragments checks every
 // fragment against the emitter and every cost against the measurer when
 // the bundle is made.
 //
@@ -97,15 +99,31 @@ func asSchema(v any) map[string]any {
 
 // materializeAll returns v with every lazy entry resolved in full,
 // copying the maps and lists on the way to one (the others stay shared);
-// it reports whether there was any.
+// it reports whether there was any. A resolved entry holds entries of its
+// own (materialize), resolved in turn; each entry in full is kept by its
+// store, and each map is copied once per call, however often it is
+// shared.
 func materializeAll(v any) (any, bool) {
+	return deepen(v, map[unsafe.Pointer]deepened{})
+}
+
+type deepened struct {
+	v       any
+	changed bool
+}
+
+func deepen(v any, memo map[unsafe.Pointer]deepened) (any, bool) {
 	switch t := v.(type) {
 	case *lazyEntry:
-		return t.mustValue(), true
+		return t.deepValue(), true
 	case map[string]any:
+		id := mapID(t)
+		if d, ok := memo[id]; ok {
+			return d.v, d.changed
+		}
 		var out map[string]any
 		for k, x := range t {
-			if nx, changed := materializeAll(x); changed {
+			if nx, changed := deepen(x, memo); changed {
 				if out == nil {
 					out = maps.Clone(t)
 				}
@@ -113,12 +131,14 @@ func materializeAll(v any) (any, bool) {
 			}
 		}
 		if out != nil {
+			memo[id] = deepened{out, true}
 			return out, true
 		}
+		memo[id] = deepened{t, false}
 	case []any:
 		var out []any
 		for i, x := range t {
-			if nx, changed := materializeAll(x); changed {
+			if nx, changed := deepen(x, memo); changed {
 				if out == nil {
 					out = slices.Clone(t)
 				}
@@ -130,6 +150,31 @@ func materializeAll(v any) (any, bool) {
 		}
 	}
 	return v, false
+}
+
+// deepValue returns the entry resolved in full, no lazy entry left in
+// it (shared: never modify it).
+func (l *lazyEntry) deepValue() map[string]any {
+	k := fragKey{l.name, l.key}
+	l.store.mu.Lock()
+	m, ok := l.store.deep[k]
+	l.store.mu.Unlock()
+	if ok {
+		return m
+	}
+	v, _ := materializeAll(l.mustValue())
+	m = v.(map[string]any)
+	l.store.mu.Lock()
+	if l.store.deep == nil {
+		l.store.deep = map[fragKey]map[string]any{}
+	}
+	if have, ok := l.store.deep[k]; ok { // another goroutine's, equal
+		m = have
+	} else {
+		l.store.deep[k] = m
+	}
+	l.store.mu.Unlock()
+	return m
 }
 
 // lazyDef is the stored entries of one definition.
@@ -279,12 +324,13 @@ type lazyStore struct {
 	defs    map[string]*lazyDef // parsed on first use; nil: the definition has none
 
 	// What materialize resolved, by a Compiler of its own (made on first
-	// need, with the same options, every definition in full): the results
+	// need, with the same options; see materialize): the results
 	// of a Compile stay safe to read, Document.Object included, from many
 	// goroutines at once, however far it has to look.
 	mu    sync.Mutex
 	fullC *Compiler
 	full  map[string]map[string]any
+	deep  map[fragKey]map[string]any // entries without lazy entries left (materializeAll)
 }
 
 func newLazyStore(c *Compiler, version string, src entrySource) *lazyStore {
@@ -362,9 +408,14 @@ func (s *lazyStore) def(name string) (*lazyDef, error) {
 	return d, nil
 }
 
-// materialize resolves a definition in full, as a compile without entries
-// would, once per Compiler. Its diagnostics were replayed when the
-// definition was first used; they are not raised again.
+// materialize resolves a definition as a compile without entries would,
+// once per Compiler: its own values in full, what it refers to as lazy
+// as everywhere else (entries of a store of the resolving Compiler's own,
+// resolved the same way when something looks inside them). So a pass
+// that looks into one entry (a JSON patch's path, a list-map key)
+// resolves the definitions on its way, not everything they refer to. Its
+// diagnostics were replayed when the definition was first used; they are
+// not raised again.
 func (s *lazyStore) materialize(name string) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -378,10 +429,10 @@ func (s *lazyStore) materialize(name string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		fc.eager, fc.lazy = true, nil
 		s.fullC = fc
 	}
 	r := s.fullC.bundleRun()
+	r.shallow = target{version: s.fullC.version, name: name}.key()
 	schema, err := r.follow(name, scope{version: s.fullC.version}, "#/definitions/"+name)
 	if err == nil && len(r.errs) > 0 {
 		err = errors.New("it does not resolve on its own")

@@ -229,11 +229,12 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	outer := len(r.stack) == 0
+	shallow := outer && key == r.shallow
 	cached, ok := r.c.defs[key]
 	if !ok {
 		cached, ok = r.local[key]
 	}
-	if ok {
+	if ok && !shallow {
 		if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
 			r.stopForWork(sc, ptr)
 			return nil, errStopped
@@ -300,7 +301,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	// A definition the bundle stores entries for, decoded no deeper than
 	// its top level (lazy.go); what resolving it raises is replayed.
-	if store := r.lazyStoreOf(t); store != nil {
+	if store := r.lazyStoreOf(t); store != nil && !shallow {
 		ct, ok, err := r.lazyTarget(store, t)
 		if err != nil {
 			return nil, err
@@ -378,7 +379,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// properties each naming the next took forever). Not cached: targets
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
-	if r.cuts == cutsBefore && r.failures == failuresBefore {
+	if r.cuts == cutsBefore && r.failures == failuresBefore && !shallow {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}

@@ -14,12 +14,17 @@
 //	          chunk is stored as it is), inflated length, CRC-32 (IEEE) of the inflated bytes
 //	data      the chunks, raw deflate (RFC 1951) or stored
 //
+// A span whose chunk number is the chunk count or more lies in the shared pool (pool.go):
+// chunk (count + k) is the pool's chunk k. BuildPool moves every Normalized bundle's
+// structures and fragments there; what Write writes has none.
+//
 // All integers are little-endian. A chunk holds consecutive definitions, in name order, up
 // to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures,
 // descriptions and fragments are chunked apart, so a compile that drops descriptions never
-// inflates them. A bundle whose manifest says Uncompressed stores its structure and fragment
-// chunks as they are: a compile reads them where they lie in the binary, with nothing to
-// inflate and no memory of its own (descriptions, 78% of the text, stay deflated).
+// inflates them. Pooled structures and fragments (and those of a bundle whose manifest says
+// Uncompressed) are stored as they are: a compile reads them where they lie in the binary,
+// with nothing to inflate and no memory of its own (descriptions, 78% of the text, stay
+// deflated).
 // Inflating one chunk for many definitions is what makes the format fast and small: a
 // deflate stream per definition spent most of its time building Huffman tables, and could
 // not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
@@ -87,9 +92,9 @@ type Manifest struct {
 	// the swagger's definitions as they are, descriptions inline. It comes third, always
 	// written, so that DecodeHeader stops after it.
 	Normalized bool `json:"normalized"`
-	// Uncompressed says the structure and fragment chunks are stored as they are, not
-	// deflated. The generator sets it for the newest minors, which most compiles target:
-	// reading in place spares a compile the inflating and the memory it takes.
+	// Uncompressed says Write stored the structure and fragment chunks as they are, not
+	// deflated. The generator no longer sets it: BuildPool stores every Normalized bundle's
+	// in the shared pool, and drops it.
 	Uncompressed bool `json:"uncompressed,omitempty"`
 	// Module is the Go module the sources were read from, e.g. "k8s.io/kubernetes@v1.30.14".
 	Module string `json:"module"`
