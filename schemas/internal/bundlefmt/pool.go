@@ -210,20 +210,7 @@ func (r *Reader) rewrite(spans [][2][3]uint32) ([]byte, error) {
 			defs[i][6], defs[i][7], defs[i][8] = f[0]+uint32(len(kept)), f[1], f[2]
 		}
 	}
-	chunks := make([]rawChunk, len(kept))
-	for i, c := range kept {
-		ch := &r.chunks[c]
-		n := ch.clen
-		if n == 0 {
-			n = ch.ulen
-		}
-		chunks[i] = rawChunk{data: r.data[ch.off : ch.off+n], clen: ch.clen, ulen: ch.ulen, crc: ch.crc}
-	}
-	var out bytes.Buffer
-	if err := assemble(&out, manifest, strings.Join(r.names, "\n")+"\n", defs, chunks); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return r.reassemble(manifest, defs, kept)
 }
 
 // assembleAs writes r anew, its own chunks and spans as they are, with manifest.
@@ -235,9 +222,19 @@ func (r *Reader) assembleAs(manifest []byte) ([]byte, error) {
 			defs[i][3*k], defs[i][3*k+1], defs[i][3*k+2] = s.chunk, s.off, s.n
 		}
 	}
-	chunks := make([]rawChunk, len(r.chunks))
-	for i := range r.chunks {
-		ch := &r.chunks[i]
+	all := make([]uint32, len(r.chunks))
+	for i := range all {
+		all[i] = uint32(i)
+	}
+	return r.reassemble(manifest, defs, all)
+}
+
+// reassemble writes a bundle of r's names with manifest, the definition table defs and r's
+// chunks numbered in keep, copied as they are.
+func (r *Reader) reassemble(manifest []byte, defs [][9]uint32, keep []uint32) ([]byte, error) {
+	chunks := make([]rawChunk, len(keep))
+	for i, c := range keep {
+		ch := &r.chunks[c]
 		n := ch.clen
 		if n == 0 {
 			n = ch.ulen
