@@ -4,23 +4,29 @@ GO ?= go
 # schemas/bundles.go, which embeds them) from the releases pinned in schemas/versions.txt
 # (their OpenAPI documents and the Go source of the staging modules
 # their definitions come from), then validate them. ONLY=1.30 (or 1.29,1.30) rebuilds a subset.
-# All 26 minors take about 8 minutes (downloads included).
-.PHONY: schemas schemas-add schemas-bump
-schemas:
-	cd schemas && $(GO) run ./internal/gen $(if $(ONLY),-only $(ONLY))
+# All 26 minors take about 8 minutes (downloads included). The generator, tools/schemagen, is
+# in the tools module (tools/go.mod), which the compiler module's `go install ./...` never
+# reaches; it is built into bin/tools/ and run from schemas/.
+.PHONY: schemas schemas-add schemas-bump tools-bin
+schemas: tools-bin
+	cd schemas && ../bin/tools/schemagen $(if $(ONLY),-only $(ONLY))
 	$(GO) test ./schemas/...
 
 # schemas-add: pin the newest patch of a new Kubernetes minor and build its bundle, e.g.
 # make schemas-add MINOR=1.38
-schemas-add:
+schemas-add: tools-bin
 	@test -n "$(MINOR)" || { echo "usage: make schemas-add MINOR=1.38" >&2; exit 2; }
-	cd schemas && $(GO) run ./internal/gen -add $(MINOR)
+	cd schemas && ../bin/tools/schemagen -add $(MINOR)
 	$(GO) test ./schemas/...
 
 # schemas-bump: re-pin every minor to its newest patch and rebuild the bundles that changed.
-schemas-bump:
-	cd schemas && $(GO) run ./internal/gen -bump
+schemas-bump: tools-bin
+	cd schemas && ../bin/tools/schemagen -bump
 	$(GO) test ./schemas/...
+
+# tools-bin: the developer tools of the tools module (schemagen, crdcompare) into bin/tools/.
+tools-bin:
+	$(GO) -C tools build -o ../bin/tools/ ./...
 
 # fidelity: the lossless check against k8s.io/api's round-trip fixtures for every embedded minor
 # (VERSIONS="1.29 1.30" for a subset; .ci/run checks the three newest).
@@ -54,6 +60,13 @@ dist: build-cli
 check-dist: build-cli
 	bin/k8s-crd-resolver check
 
+# generate: the operator's deep copies (operator/reconciler/zz_generated.deepcopy.go)
+# with controller-gen, built once by hack/tools.sh; the operator's tests
+# (TestDeepCopyGenerated, in test-operator) fail when the file is stale.
+.PHONY: generate
+generate:
+	cd operator/reconciler && "$$(../../hack/tools.sh controller-gen)" object paths=.
+
 # image: the operator's OCI image for linux/amd64 and linux/arm64, built
 # without a container daemon (operator/hack/image, go-containerregistry),
 # as an OCI archive in bin/; IMAGE=registry/name:tag pushes it as well.
@@ -71,7 +84,11 @@ image:
 # test: everything CI runs, each step even when an earlier one failed (the
 # failed ones are listed at the end):
 #   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
-#                  check and a snapshot release of this platform)
+#                  check and a snapshot release of this platform), then FuzzCompare
+#                  (diff) for $(DIFF_FUZZ_EXECS) executions; they include the
+#                  docs' executed examples (TestDocExamples) and the drift checks
+#                  of the generated CLI and configuration references
+#   test-tools     the tools module's tests (the bundle generator, crdcompare)
 #   test-operator  the operator module's tests against a real etcd +
 #                  kube-apiserver (+ kube-controller-manager), built once by
 #                  hack/control-plane.sh, then cached: e2e, the Helm chart and
@@ -80,8 +97,8 @@ image:
 #   check-dist     dist/, the chart's crds/ and operator/crds/ are up to date
 #   compare-controller-gen  nothing controller-gen v0.23.0 keeps or checks is missing from
 #                  our compile of the same CRD, and ours is no larger (like for like)
-.PHONY: test test-root test-operator test-short release-check bench control-plane tools
-TEST_STEPS := test-root test-operator fidelity-newest check-dist compare-controller-gen
+.PHONY: test test-root test-tools test-operator test-short release-check bench control-plane tools
+TEST_STEPS := test-root test-tools test-operator fidelity-newest check-dist compare-controller-gen
 test: control-plane tools
 	@failed=; for step in $(TEST_STEPS); do \
 	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
@@ -89,11 +106,18 @@ test: control-plane tools
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed" >&2; exit 1; fi; \
 	echo "make test: all of $(TEST_STEPS) passed"
 
+# The diff fuzz target runs for a fixed number of executions (not a time: the same work on
+# every machine), after the seeds every `go test` runs.
+DIFF_FUZZ_EXECS ?= 20000
 test-root:
-	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 ./...
+	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
+
+test-tools:
+	cd tools && $(GO) test -count=1 ./...
 
 test-operator:
-	cd operator && KUBEBUILDER_ASSETS="$$(../hack/control-plane.sh --print-dir)" $(GO) test -count=1 ./...
+	cd operator && KUBEBUILDER_ASSETS="$$(../hack/control-plane.sh --print-dir)" $(GO) test -count=1 -timeout 40m ./...
 
 .PHONY: fidelity-newest
 fidelity-newest:
@@ -109,6 +133,7 @@ release-check: tools
 # plane, GoReleaser or pre-commit.
 test-short:
 	$(GO) test -short ./...
+	cd tools && $(GO) test -short ./...
 	cd operator && $(GO) test -short ./...
 
 control-plane:
@@ -138,4 +163,5 @@ compare-controller-gen:
 .PHONY: lint
 lint:
 	golangci-lint run ./...
+	cd tools && golangci-lint run --config ../.golangci.yml ./...
 	cd operator && golangci-lint run --config ../.golangci.yml ./...

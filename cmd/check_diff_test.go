@@ -16,13 +16,7 @@ import (
 // --fail-on-breaking or failOn: breaking, only when a change is breaking; build
 // --fail-on-change (the pre-commit hook) prints the same comparison when it regenerates.
 func TestCheckShowsSchemaChanges(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
-	props := func(p string) {
-		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
-	}
+	dir, props := widgetProject(t)
 	abs, err := filepath.Abs("../testdata/cmd")
 	require.NoError(t, err)
 	run := func(golden_ string, wantCode int, args ...string) string {
@@ -61,4 +55,51 @@ func TestCheckShowsSchemaChanges(t *testing.T) {
 	// The pre-commit hook regenerates and shows what changed.
 	run("build-fail-on-change-schema.txt", 1, "build", "--fail-on-change", "--quiet")
 	run("", 0, "check")
+}
+
+// TestCheckQuotesRepositoryContent: a property named with an ANSI escape, a newline and a
+// GitHub workflow command, in a pull request's template, reaches check's text report (the
+// schema changes and the unified diff) and diff's quoted, never as a line of its own; the
+// JSON forms escape it.
+func TestCheckQuotesRepositoryContent(t *testing.T) {
+	dir, props := widgetProject(t)
+	props("name: {type: string}")
+	_, stderr, code := runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.30")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.Rename(filepath.Join(dir, "dist/widget.yaml"), filepath.Join(dir, "old.yaml")))
+	_, _, _ = runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.30")
+	props(`name: {type: string}, "x\e[31m\ntotal: 0 breaking\n::error::forged": {type: string}`)
+	hostile := "\x1b[31m"
+	for _, args := range [][]string{
+		{"check", "--no-validate", "--k8s-version", "1.30"},
+		{"diff", "--k8s-version", "1.30"},
+	} {
+		if args[0] == "diff" {
+			args = []string{"diff", "old.yaml", "dist/widget.yaml"}
+			_, _, _ = runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.30")
+		}
+		stdout, stderr, code := runCmd(t, dir, "", args...)
+		require.Equal(t, 1, code, "%v: %s%s", args, stdout, stderr)
+		require.NotContains(t, stdout, hostile, "%v", args)
+		for line := range strings.SplitSeq(stdout, "\n") {
+			require.False(t, strings.HasPrefix(strings.TrimSpace(line), "::"), "%v: a line of its own: %q", args, line)
+			require.NotEqual(t, "total: 0 breaking", strings.TrimSpace(line), "%v: a forged line", args)
+		}
+		require.Contains(t, stdout, `+"x\x1b[31m\ntotal: 0 breaking\n::error::forged"`, "%v", args)
+		js, _, _ := runCmd(t, dir, "", append(args, "-o", "json")...)
+		require.NotContains(t, js, hostile)
+		require.Contains(t, js, `x\u001b[31m\ntotal: 0 breaking\n::error::forged`, "%v", args)
+	}
+}
+
+// widgetProject is a project of one template in a temporary git work tree, and the function
+// that sets the properties of the template's spec.
+func widgetProject(t *testing.T) (dir string, props func(string)) {
+	dir = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	return dir, func(p string) {
+		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
+	}
 }

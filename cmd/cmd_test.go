@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
@@ -216,4 +218,20 @@ func TestBuildSizeGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInternalError: a panic in a command is one line on standard error and exit 3.
+func TestInternalError(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&out, &errOut, true)
+	root.AddCommand(&cobra.Command{Use: "boom", RunE: func(*cobra.Command, []string) error {
+		var a []any
+		return fmt.Errorf("%v", a[3]) // index out of range
+	}})
+	crash.Guard(root, "k8s-crd-resolver")
+	root.SetArgs([]string{"boom"})
+	require.Equal(t, 3, report(&errOut, root.Execute()))
+	require.Empty(t, out.String())
+	require.Equal(t, 1, strings.Count(errOut.String(), "\n"), errOut.String())
+	require.Contains(t, errOut.String(), "error: internal error in k8s-crd-resolver: runtime error: index out of range [3] with length 0: this is a bug, please report it at "+crash.IssuesURL)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -19,7 +20,7 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var output, from, to, config string
-	var failOnBreaking, allowOutside bool
+	var failOnBreaking, allowOutside, allowLarge bool
 	c := &cobra.Command{
 		Use:   "diff [OLD NEW]",
 		Short: "Compare compiled CRD schemas property by property, and say what breaks stored objects",
@@ -36,11 +37,14 @@ resources already stored in a cluster. It compares
 For each CRD version and schema path it reports added and removed properties,
 type changes, required fields added or removed, bounds, lengths, item limits,
 enums, patterns and formats tightened or loosened, defaults, list types and
-list-map keys, map types, preserve-unknown-fields and int-or-string; changed
-descriptions are counted. "Breaking" means an object stored under the old
-schema may lose data when read (pruning) or be rejected when updated; see the
-README ("Bumping the Kubernetes version") for the rules, validation ratcheting
-included.
+list-map keys, map types, preserve-unknown-fields and int-or-string; and, outside
+the schemas, group, scope, names, versions served, stored and deprecated,
+subresources, conversion, printer columns and selectable fields. A change no rule
+reads is an unhandled-change, counted as breaking. Changed descriptions are
+counted. "Breaking" means an object stored under the old schema may lose data
+when read (pruning) or be rejected when updated, the apiserver refuses the CRD
+update, or clients lose an endpoint, name or selector; docs/diff.md gives every
+rule and its reason, validation ratcheting included.
 
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",
@@ -76,7 +80,7 @@ breaking. 2 on bad input.`,
 			case len(args) == 2:
 				groups, err = diffFiles(c, args, allowOutside)
 			default:
-				opts := project.Options{ConfigFile: config}
+				opts := project.Options{ConfigFile: config, AllowLarge: allowLarge}
 				if c.Flags().Changed("allow-outside-root") {
 					opts.Policy.AllowOutsideRoot = &allowOutside
 				}
@@ -91,10 +95,7 @@ breaking. 2 on bad input.`,
 			}
 			total := totalOf(groups)
 			if output == "json" {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(total); err != nil {
+				if err := schemadiff.WriteJSON(c.OutOrStdout(), total); err != nil {
 					return err
 				}
 			} else {
@@ -113,6 +114,7 @@ breaking. 2 on bad input.`,
 	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
 	fs.StringVar(&config, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
 	fs.BoolVar(&allowOutside, "allow-outside-root", false, "read files (and let the project's inputs reach) outside the project root")
+	fs.BoolVar(&allowLarge, "allow-large", false, fmt.Sprintf("compile CRDs above %d bytes of compact JSON (as build --allow-large does), to compare them", project.MaxSize))
 	return c
 }
 
@@ -141,7 +143,7 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 		case data == nil:
 			return nil, nil
 		}
-		return schemadiff.Parse(side, data)
+		return schemadiff.Parse(side, data, 0)
 	}
 	old, err := parse(p.name+" (old)", p.old, p.oldObjs)
 	if err != nil {
@@ -209,6 +211,9 @@ func totalOf(groups []diffGroup) *schemadiff.Report {
 }
 
 func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup, error) {
+	if args[0] == "-" && args[1] == "-" {
+		return nil, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -226,11 +231,11 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 			return nil, err
 		}
 	}
-	old, err := schemadiff.Parse(args[0], data[0])
+	old, err := schemadiff.Parse(args[0], data[0], 0)
 	if err != nil {
 		return nil, err
 	}
-	new, err := schemadiff.Parse(args[1], data[1])
+	new, err := schemadiff.Parse(args[1], data[1], 0)
 	if err != nil {
 		return nil, err
 	}
@@ -363,6 +368,9 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 					names[i] += fmt.Sprintf(" (%d description(s) changed)", n)
 				}
 				rep = rep.WithoutDescriptions()
+			}
+			for i, n := range names {
+				names[i] = safetext.Quote(n)
 			}
 			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
 			indent = "  "

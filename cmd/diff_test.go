@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,14 +79,22 @@ func TestDiffBadInput(t *testing.T) {
 	crd, err := os.ReadFile("../testdata/diff/unchanged/old.yaml")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd.yaml"), crd, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "twice.yaml"), append(append(slices.Clone(crd), "---\n"...), crd...), 0o644))
+	twoVersions := strings.Replace(string(crd), "  versions:\n", "  versions:\n  - {name: v1, served: true, storage: false}\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "version-twice.yaml"), []byte(twoVersions), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "key-twice.yaml"), []byte("kind: CustomResourceDefinition\nkind: CustomResourceDefinition\n"), 0o644))
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"diff", "crd.yaml", "absent.yaml"}, "absent.yaml"},
 		{[]string{"diff", "crd.yaml", "cm.yaml"}, "cm.yaml: no CustomResourceDefinition"},
-		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml: yaml: line 1"},
+		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml:1: bad input: malformed YAML"},
 		{[]string{"diff", "crd.yaml"}, "give OLD and NEW"},
+		{[]string{"diff", "-", "-"}, `"-" (standard input) can stand for OLD or for NEW, not both`},
+		{[]string{"diff", "twice.yaml", "crd.yaml"}, `twice.yaml: document 2: CRD "widgets.example.com" is also document 1: listed twice (keep one)`},
+		{[]string{"diff", "crd.yaml", "version-twice.yaml"}, `spec.versions: version "v1" is listed twice (keep one)`},
+		{[]string{"diff", "crd.yaml", "key-twice.yaml"}, `key-twice.yaml:2:1: bad input: key "kind" is written twice in this mapping`},
 		{[]string{"diff", "--from", "1.21"}, "--from and --to go together"},
 		{[]string{"diff", "--from", "1.21", "--to", "1.37", "crd.yaml", "crd.yaml"}, "take no files"},
 		{[]string{"diff", "-o", "yaml", "crd.yaml", "crd.yaml"}, "want text or json"},
@@ -98,21 +107,21 @@ func TestDiffBadInput(t *testing.T) {
 }
 
 // TestDiffDask: the real report for the Dask templates of this repository between
-// Kubernetes versions (what the README's "Bumping the Kubernetes version" shows).
+// Kubernetes versions (docs/build-check.md links the goldens).
 // Sanity-checked against the Kubernetes changelogs: schedulingGates (PodSpec, alpha in
 // 1.26), hostUsers (PodSpec, 1.25), resourceClaims (PodSpec and ResourceRequirements.claims,
 // 1.26), os (PodSpec, 1.23), topologySpreadConstraints[].minDomains (1.24) and
 // matchLabelKeys (1.25), the probe's grpc (1.23), a container's resizePolicy (1.27) and
 // restartPolicy (sidecars, 1.28) all appear as added between 1.21 and 1.37, and
 // ServiceSpec.topologyKeys (removed in 1.22) and ObjectMeta.clusterName (removed in 1.24)
-// as removed. Fields 1.21 added show up from 1.16 but not from 1.21: PodAffinityTerm's
-// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass; so do the
-// dual-stack fields of 1.20 (ipFamilies, ipFamilyPolicy, clusterIPs, replacing ipFamily,
-// which goes) and setHostnameAsFQDN and seccompProfile of 1.19.
+// as removed. Fields 1.21 added show up from 1.20 but not from 1.21: PodAffinityTerm's
+// namespaceSelector, ServiceSpec's internalTrafficPolicy and loadBalancerClass. 1.20 is
+// the oldest pair: the templates' status conditions are
+// io.k8s.apimachinery.pkg.apis.meta.v1.Condition, first published in 1.20.
 func TestDiffDask(t *testing.T) {
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
-	for _, pair := range [][2]string{{"1.16", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
+	for _, pair := range [][2]string{{"1.20", "1.37"}, {"1.21", "1.37"}, {"1.30", "1.37"}, {"1.36", "1.37"}} {
 		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
 			abs := filepath.Join(repo, "testdata/diff-dask")
 			stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", pair[0], "--to", pair[1])
@@ -124,13 +133,10 @@ func TestDiffDask(t *testing.T) {
 	for _, field := range []string{"+schedulingGates", "+hostUsers", "+resourceClaims", "+os", "+minDomains", "+matchLabelKeys", "+grpc", "+resizePolicy", "+restartPolicy", "-topologyKeys", "-clusterName", "+claims"} {
 		require.Contains(t, stdout, field)
 	}
-	from16, _, _ := runCmd(t, repo, "", "diff", "--from", "1.16", "--to", "1.37")
+	from20, _, _ := runCmd(t, repo, "", "diff", "--from", "1.20", "--to", "1.37")
 	for _, field := range []string{"+namespaceSelector", "+internalTrafficPolicy", "+loadBalancerClass"} {
-		require.Contains(t, from16, field)
+		require.Contains(t, from20, field)
 		require.NotContains(t, stdout, field)
-	}
-	for _, field := range []string{"+ipFamilies", "+ipFamilyPolicy", "+clusterIPs", "-ipFamily", "+setHostnameAsFQDN", "+seccompProfile"} {
-		require.Contains(t, from16, field)
 	}
 	// A project compared with itself at one version has nothing to say.
 	stdout, stderr, code := runCmd(t, repo, "", "diff", "--from", "1.37", "--to", "1.37")
@@ -159,23 +165,20 @@ func BenchmarkDiffVersionsDask(b *testing.B) {
 	}
 }
 
-// TestReadmeShowsTheDaskReport: the README's "Bumping the Kubernetes version" shows the
-// golden report, byte for byte, so it cannot drift from what the tool prints.
-func TestReadmeShowsTheDaskReport(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsLinkTheDaskReports: docs/build-check.md links every golden report of the Dask
+// templates (rather than pasting them, which would drift), and no link dangles.
+func TestDocsLinkTheDaskReports(t *testing.T) {
+	page, err := os.ReadFile("../docs/build-check.md")
 	require.NoError(t, err)
-	report, err := os.ReadFile("../testdata/diff-dask/1.16-1.37.txt")
+	reports, err := filepath.Glob("../testdata/diff-dask/*.txt")
 	require.NoError(t, err)
-	require.Contains(t, string(readme), "```text\n"+string(report)+"```\n",
-		"README.md: paste testdata/diff-dask/1.16-1.37.txt into the <details> block of \"The Dask templates, 1.16 to 1.37\"")
-	for _, pair := range []string{"1.16-1.37", "1.21-1.37", "1.30-1.37", "1.36-1.37"} {
-		report, err := os.ReadFile("../testdata/diff-dask/" + pair + ".txt")
-		require.NoError(t, err)
-		lines := strings.Split(strings.TrimSpace(string(report)), "\n")
-		var b, c, d string
-		_, err = fmt.Sscanf(lines[len(lines)-1], "total: %s breaking, %s compatible, %s", &b, &c, &d)
-		require.NoError(t, err)
-		row := fmt.Sprintf("| %s | %s | %s |", strings.Replace(pair, "-", " -> ", 1), b, c)
-		require.Contains(t, string(readme), row, "README.md: the table of \"The Dask templates, 1.16 to 1.37\"")
+	require.NotEmpty(t, reports)
+	for _, r := range reports {
+		require.Contains(t, string(page), "](../testdata/diff-dask/"+filepath.Base(r)+")",
+			"docs/build-check.md: link testdata/diff-dask/%s in \"The Dask templates across releases\"", filepath.Base(r))
+	}
+	for _, m := range regexp.MustCompile(`\]\(\.\./(testdata/diff-dask/[^)]+)\)`).FindAllStringSubmatch(string(page), -1) {
+		_, err := os.Stat(filepath.Join("..", m[1]))
+		require.NoError(t, err, "docs/build-check.md links %s", m[1])
 	}
 }

@@ -229,3 +229,34 @@ func TestExplicitPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestMessages: a mistyped command gets cobra's suggestion instead of
+// being read as the Python tool's SRC DST; a patch release above the
+// embedded one is a warning naming both.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	for _, tc := range []struct {
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{[]string{"resolv", "widget.yaml"}, 2, `unknown command "resolv" for "k8s-crd-resolver"; did you mean resolve?`},
+		{[]string{"biuld"}, 2, `unknown command "biuld" for "k8s-crd-resolver"; did you mean build?`},
+		{[]string{"valdiate", "x.yaml"}, 2, `did you mean validate?`},
+		{[]string{"frobnicate", "out.yaml"}, 2, `unknown command "frobnicate"`},
+		{[]string{"resolve", "widget.yaml", "--k8s-version", "1.30.99", "--no-validate"}, 0, "warning: widget.yaml: Kubernetes 1.30.99 was asked for, but the newest embedded 1.30 release is v1.30."},
+		{[]string{"resolve", "widget.yaml", "--k8s-version", "1.30.1", "--no-validate"}, 0, ""},
+	} {
+		_, stderr, code := runCmd(t, dir, "", tc.args...)
+		require.Equal(t, tc.wantCode, code, "%v: %s", tc.args, stderr)
+		require.Contains(t, stderr, tc.want, "%v", tc.args)
+		if tc.want == "" {
+			require.NotContains(t, stderr, "warning", "%v", tc.args)
+		}
+	}
+	// A file that exists is a template, whatever its name.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resolv"), []byte(template), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "resolv", "out.yaml")
+	require.Equal(t, 0, code, stderr)
+}

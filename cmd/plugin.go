@@ -69,7 +69,7 @@ func findPlugin(name string) (string, error) {
 	if p, err := exec.LookPath(file); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; install it with\n  go install %s@latest\n(or `make install` in a checkout)", errPluginMissing, file, pluginPackage(name))
+	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; in a checkout of\nthis repository, `make install` installs it (package %s)", errPluginMissing, file, pluginPackage(name))
 }
 
 // newPluginCmd returns a command that runs the companion binary
@@ -81,7 +81,7 @@ func newPluginCmd(name, short, long string) *cobra.Command {
 	return &cobra.Command{
 		Use:                name + " [ARGS]...",
 		Short:              short,
-		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. Install it with\n  go install " + pluginPackage(name) + "@latest",
+		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. In a checkout of this repository, `make install`\ninstalls it (package " + pluginPackage(name) + ").",
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			path, err := findPlugin(name)

@@ -57,6 +57,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 		return nil, err
 	}
 	var validator project.Validator
+	var resourceValidator project.ResourceValidator
 	if !f.noValidate {
 		path, err := findPlugin("validate")
 		if err != nil {
@@ -68,7 +69,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 			return nil, err
 		}
 		defer v.Close()
-		validator = v
+		validator, resourceValidator = v, v
 	}
 	outs, err := proj.Compile(nil)
 	if err != nil {
@@ -94,6 +95,23 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 			}
 			for _, w := range r.Warnings {
 				res.outs[i].Warnings = append(res.outs[i].Warnings, w.String())
+			}
+		}
+		if bad {
+			return nil, quietExit(exitProblems)
+		}
+		// The examples, judged against every output (not only the affected).
+		examples, err := proj.ValidateExamples(c.Context(), resourceValidator, outs)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range examples {
+			for _, p := range r.Problems {
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(r.Name))
+				bad = true
+			}
+			for _, w := range r.Warnings {
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w.In(r.Name))
 			}
 		}
 		if bad {

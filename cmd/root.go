@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -20,8 +22,9 @@ import (
 // Exit codes.
 const (
 	exitOK       = 0
-	exitProblems = 1 // check or validation found problems
-	exitBadInput = 2 // bad input or usage
+	exitProblems = 1              // check or validation found problems
+	exitBadInput = 2              // bad input or usage
+	exitInternal = crash.ExitCode // a bug (a panic caught by crash.Guard)
 )
 
 // exitError carries an exit code through cobra.
@@ -85,6 +88,7 @@ SRC and DST are files, "-" is standard input or output.`,
 	root.SetOut(out)
 	root.SetErr(errOut)
 	if !commands {
+		crash.Guard(root, "k8s-crd-resolver")
 		return root
 	}
 	root.AddCommand(
@@ -94,10 +98,12 @@ SRC and DST are files, "-" is standard input or output.`,
 		newCheckCmd(),
 		newDiffCmd(),
 		newValidateCmd(),
+		newExportCmd(),
 		newMigrateCmd(),
 		newReconcileCmd(),
 		newVersionCmd(),
 	)
+	crash.Guard(root, "k8s-crd-resolver")
 	return root
 }
 
@@ -119,7 +125,7 @@ func Execute() int {
 // commandNames are the names of the root's subcommands, with cobra's own
 // (help, completion and its hidden __complete); TestCommandNames holds the
 // list to the tree.
-var commandNames = []string{"build", "check", "diff", "migrate", "reconcile", "resolve", "validate", "version", "versions",
+var commandNames = []string{"build", "check", "diff", "export", "migrate", "reconcile", "resolve", "validate", "version", "versions",
 	"help", "completion", "__complete", "__completeNoDesc"}
 
 // namesCommand reports whether args might need the subcommands: an
@@ -146,6 +152,11 @@ func report(w io.Writer, err error) int {
 	if errors.As(err, &q) { // already reported
 		return int(q)
 	}
+	var ce *crash.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(w, "error: %v\n", err)
+		return exitInternal
+	}
 	code := exitBadInput
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -161,11 +172,13 @@ func printError(w io.Writer, err error) {
 	var list resolver.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {
-			fmt.Fprintf(w, "error: %v\n", e)
+			fmt.Fprintf(w, "error: %s\n", safetext.Quote(e.Error()))
 		}
 		return
 	}
-	fmt.Fprintf(w, "error: %v\n", err)
+	// A message may quote repository content (a key, a file name): quoted where it could
+	// forge a line.
+	fmt.Fprintf(w, "error: %s\n", safetext.Quote(err.Error()))
 }
 
 // notACommand reports a first argument that is no file but spells a

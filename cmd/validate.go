@@ -17,17 +17,26 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	c := newPluginCmd("validate",
-		"Validate CRD files with the apiserver's own code",
+		"Validate CRDs and custom resources with the apiserver's own code",
 		`validate runs the Kubernetes apiserver's CustomResourceDefinition validation
 (k8s.io/apiextensions-apiserver as a library, the code kube-apiserver runs on
 create) on CRD files and prints every problem with its field path:
 
   FILE: CRD-NAME: FIELD-PATH: MESSAGE
 
+Custom resources in the same files are judged as a create of them would be
+(pruning, defaulting, schema, CEL rules, metadata, version), against the CRD of
+their group and kind: from the same files, --crd FILE|DIR, or the project's
+compiled outputs (docs/validating.md):
+
+  FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
+
 Exit status: 0 when every CRD is valid (silently), 1 when a problem was found,
 2 when a file cannot be read. "k8s-crd-resolver validate --help" lists its
 flags (--k8s-version, -o json).`)
 	c.Example = `  k8s-crd-resolver validate dist/*.yaml
+  helm template my-release ./chart | k8s-crd-resolver validate -
+  k8s-crd-resolver validate --crd dist/ --pruning=warn examples/*.yaml
   kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver validate -
   k8s-crd-resolver validate -o json crd.yaml`
 	return c
@@ -54,7 +63,25 @@ func newPluginValidator(ctx context.Context, path string) (*pluginValidator, err
 
 // Validate implements project.Validator.
 func (v *pluginValidator) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
-	req, err := json.Marshal(project.ValidationRequest{Version: project.ProtocolVersion, Documents: docs})
+	resp, err := v.send(ctx, project.ValidationRequest{Version: project.ProtocolVersion, Documents: docs})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Results, nil
+}
+
+// ValidateResources implements project.ResourceValidator.
+func (v *pluginValidator) ValidateResources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+	resp, err := v.send(ctx, project.ValidationRequest{Version: project.ProtocolVersion, Documents: crds, Resources: resources})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Resources, nil
+}
+
+// send runs one companion on the request.
+func (v *pluginValidator) send(ctx context.Context, request project.ValidationRequest) (*project.ValidationResponse, error) {
+	req, err := json.Marshal(request)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +103,7 @@ func (v *pluginValidator) Validate(ctx context.Context, docs []project.Validatio
 	if resp.Version != project.ProtocolVersion {
 		return nil, fmt.Errorf("%s speaks protocol version %d, want %d: install matching versions", v.path, resp.Version, project.ProtocolVersion)
 	}
-	return resp.Results, nil
+	return &resp, nil
 }
 
 // Close ends the companion started ahead if no Validate used it: it reads

@@ -11,7 +11,7 @@
 # (the $refs pinned to the minor with the python:// form, compiled with
 # --k8s-version of the newest minor). --recursion preserve throughout, so
 # recursive definitions compile too. The names are those of the bundles in
-# schemas/data (go run ./schemas/internal/gen -list MINOR).
+# schemas/data (tools/schemagen -list MINOR).
 #
 # Then the workloads users run, each compared output for output: every
 # golden case of testdata/compile (as its case.yaml says, and again with -r;
@@ -20,8 +20,9 @@
 # testdata/dask-layout with pins to 1.21 and patches reaching into PodSpec
 # and ServiceSpec, this repository's `build` (both sets), and generated
 # projects of 100 templates (PodTemplateSpec and ServiceSpec each, with and
-# without descriptions). PARTS=workloads skips the definitions. OLD and NEW each need their companion
-# k8s-crd-resolver-validate beside them (or neither has one).
+# without descriptions). PARTS=workloads skips the definitions. OLD and NEW
+# each need their companion k8s-crd-resolver-validate beside them (or
+# neither has one).
 set -euo pipefail
 old=${1:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
 new=${2:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
@@ -34,13 +35,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 newest=$(ls "$data" | sed -n 's/\.bundle$//p' | sort -t. -k1,1n -k2,2n | tail -1)
+# The bundle lister: tools/schemagen (the tools module).
+go -C "$repo/tools" build -o "$work/schemagen" ./schemagen
+lister=$work/schemagen
 fail=0
 checked=0
 bytes=0
 for bundle in "$data"/*.bundle; do
   [[ ${PARTS:-all} == workloads ]] && break
   v=$(basename "$bundle" .bundle)
-  (cd "$repo/schemas" && go run ./internal/gen -list "$v") >"$work/names-$v"
+  (cd "$repo/schemas" && "$lister" -list "$v") >"$work/names-$v"
   for pinned in no yes; do
     {
       echo "apiVersion: apiextensions.k8s.io/v1"

@@ -6,9 +6,9 @@
 #
 # controller-gen v0.23.0 is built once from the Go module proxy by hack/tools.sh. The Go
 # types are built in a temporary module (deleted afterwards) that resolves k8s.io/api through
-# the usual module cache. hack/crdcompare prints the report: schema paths and value
+# the usual module cache. tools/crdcompare prints the report: schema paths and value
 # constraints on one side only, compact JSON sizes with and without descriptions. The exit
-# status is crdcompare's: 1 when a target is missed (see hack/crdcompare/main.go).
+# status is crdcompare's: 1 when a target is missed (see tools/crdcompare/main.go).
 #
 #   hack/compare-controller-gen.sh            # report; exit 1 if a target is missed
 #   KEEP=1 hack/compare-controller-gen.sh     # keep the generated CRDs (path printed)
@@ -45,7 +45,7 @@ MOD
 	"$cg" crd:maxDescLen=0 paths=./... output:crd:dir="$work/out-nodesc")
 
 go build -o "$work/k8s-crd-resolver" .
-go build -o "$work/crdcompare" ./hack/crdcompare
+go -C tools build -o "$work/crdcompare" ./crdcompare   # the tools module
 "$work/k8s-crd-resolver" resolve --k8s-version "$K8S_VERSION" hack/compare/template.yaml >"$work/ours.yaml"
 "$work/k8s-crd-resolver" resolve --k8s-version "$K8S_VERSION" -r hack/compare/template.yaml >"$work/ours-nodesc.yaml"
 cp "$work"/out/*.yaml "$work/controller-gen.yaml"

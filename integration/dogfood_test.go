@@ -28,6 +28,7 @@ func TestCheckCoversEveryOutputDir(t *testing.T) {
 	}
 	write(t, dir, ".crd-resolver.yaml", read(t, "..", ".crd-resolver.yaml"))
 	copyTree("templates", "*.yaml")
+	copyTree("examples", "*.yaml") // the configuration validates them (examples:)
 	outputs := []string{"dist", "charts/dask-operator/crds", "operator/crds"}
 	for _, o := range outputs {
 		copyTree(o, "dask*.yaml")

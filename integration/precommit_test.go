@@ -52,16 +52,17 @@ func TestPreCommitHooks(t *testing.T) {
 	start := time.Now()
 	runWithPreCommitEnv(t, repo, home, env, "pre-commit", "install-hooks").must(t, 0)
 	t.Logf("pre-commit install-hooks: %.1f s (%s Go build cache, warm module cache); reproduce: PRECOMMIT_COLD_BUILD_CACHE=1 go test ./integration -run TestPreCommitHooks -v", time.Since(start).Seconds(), cache)
-	// `go install ./...` built this module's two binaries and not the
-	// operator, which is its own module.
+	// `go install ./...` built this module's two binaries: not the operator
+	// (operator/) nor the developer tools (tools/), each a module of its own.
 	bins, _ := filepath.Glob(filepath.Join(home, "repo*", "golangenv-*", "bin", "*"))
 	var names []string
 	for _, b := range bins {
 		names = append(names, filepath.Base(b))
 	}
 	slices.Sort(names)
+	t.Logf("pre-commit install-hooks installed: %s", strings.Join(names, ", "))
 	if want := []string{"k8s-crd-resolver", "k8s-crd-resolver-validate"}; !slices.Equal(names, want) {
-		t.Errorf("pre-commit installed %v, want %v", names, want)
+		t.Errorf("pre-commit installed %v, want exactly %v", names, want)
 	}
 
 	// 1. Templates without their compiled CRDs: blocked, and fixed.
@@ -157,60 +158,37 @@ func goEnv(t *testing.T, key string) string {
 }
 
 // snapshotModule commits, to a new git repository, what a user's
-// pre-commit gets from GitHub: go.mod, go.sum, .pre-commit-hooks.yaml, the
-// sources (and embedded files) of every package the binaries build, and
-// the operator module's sources (a module of its own in operator/).
+// pre-commit gets from GitHub: every file of this repository's work tree
+// that git tracks or would track (the operator module and the tools module
+// included), so the test sees exactly what `go install ./...` reaches in a
+// clone.
 func snapshotModule(t *testing.T) string {
 	t.Helper()
-	list := exec.CommandContext(t.Context(), "go", "list", "-deps",
-		"-f", `{{if .Module}}{{if .Module.Main}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .EmbedFiles}} {{.}}{{end}}{{end}}{{end}}`,
-		"..", "../cmd/...")
-	out, err := list.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := t.TempDir()
-	copyFile := func(rel string) {
-		data, err := os.ReadFile(filepath.Join(root, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(t, dst, filepath.ToSlash(rel), string(data))
-	}
-	for _, f := range []string{"go.mod", "go.sum", ".pre-commit-hooks.yaml"} {
-		copyFile(f)
-	}
-	// The operator module is in the repository too; `go install ./...`
-	// must leave it alone (the test checks what was installed).
-	err = filepath.WalkDir(filepath.Join(root, "operator"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if n := d.Name(); strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" || strings.HasSuffix(n, ".yaml") {
-			rel, err := filepath.Rel(root, path)
-			if err != nil {
-				return err
-			}
-			copyFile(rel)
-		}
-		return nil
-	})
+	ls := exec.CommandContext(t.Context(), "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = root
+	out, err := ls.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("git ls-files: %v", err)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		rel, err := filepath.Rel(root, fields[0])
+	dst := t.TempDir()
+	copied := 0
+	for rel := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree, not yet committed
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range fields[1:] {
-			copyFile(filepath.Join(rel, f))
-		}
+		write(t, dst, rel, string(data))
+		copied++
+	}
+	if copied < 100 {
+		t.Fatalf("snapshot holds only %d files; is the test running in integration/?", copied)
 	}
 	git(t, dst, "init", "-q")
 	git(t, dst, "add", ".")

@@ -266,7 +266,7 @@ func TestMissingCompanion(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := newRepo(t)
-	hint := "go install github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/k8s-crd-resolver-validate@latest"
+	hint := "`make install` installs it (package github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/k8s-crd-resolver-validate)"
 	for _, args := range [][]string{{"build"}, {"check"}, {"validate", "x.yaml"}} {
 		r := runBin(t, bin, dir, nil, args...).must(t, 2)
 		contains(t, args[0]+" stderr", r.stderr, "k8s-crd-resolver-validate is neither next to this executable nor on PATH", hint)

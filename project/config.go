@@ -130,6 +130,12 @@ type Set struct {
 	// Patches maps a template path to its RFC 6902 patch file, overriding
 	// the NAME.patch.yaml beside the template.
 	Patches map[string]string `yaml:"patches,omitempty"`
+	// Examples are globs of custom resource files (examples/*.yaml) that
+	// build and check judge as the apiserver would on create, against the
+	// CRDs compiled where they stand: a set's against the set's, the top
+	// level's against every set's. Any problem (a pruned field included)
+	// fails the run.
+	Examples []string `yaml:"examples,omitempty"`
 }
 
 // Config is the content of a .crd-resolver.yaml file.
@@ -143,6 +149,12 @@ type Config struct {
 	// unexpected output) or FailOnBreaking (only a change the schema comparison calls
 	// breaking for objects already stored). check --fail-on-breaking overrides it.
 	FailOn string `yaml:"failOn,omitempty"`
+	// Examples are globs of custom resource files (examples/*.yaml) that
+	// build and check judge as the apiserver would on create, against the
+	// CRDs compiled where they stand: a set's against the set's, the top
+	// level's against every set's. Any problem (a pruned field included)
+	// fails the run.
+	Examples []string `yaml:"examples,omitempty"`
 
 	// lines are where keys stand in the file, by path ("sets[0].templates[1]"),
 	// for messages; nil for DefaultConfig.
@@ -212,6 +224,9 @@ func DefaultConfig() *Config {
 // document and empty template or output lists are errors. name is used in
 // messages only.
 func ParseConfig(name string, src []byte) (*Config, error) {
+	if err := checkConfigText(name, src); err != nil { // linear: yaml.v3 alone is quadratic in a mapping's keys
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	var c Config

@@ -39,14 +39,19 @@ var policyKeys = map[string]valueKind{
 	"serverSideApply":      kindBool,
 }
 
+// bothKeys may stand at the top level and in a set without being a
+// policy: a set's value is its own, never inherited.
+var bothKeys = map[string]valueKind{"examples": kindStrings}
+
 // topOnlyKeys stand at the top level only; setOnlyKeys in a set only.
 var (
 	topOnlyKeys = map[string]valueKind{"failOn": kindString, "sets": kindSets}
 	setOnlyKeys = map[string]valueKind{"templates": kindStrings, "exclude": kindStrings, "outputs": kindStrings, "patches": kindStringMap}
 )
 
-// ConfigKeys lists every key of a configuration file: the policy keys
-// (top level or per set), then the top-level-only and the set-only ones.
+// ConfigKeys lists every key of a configuration file: those valid at the
+// top level and per set (the policy keys and examples), then the
+// top-level-only and the set-only ones.
 // The configuration reference is checked against it.
 func ConfigKeys() (policy, topOnly, setOnly []string) {
 	keys := func(m map[string]valueKind) []string {
@@ -57,7 +62,7 @@ func ConfigKeys() (policy, topOnly, setOnly []string) {
 		slices.Sort(out)
 		return out
 	}
-	return keys(policyKeys), keys(topOnlyKeys), keys(setOnlyKeys)
+	return slices.Sorted(slices.Values(append(keys(policyKeys), keys(bothKeys)...))), keys(topOnlyKeys), keys(setOnlyKeys)
 }
 
 // keyAliases are names people write for a key (other tools' spellings).
@@ -106,6 +111,9 @@ func checkMapping(name, path string, m *yaml.Node, own, elsewhere map[string]val
 		}
 		seen[k.Value] = true
 		kind, ok := policyKeys[k.Value]
+		if !ok {
+			kind, ok = bothKeys[k.Value]
+		}
 		if !ok {
 			kind, ok = own[k.Value]
 		}
@@ -235,6 +243,9 @@ func suggestConfigKey(key string, own map[string]valueKind) string {
 	}
 	var valid []string
 	for k := range policyKeys {
+		valid = append(valid, k)
+	}
+	for k := range bothKeys {
 		valid = append(valid, k)
 	}
 	for k := range own {

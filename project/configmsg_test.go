@@ -21,7 +21,7 @@ func TestConfigMessages(t *testing.T) {
 		{"quoted true", "sets:\n- templates: [t/*.yaml]\n  outputs: [dist]\n  allowOutsideRoot: 'true'\n", `c.yaml:4: sets[0].allowOutsideRoot: want true or false (unquoted), not the quoted string "true"`},
 		{"number as a string", "maxDescriptionLength: '80'\n", `maxDescriptionLength: want a whole number`},
 		{"templates not a list", "sets:\n- templates: t/*.yaml\n  outputs: [dist]\n", `sets[0].templates: want a list of strings`},
-		{"key twice", "budget: 1MiB\nbudget: 2MiB\n", `c.yaml:2: budget is given twice at the top level`},
+		{"key twice", "budget: 1MiB\nbudget: 2MiB\n", `c.yaml:2:1: bad input: key "budget" is written twice in this mapping`},
 		{"budget above the ceiling", "budget: 8000000000G\n", `budget "8000000000G" is above the ceiling of 64MiB`},
 		{"empty output", "sets:\n- templates: [t/*.yaml]\n  outputs: ['']\n", `c.yaml:3: sets[0].outputs[0] is empty`},
 		{"output in .git", "sets:\n- templates: [t/*.yaml]\n  outputs: [.git/hooks]\n", `sets[0].outputs[0] ".git/hooks" is inside a .git directory`},

@@ -99,7 +99,9 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		}
 		rel := fileio.Rel(dir, path)
 		names, isCRD := crdNames(data)
-		hasRef := strings.Contains(string(data), "$ref")
+		// A template: a CRD with $refs, or with a patch beside it (a
+		// template may need no $ref at all, as Dask's daskautoscaler).
+		hasRef := strings.Contains(string(data), "$ref") || hasSiblingPatch(reader, path)
 		switch {
 		case isCRD && hasRef:
 			templates = append(templates, crdFile{path, names})
@@ -236,6 +238,18 @@ func addVersion(reader *fileio.Reader, dir, config, minor string) (*FileEdit, st
 	}
 	out := slices.Concat(src[:at], []byte(fmt.Sprintf("kubernetesVersion: %q\n", minor)), src[at:])
 	return &FileEdit{Path: config, Name: name, Old: src, New: out}, fmt.Sprintf("%s: kubernetesVersion %s added", name, minor), nil
+}
+
+// hasSiblingPatch reports whether NAME.patch.yaml (.yml, .json) is beside
+// the file path (looked at through the door).
+func hasSiblingPatch(reader *fileio.Reader, path string) bool {
+	stem := strings.TrimSuffix(path, filepath.Ext(path))
+	for _, s := range patchSuffixes {
+		if fi, err := reader.Stat(stem + s); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedMinors(m map[string][]string) []string {

@@ -72,6 +72,8 @@ type Template struct {
 	Outputs []string
 	// Policy is how the template compiles.
 	Policy Policy
+	// Set is the index of the configuration's set the template is in.
+	Set int
 
 	source *resolver.Source // the template as Open read and parsed it
 }
@@ -184,7 +186,7 @@ func (p *Project) discover() error {
 				sources[f] = true
 				continue
 			}
-			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Patch: patches[f], source: c.source}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source}
 			delete(patches, f)
 			if t.Patch == "" {
 				patch, err := p.siblingPatch(f)
@@ -326,26 +328,37 @@ func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	// read it or a document names the kind (the compile reports the
 	// problem), else shared definitions (whose problem a $ref into them
 	// reports).
+	// Nodes only, never decoded into Go values: yaml.v3's decoding compares every pair of
+	// keys of a mapping, quadratic in what the file holds.
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
-		var head struct {
-			Kind string `yaml:"kind"`
-		}
-		err := dec.Decode(&head)
+		var n yaml.Node
+		err := dec.Decode(&n)
 		if errors.Is(err, io.EOF) {
 			return sourceFile, nil, nil
 		}
 		if err != nil {
-			var te *yaml.TypeError
-			if errors.As(err, &te) {
-				continue // a document that is not a mapping (or kind not a string)
-			}
 			return templateFile, s, nil
 		}
-		if head.Kind == "CustomResourceDefinition" {
+		if namesKind(&n, "CustomResourceDefinition") {
 			return templateFile, s, nil
 		}
 	}
+}
+
+// namesKind reports whether the document node is a mapping whose kind is the plain string
+// kind.
+func namesKind(doc *yaml.Node, kind string) bool {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	m := doc.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if m[i].Kind == yaml.ScalarNode && m[i].Value == "kind" && m[i+1].Kind == yaml.ScalarNode && m[i+1].Value == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // setFiles lists the files set i compiles or reads: its template globs'

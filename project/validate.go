@@ -12,13 +12,28 @@ import (
 
 // ProtocolVersion is the version of ValidationRequest and
 // ValidationResponse. The companion refuses a request of another version.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // ValidationRequest is what build and check send, as JSON on standard
 // input, to `k8s-crd-resolver-validate --batch`.
 type ValidationRequest struct {
 	Version   int             `json:"version"`
 	Documents []ValidationDoc `json:"documents"`
+	// Resources are files of custom resources to judge against the CRDs
+	// of Documents. A request with Resources judges them only: its
+	// Documents, validated before, are not validated again.
+	Resources []ResourceDoc `json:"resources,omitempty"`
+}
+
+// ResourceDoc is one file of custom resources to judge (an example).
+type ResourceDoc struct {
+	// Name identifies the file in the results (a path, for people).
+	Name string `json:"name"`
+	// Content is the file's content: YAML or JSON.
+	Content string `json:"content"`
+	// CRDs are the indexes, in the request's Documents, of the files
+	// whose CRDs judge it.
+	CRDs []int `json:"crds"`
 }
 
 // ValidationDoc is one file to validate: a YAML or JSON stream of CRDs.
@@ -41,6 +56,8 @@ type ValidationDoc struct {
 type ValidationResponse struct {
 	Version int                `json:"version"`
 	Results []ValidationResult `json:"results"`
+	// Resources has one result per requested ResourceDoc, in order.
+	Resources []ValidationResult `json:"resources,omitempty"`
 }
 
 // ValidationResult lists what the apiserver would say about one file.
@@ -52,11 +69,17 @@ type ValidationResult struct {
 	Warnings []Problem `json:"warnings,omitempty"`
 }
 
-// Problem is one finding about one CRD in a file.
+// Problem is one finding about one CRD or custom resource in a file.
 type Problem struct {
 	// CRD is the metadata.name of the CRD ("" when the document could not
-	// be read as a CRD at all).
+	// be read as a CRD at all, or is a custom resource).
 	CRD string `json:"crd,omitempty"`
+	// Object names a custom resource as KIND/NAME ("" for a CRD).
+	Object string `json:"object,omitempty"`
+	// Line and Column are where the field (or the object) stands in the
+	// file, from 1; 0 when unknown. Set for custom resources.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Field is the apiserver's field path, e.g.
 	// spec.versions[0].schema.openAPIV3Schema.properties[spec].type.
 	Field string `json:"field,omitempty"`
@@ -64,7 +87,8 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// String renders "CRD: field: message", leaving out empty parts.
+// String renders "CRD: field: message", or "KIND/NAME: field: message"
+// for a custom resource, leaving out empty parts.
 func (p Problem) String() string {
 	s := p.Message
 	if p.Field != "" {
@@ -73,7 +97,22 @@ func (p Problem) String() string {
 	if p.CRD != "" {
 		s = p.CRD + ": " + s
 	}
+	if p.Object != "" {
+		s = p.Object + ": " + s
+	}
 	return s
+}
+
+// In renders the problem as found in file: "FILE:LINE:COL: " then String,
+// or "FILE: " then String when its place is unknown.
+func (p Problem) In(file string) string {
+	switch {
+	case p.Line == 0:
+		return file + ": " + p.String()
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d: %s", file, p.Line, p)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", file, p.Line, p.Column, p)
 }
 
 // Validator runs the apiserver's CRD validation on documents. It returns
@@ -81,6 +120,89 @@ func (p Problem) String() string {
 // at all, never for problems found.
 type Validator interface {
 	Validate(ctx context.Context, docs []ValidationDoc) ([]ValidationResult, error)
+}
+
+// ResourceValidator judges files of custom resources against CRDs, as the
+// apiserver judges a create: one result per resource file, in order.
+type ResourceValidator interface {
+	ValidateResources(ctx context.Context, crds []ValidationDoc, resources []ResourceDoc) ([]ValidationResult, error)
+}
+
+// ValidateExamples judges the configuration's examples (Config.Examples,
+// Set.Examples) against the compiled outputs outs (every output of the
+// project): a set's examples against its own outputs, the top level's
+// against every set's. Example files are found and read through the
+// project's confined door. No examples: no call, nil.
+func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, outs []*Output) ([]ValidationResult, error) {
+	type group struct {
+		globs []string
+		where string
+		set   int // -1: every set
+	}
+	groups := []group{{p.Config.Examples, "examples", -1}}
+	for i, s := range p.Config.Sets {
+		groups = append(groups, group{s.Examples, fmt.Sprintf("sets[%d].examples", i), i})
+	}
+	var crds []ValidationDoc
+	docOf := map[*Output]int{}
+	var resources []ResourceDoc
+	for _, g := range groups {
+		if len(g.globs) == 0 {
+			continue
+		}
+		var idx []int
+		seen := map[string]bool{} // CRD names: a template in two sets is judged by its first output
+		for _, o := range outs {
+			if g.set >= 0 && o.Template.Set != g.set || len(o.CRDs) == 0 || seen[o.CRDs[0]] {
+				continue
+			}
+			for _, n := range o.CRDs {
+				seen[n] = true
+			}
+			i, ok := docOf[o]
+			if !ok {
+				objs := make([]json.RawMessage, len(o.Objects()))
+				for j, obj := range o.Objects() {
+					raw, err := json.Marshal(obj)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
+					}
+					objs[j] = raw
+				}
+				i = len(crds)
+				docOf[o] = i
+				crds = append(crds, ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion})
+			}
+			idx = append(idx, i)
+		}
+		for _, pattern := range g.globs {
+			files, err := p.glob(pattern)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %s %q: %w", ErrConfig, p.configName(), g.where, pattern, err)
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%w: %s: %s %q matches no file", ErrConfig, p.configName(), g.where, pattern)
+			}
+			for _, f := range files {
+				content, err := p.reader.ReadFile(f)
+				if err != nil {
+					return nil, err
+				}
+				resources = append(resources, ResourceDoc{Name: p.Rel(f), Content: string(content), CRDs: idx})
+			}
+		}
+	}
+	if len(resources) == 0 {
+		return nil, nil
+	}
+	res, err := v.ValidateResources(ctx, crds, resources)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(resources) {
+		return nil, fmt.Errorf("validator answered %d results for %d example files", len(res), len(resources))
+	}
+	return res, nil
 }
 
 // Validate validates each output once (outputs written to several

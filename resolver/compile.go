@@ -86,11 +86,14 @@ type Compiler struct {
 	version string // canonical minor of opts.KubeVersion
 	major   int    // version, parsed (-1 when unreadable)
 	minorN  int
-	bundle  Definitions
-	bundles map[string]Definitions
-	files   map[string][]*document
-	defs    map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	lazy    *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
+	// versionNote warns every compile of a patch release above the
+	// embedded one (patchversion.go); "" mostly.
+	versionNote string
+	bundle      Definitions
+	bundles     map[string]Definitions
+	files       map[string][]*document
+	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
+	lazy        *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
 	// pinned holds the entries of the bundles of pinned minors that
 	// settle for the target (lazy.go: lazyFor), nil where they do not.
 	pinned map[string]*lazyStore
@@ -157,6 +160,7 @@ func New(opts Options) (*Compiler, error) {
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
 	}
 	c.major, c.minorN = parseVersion(version)
+	c.versionNote = patchNote(opts.KubeVersion, b)
 	// Without descriptions, definitions the bundle stores entries for are
 	// decoded only as deep as the template looks (lazy.go).
 	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
@@ -335,7 +339,6 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
 		}
 	}
-	r.warnPins()
 	warnings, errs := r.finish(display)
 	if len(errs) > 0 {
 		return nil, errs
@@ -347,7 +350,10 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	}
 	slices.Sort(res.Files)
 	res.Files = slices.Compact(res.Files)
-	res.Warnings = warnings
+	res.Warnings = collapsePins(warnings)
+	if c.versionNote != "" {
+		res.Warnings = append([]Diagnostic{{Pos: Position{File: display}, Message: c.versionNote}}, res.Warnings...)
+	}
 	res.KubeVersions = r.kubeVersions()
 	return res, nil
 }

@@ -160,6 +160,10 @@
 // extensions are dropped (the template's own with a warning) and list-map
 // keys get no default; a template's own default is kept with a warning, as
 // is an apiextensions.k8s.io/v1 template (those minors serve only v1beta1).
+// For 1.16 only x-kubernetes-map-type goes, in the same way (map types
+// came in 1.17). Before 1.15 a default is refused whatever
+// preserveUnknownFields says (a field those minors do not have), so the
+// advice there is to remove the default.
 //
 // # Check
 //

@@ -241,7 +241,7 @@ deployment:
 	require.Equal(t, "TCP", ports[0].(map[string]any)["protocol"])
 }
 
-// TestDecimalQuantity pins down, so the README stays true, what happens to
+// TestDecimalQuantity pins down, so docs/refs.md stays true, what happens to
 // a quantity written as a YAML decimal number (cpu: 0.5): a structural
 // schema can only type a field as integer-or-string
 // (x-kubernetes-int-or-string), so the apiserver rejects the JSON number

@@ -63,9 +63,13 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 		docs, err = parseDocumentsWithin(r.display[abs], src, b)
 	}
 	if err != nil {
+		var l ErrorList
 		var e *Error
-		if errors.As(err, &e) {
-			r.errs = append(r.errs, e)
+		if errors.As(err, &l) || errors.As(err, &e) {
+			if l == nil {
+				l = ErrorList{e}
+			}
+			r.errs = append(r.errs, l...)
 			r.c.files[abs] = []*document{}
 			return nil, fmt.Errorf("%w: %s cannot be read (see above)", ErrUnresolved, r.display[abs])
 		}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,11 @@ type jsonDocReader struct {
 	lines  []int // offset of the start of every line
 	at     map[string]Position
 	budget *budget
+	// The last position computed: positions are asked for in increasing offsets, so the
+	// next one on the same line counts only the characters after it (counting from the
+	// start of the line each time is quadratic in a one-line document, which JSON often is).
+	lastOff, lastLine, lastCol int
+	numbers                    ErrorList // numbers that cannot be read
 }
 
 func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error) {
@@ -45,22 +51,38 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 	for {
 		r.space()
 		if r.pos >= len(src) {
-			return docs, nil
+			return r.done(docs, nil)
 		}
 		if c := src[r.pos]; lastEnd > 0 && !strings.ContainsRune(`{["tfn-0123456789`, rune(c)) {
-			return nil, r.errorAt(r.pos, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col)
+			return r.done(nil, r.errorAt(r.pos, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
 		}
 		r.at = map[string]Position{}
 		before := b.used
 		v, err := r.value("", 0)
 		if err != nil {
-			return nil, err
+			return r.done(nil, err)
 		}
 		lastEnd = r.pos
 		if v != nil {
 			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: r.at, cost: b.used.minus(before)})
 		}
 	}
+}
+
+// done returns docs, or every number that cannot be read followed by
+// err, the error that stopped the reading, if any.
+func (r *jsonDocReader) done(docs []*document, err error) ([]*document, error) {
+	if len(r.numbers) == 0 {
+		return docs, err
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, append(r.numbers, e)
+	}
+	return nil, r.numbers
 }
 
 // position turns a byte offset into line:col (columns count characters,
@@ -71,7 +93,13 @@ func (r *jsonDocReader) position(off int) Position {
 		i--
 	}
 	start := r.lines[i]
-	return Position{File: r.file, Line: i + 1, Col: utf8.RuneCount(r.data[start:off]) + 1}
+	if r.lastLine == i+1 && r.lastOff >= start && r.lastOff <= off {
+		r.lastCol += utf8.RuneCount(r.data[r.lastOff:off])
+	} else {
+		r.lastCol = utf8.RuneCount(r.data[start:off]) + 1
+	}
+	r.lastOff, r.lastLine = off, i+1
+	return Position{File: r.file, Line: i + 1, Col: r.lastCol}
 }
 
 func (r *jsonDocReader) errorAt(off int, format string, args ...any) error {
@@ -122,7 +150,12 @@ func (r *jsonDocReader) value(ptr string, depth int) (any, error) {
 		v, err = r.number()
 		if err == nil {
 			if msg := checkNumber(string(v.(json.Number))); msg != "" {
-				return nil, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: %s", ErrInput, msg)}
+				// Reported with every other such number (see converter.number).
+				r.numbers = append(r.numbers, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: %s", ErrInput, msg)})
+				if len(r.numbers) >= maxErrors {
+					return nil, &Error{Pos: Position{File: r.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
+				}
+				v = nil
 			}
 		}
 	default:

@@ -91,9 +91,10 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	var docs []*document
+	var numbers ErrorList // numbers that cannot be read, in every document
 	convert := func(n *yaml.Node) error {
 		before := b.used
-		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src)}
+		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src), numbers: &numbers}
 		v, err := c.value(n, "", 0, true)
 		if err != nil {
 			return err
@@ -103,14 +104,32 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 		}
 		return nil
 	}
+	// done returns what was read, or every number error followed by the
+	// error that stopped the reading, if any.
+	done := func(err error) ([]*document, error) {
+		if len(numbers) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			return docs, nil
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				return nil, err
+			}
+			numbers = append(numbers, e)
+		}
+		return nil, numbers
+	}
 	if simple {
 		if nodes, ok := parseSimpleYAML(src); ok {
 			for _, n := range nodes {
 				if err := convert(n); err != nil {
-					return nil, err
+					return done(err)
 				}
 			}
-			return docs, nil
+			return done(nil)
 		}
 	}
 	start := b.used
@@ -126,13 +145,13 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 				b.used = start // nothing read as YAML is kept
 				return parseJSONDocuments(file, src, b)
 			}
-			return nil, yamlError(file, err)
+			return done(yamlError(file, err))
 		}
 		if err := convert(&n); err != nil {
-			return nil, err
+			return done(err)
 		}
 	}
-	return docs, nil
+	return done(nil)
 }
 
 func checkText(file string, src []byte) error {
@@ -193,6 +212,19 @@ type converter struct {
 	posCap int // positions inside alias expansions stop once pos has this many
 	budget *budget
 	alias  *yaml.Node // the outermost alias being expanded, if any
+	// numbers collects the numbers that cannot be read (see number).
+	numbers *ErrorList
+}
+
+// number records a number the apiserver could not read and lets the
+// conversion go on (with null in its place), so every such number in the
+// file is reported, not only the first; past maxErrors it stops.
+func (c *converter) number(n *yaml.Node, format string, args ...any) (any, error) {
+	*c.numbers = append(*c.numbers, c.errorf(n, format, args...).(*Error))
+	if len(*c.numbers) >= maxErrors {
+		return nil, &Error{Pos: Position{File: c.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
+	}
+	return nil, nil
 }
 
 func (c *converter) errorf(n *yaml.Node, format string, args ...any) error {
@@ -418,7 +450,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 	case "!!int":
 		if isJSONNumber(n.Value) {
 			if msg := checkNumber(n.Value); msg != "" {
-				return nil, c.errorf(n, "%s", msg)
+				return c.number(n, "%s", msg)
 			}
 			return json.Number(n.Value), nil
 		}
@@ -426,11 +458,11 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		if err := n.Decode(&i); err == nil {
 			return json.Number(strconv.FormatInt(i, 10)), nil
 		}
-		return nil, c.errorf(n, "integer %s does not fit in 64 bits (the apiserver reads integers as int64); quote it if you mean a string", n.Value)
+		return c.number(n, "integer %s does not fit in 64 bits (the apiserver reads integers as int64); quote it if you mean a string", n.Value)
 	case "!!float":
 		if isJSONNumber(n.Value) {
 			if msg := checkNumber(n.Value); msg != "" {
-				return nil, c.errorf(n, "%s", msg)
+				return c.number(n, "%s", msg)
 			}
 			return json.Number(n.Value), nil
 		}
@@ -439,7 +471,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 			return nil, c.errorf(n, "%v", err)
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, c.errorf(n, "%s has no JSON form (the apiserver reads only finite numbers); quote it if you mean a string", n.Value)
+			return c.number(n, "%s has no JSON form (the apiserver reads only finite numbers); quote it if you mean a string", n.Value)
 		}
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 	case "!!str":
@@ -447,7 +479,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		// 0x1ffffffffffffffff) as a string: that silently changes its
 		// type, so it is an error here.
 		if n.Style == 0 && outOfRange(n.Value) {
-			return nil, c.errorf(n, "%s is out of range for a 64-bit number (the apiserver reads numbers as int64 or float64); quote it if you mean a string", n.Value)
+			return c.number(n, "%s is out of range for a 64-bit number (the apiserver reads numbers as int64 or float64); quote it if you mean a string", n.Value)
 		}
 		return n.Value, nil
 	default:

@@ -17,57 +17,60 @@ import (
 // per pinned minor: the pin wins, and `k8s-crd-resolver migrate` rewrites
 // such refs as bare names that follow the target.
 
-// pinUse is the first $ref pinning one minor, and how many do.
-type pinUse struct {
-	ref   string
-	sc    scope
-	ptr   string
-	count int
-}
-
 // notePin records that target t, written as ref at ptr in sc, reads the
-// bundle of t.version.
+// bundle of t.version; a pin that overrides the target asked for is a
+// warning at its site. Both are replayed with a cached target that
+// holds them (resolve.go), so a Compiler reused across templates gives
+// each the same header and warnings as a fresh one.
 func (r *run) notePin(t target, ref string, sc scope, ptr string) {
-	if r.minors == nil {
-		r.minors, r.pins = map[string]bool{}, map[string]*pinUse{}
+	r.minorLog = append(r.minorLog, t.version)
+	if t.version != r.c.version && !sc.inBundle() && r.c.opts.KubeVersion != "" {
+		r.warn(sc, ptr, fmt.Sprintf("$ref %q pins Kubernetes %s, not the target %s%s", ref, t.version, r.c.version, pinAdvice))
 	}
-	r.minors[t.version] = true
-	if t.version == r.c.version || sc.inBundle() {
-		return
-	}
-	u := r.pins[t.version]
-	if u == nil {
-		u = &pinUse{ref: ref, sc: sc, ptr: ptr}
-		r.pins[t.version] = u
-	}
-	u.count++
 }
 
-// warnPins warns, once per pinned minor at its first $ref, when the
-// caller asked for a target version and pins override it.
-func (r *run) warnPins() {
-	if r.c.opts.KubeVersion == "" {
-		return
-	}
-	for _, v := range sortMinors(mapKeys(r.pins)) {
-		u := r.pins[v]
-		others := ""
-		if u.count > 1 {
-			others = fmt.Sprintf(" (and %d more $refs pinning it)", u.count-1)
+// pinAdvice ends every pin warning (collapsePins recognises them by it).
+const pinAdvice = ": the pinned version wins; `k8s-crd-resolver migrate --write` rewrites pinned refs as bare names that follow kubernetesVersion and --k8s-version"
+
+// collapsePins keeps, of the pin warnings of one minor, the first (ws
+// are sorted), saying how many more $refs pin it: a template pinning its
+// every $ref gets one warning per minor, not one per $ref.
+func collapsePins(ws []Diagnostic) []Diagnostic {
+	first := map[string]int{} // minor -> index in out
+	more := map[string]int{}
+	var out []Diagnostic
+	for _, w := range ws {
+		if !strings.HasSuffix(w.Message, pinAdvice) {
+			out = append(out, w)
+			continue
 		}
-		r.warn(u.sc, u.ptr, fmt.Sprintf("$ref %q%s pins Kubernetes %s, not the target %s: the pinned version wins; "+
-			"`k8s-crd-resolver migrate --write` rewrites pinned refs as bare names that follow kubernetesVersion and --k8s-version",
-			u.ref, others, v, r.c.version))
+		_, rest, _ := strings.Cut(w.Message, " pins Kubernetes ")
+		minor, _, _ := strings.Cut(rest, ",")
+		if _, seen := first[minor]; seen {
+			more[minor]++
+			continue
+		}
+		first[minor] = len(out)
+		out = append(out, w)
 	}
+	for minor, n := range more {
+		w := &out[first[minor]]
+		w.Message = strings.Replace(w.Message, " pins Kubernetes ", fmt.Sprintf(" (and %d more $ref(s) in this compile) pins Kubernetes ", n), 1)
+	}
+	return out
 }
 
 // kubeVersions are the minors the compile's content came from, sorted:
 // the target's when nothing else was read.
 func (r *run) kubeVersions() []string {
-	if len(r.minors) == 0 {
+	if len(r.minorLog) == 0 {
 		return []string{r.c.version}
 	}
-	return sortMinors(mapKeys(r.minors))
+	seen := map[string]bool{}
+	for _, v := range r.minorLog {
+		seen[v] = true
+	}
+	return sortMinors(mapKeys(seen))
 }
 
 func mapKeys[V any](m map[string]V) []string {

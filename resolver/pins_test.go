@@ -2,6 +2,8 @@ package resolver_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,4 +70,36 @@ func TestDeprecatedAlias(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(out), "description: ObjectReference contains enough information")
 	require.NotContains(t, string(out), "Deprecated. Please use")
+}
+
+// TestKubeVersionsNamePins: a compile names every minor its content came
+// from, also when a reused Compiler serves a pinned target from its
+// cache (build compiles many templates with one Compiler).
+func TestKubeVersionsNamePins(t *testing.T) {
+	dir := t.TempDir()
+	shared := "definitions:\n  Job:\n    $ref: 'python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/io.k8s.api.batch.v1.JobSpec'\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "shared.yaml"), []byte(shared), 0o644))
+	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: dir})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		ref  string
+		want []string
+	}{
+		{"shared.yaml#/definitions/Job", []string{"1.21"}},
+		{"shared.yaml#/definitions/Job", []string{"1.21"}}, // from the cache
+		{"io.k8s.api.core.v1.ObjectReference", []string{"1.30"}},
+	} {
+		res, err := c.Compile(filepath.Join(dir, "pin.yaml"), pinTemplate(tc.ref))
+		require.NoError(t, err)
+		require.Equal(t, tc.want, res.KubeVersions, tc.ref)
+		if tc.want[0] == "1.21" {
+			pins := 0
+			for _, w := range res.Warnings {
+				if strings.Contains(w.Message, "pins Kubernetes 1.21, not the target 1.30") {
+					pins++
+				}
+			}
+			require.Equal(t, 1, pins, "one pin warning, cached or not: %v", res.Warnings)
+		}
+	}
 }

@@ -212,6 +212,7 @@ type cachedTarget struct {
 	warnings []Diagnostic // each once
 	bundle   []bundleWarning
 	files    []string // files read to resolve it (each once), replayed into Result.Files
+	minors   []string // Kubernetes minors whose bundles it read, replayed into Result.KubeVersions
 	cost     cost     // the expanded size of schema
 }
 
@@ -242,6 +243,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		for _, w := range cached.warnings {
 			r.addWarning(w)
 		}
+		r.minorLog = append(r.minorLog, cached.minors...)
 		r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
 		for _, f := range cached.files {
 			r.noteRead(f)
@@ -324,6 +326,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	r.stack = append(r.stack, frame{key: key, label: r.chainLabel(t), root: root, bundle: t.file == "", from: site{sc: sc, ptr: ptr, ref: ref}})
 	cutsBefore, failuresBefore, raisedBefore, readBefore, bundleBefore := r.cuts, r.failures, len(r.raised), len(r.readLog), len(r.raisedBundle)
+	minorsBefore := len(r.minorLog)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 
 	var resolved map[string]any
@@ -380,7 +383,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
 	if r.cuts == cutsBefore && r.failures == failuresBefore && !shallow {
-		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), cost: c}
+		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}
 			r.c.defs[key] = ct

@@ -42,10 +42,9 @@ type run struct {
 
 	diagnostics
 
-	// Versions (pins.go): the minors whose bundles this compile read, and
-	// the $refs pinning one other than the target's.
-	minors map[string]bool
-	pins   map[string]*pinUse
+	// Versions (pins.go): the minors whose bundles this compile read, in
+	// order, repeats included (a cached target replays its own).
+	minorLog []string
 
 	prebuild bool // Prebuild's run: leave list-map keys and set items to settle
 }

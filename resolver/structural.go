@@ -254,6 +254,11 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	if r.prebuild {
 		// Settled at compile time, where the items are resolved (settle).
 	} else if r.c.atLeast(1, 16) {
+		if !r.c.atLeast(1, 17) && !sc.inBundle() {
+			// The bundle's own go as they are prebuilt (make schemas);
+			// 1.16 drops them unread.
+			r.dropExtensions(s, sc, p, "x-kubernetes-map-type")
+		}
 		r.listMap(s, sc, p)
 		r.setOfObjects(s)
 	} else {
@@ -434,8 +439,9 @@ func listOf(v any) []any {
 
 // listMap makes x-kubernetes-list-type: map lists acceptable: every key
 // must be required or defaulted. A key Kubernetes itself defaults gets
-// that default; with no default to take, the list becomes atomic, with a
-// warning, rather than have one invented.
+// that default; with no default to take, a Kubernetes list becomes
+// atomic, with a warning, rather than have one invented, and the author's
+// own list-map is an error at its keys (the fix is theirs to make).
 func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	if s["x-kubernetes-list-type"] != "map" {
 		return
@@ -479,6 +485,12 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		}
 		missing = append(missing, name)
 	}
+	if len(missing) > 0 && !sc.inBundle() {
+		// The author's own list-map: the apiserver would refuse it, and
+		// making it atomic would change what they asked for.
+		r.errAt(site{sc: sc, ptr: p.String() + "/x-kubernetes-list-map-keys"}, fmt.Errorf("%w: list-map key %s is neither required nor defaulted, which the apiserver refuses; add it to the items' required list, or give it a default", ErrNotStructural, strings.Join(missing, ", ")))
+		return
+	}
 	if len(missing) > 0 {
 		delete(s, "x-kubernetes-list-type")
 		delete(s, "x-kubernetes-list-map-keys")
@@ -495,17 +507,30 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 // written (bundle definitions carry list types from 1.13 on; they go
 // without a word).
 func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
-	for _, k := range []string{"x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type"} {
+	r.dropExtensions(s, sc, p, "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type")
+	if _, ok := s["default"]; ok && !sc.inBundle() {
+		r.warn(sc, p.join("default"), fmt.Sprintf("Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on): remove it or pass --k8s-version 1.16 or later", r.c.version))
+	}
+}
+
+// dropExtensions removes the list and map type extensions keys from a
+// node for a Kubernetes release that does not know them (its apiserver
+// drops them unread), reporting the template's own; the bundle's go
+// without a word. Map types came in 1.17, list types in 1.16.
+func (r *run) dropExtensions(s map[string]any, sc scope, p *Path, keys ...string) {
+	for _, k := range keys {
 		if _, ok := s[k]; !ok {
 			continue
 		}
 		delete(s, k)
-		if !sc.inBundle() {
-			r.warn(sc, p.join(k), fmt.Sprintf("dropped %s: Kubernetes %s has no list or map types in CRD schemas (list types came in 1.16, map types in 1.17)", k, r.c.version))
+		if sc.inBundle() {
+			continue
 		}
-	}
-	if _, ok := s["default"]; ok && !sc.inBundle() {
-		r.warn(sc, p.join("default"), fmt.Sprintf("Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on): remove it or pass --k8s-version 1.16 or later", r.c.version))
+		what := "no list or map types in CRD schemas (list types came in 1.16, map types in 1.17)"
+		if r.c.atLeast(1, 16) {
+			what = "no map types in CRD schemas (they came in 1.17; list types, in 1.16, are kept)"
+		}
+		r.warn(sc, p.join(k), fmt.Sprintf("dropped %s: Kubernetes %s has %s", k, r.c.version, what))
 	}
 }
 

@@ -64,8 +64,13 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 		if sc.inBundle() {
 			return target{}, fmt.Errorf("%w: a bundle definition cannot refer to a file", ErrUnresolved)
 		}
-		abs := filepath.Join(filepath.Dir(sc.file), filepath.FromSlash(path))
-		return r.fileTarget(abs, frag)
+		// An absolute path (the Python tool documents them) is taken as it
+		// is, under the same confinement as any file $ref.
+		abs := filepath.FromSlash(path)
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(filepath.Dir(sc.file), abs)
+		}
+		return r.fileTarget(filepath.Clean(abs), frag)
 	}
 	return r.nameTarget(ref, sc)
 }

@@ -44,6 +44,12 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 			s, _ := h["openAPIV3Schema"].(map[string]any)
 			if at, ok := firstDefault(s, nil, map[unsafe.Pointer]bool{}); ok {
 				spec["preserveUnknownFields"] = false
+				if !r.c.atLeast(1, 15) {
+					// 1.12 to 1.14 refuse every default (reported where it is
+					// written) and have no such field to set.
+					r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s), so the CRD is what apiservers from 1.15 on take; Kubernetes %s has no such field (it came in 1.15) and drops it unread", place(ptrs[i], at), r.c.version))
+					return
+				}
 				r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s): apiservers serving v1beta1 (1.16-1.21) reject defaults while it is true, its v1beta1 default; unknown fields are now pruned. Write preserveUnknownFields in the template to decide yourself", place(ptrs[i], at)))
 				return
 			}
@@ -60,7 +66,9 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 		if first != nil {
 			r.warn(sc, "/spec/preserveUnknownFields", fmt.Sprintf("preserveUnknownFields: true, and apiservers reject defaults beside it: list-maps with a key that only Kubernetes defaults (the first at %s) are atomic lists in this CRD, without that default (server-side apply replaces them whole)", place(ptrs[i], first)))
 		}
-		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil, map[unsafe.Pointer]bool{}); ok {
+		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil, map[unsafe.Pointer]bool{}); ok && !r.c.atLeast(1, 15) {
+			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and Kubernetes %s refuses defaults in CRD schemas whatever preserveUnknownFields says (a field it does not have: it came in 1.15): remove the default, or pass --k8s-version 1.16 or later", ErrInput, place(ptrs[i], at), r.c.version))
+		} else if ok {
 			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and apiservers reject defaults unless preserveUnknownFields is false: set it to false (unknown fields are then pruned) or remove the default", ErrInput, place(ptrs[i], at)))
 		}
 	}

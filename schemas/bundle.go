@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // Bundle is the OpenAPI v2 definitions of one Kubernetes release, with the defaults of its

@@ -16,7 +16,7 @@
 // distinct), so every minor is read in place, nothing inflated, in less space than its
 // deflated chunks took; descriptions stay deflated in each bundle. Regenerating reproduces
 // every bundle and the pool byte for byte (with the same Go release). The format is defined
-// in internal/bundlefmt.
+// in internal/bundlefmt (the module's, shared with the generator).
 //
 // From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
 // swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
@@ -75,7 +75,7 @@
 // what a structural schema cannot express (unions, cross-field rules, +k8s:item selectors,
 // +k8s:eachKey, +k8s:maxBytes, +k8s:subfield), a rule rejecting the zero value of an optional
 // non-pointer field (Kubernetes takes it for unset), and Kubernetes defaults
-// beyond list-map keys. The README's "Validation from the Go types" lists the same.
+// beyond list-map keys. docs/versions.md ("Validation from the Go types") lists the same.
 //
 // # Loading
 //
@@ -104,5 +104,6 @@
 //	make schemas-add MINOR=1.38
 //
 // `make schemas-bump` re-pins every minor to its newest patch and rebuilds those that
-// changed. The generator is internal/gen; its doc comment lists its flags.
+// changed. The generator is tools/schemagen, in the tools module (so `go install ./...`
+// never builds it); its doc comment lists its flags.
 package schemas

@@ -9,14 +9,14 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
-// The bundles, one per Kubernetes minor (see internal/bundlefmt), are written by internal/gen
-// from the releases pinned in versions.txt, into data/; gen also writes bundles.go, which
+// The bundles, one per Kubernetes minor (see internal/bundlefmt), are written by tools/schemagen
+// from the releases pinned in versions.txt, into data/; it also writes bundles.go, which
 // embeds each as a string (embedded), so a bundle is read where it lies in the binary.
 //
-//go:generate go run ./internal/gen
+//go:generate make -C .. schemas
 
 // embeddedBundle is one embedded bundle: its minor and its bytes.
 type embeddedBundle struct{ minor, data string }

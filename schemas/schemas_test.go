@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // TestVersions checks that the embedded bundles are exactly the releases versions.txt pins,

@@ -1,7 +1,7 @@
 // Command k8s-crd-resolver-validate runs the apiserver's own CRD validation
 // (k8s.io/apiextensions-apiserver, linked as a library) on CRD files. It is
 // a companion of k8s-crd-resolver, kept apart because linking the apiserver
-// costs every process ~16 ms and ~24 MiB at start (README, Performance):
+// costs every process ~16 ms and ~24 MiB at start (docs/performance.md):
 // `k8s-crd-resolver validate` runs it, and build and check call it once per
 // run with --batch (a second time only for the twin of an invalid output).
 // Its CRDs are validated on every core, with the collector off below a
@@ -15,16 +15,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Exit codes, as for k8s-crd-resolver.
@@ -46,6 +52,11 @@ func main() {
 	if errors.As(err, &code) {
 		os.Exit(int(code))
 	}
+	var ce *crash.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(crash.ExitCode)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(exitBadInput)
@@ -53,8 +64,9 @@ func main() {
 }
 
 func newCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var version, output string
-	var batch, allowOutside bool
+	var version, output, pruning string
+	var batch, allowOutside, showDefaulted bool
+	var crdPaths []string
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-validate [FILE|-]... [-o text|json]",
 		Short: "Validate CRD files with the apiserver's own code",
@@ -97,21 +109,45 @@ answers in JSON (the protocol build and check use; see package project).`,
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
 			}
+			if pruning != crdvalidate.PruneError && pruning != crdvalidate.PruneWarn && pruning != crdvalidate.PruneIgnore {
+				return fmt.Errorf("--pruning %q: want error, warn or ignore", pruning)
+			}
+			if version != "" {
+				// A version that is no embedded minor is bad usage (exit 2),
+				// as for every other command, not a problem of the CRDs.
+				if _, err := schemas.Canonical(version); err != nil {
+					return fmt.Errorf("--k8s-version: %w", err)
+				}
+			}
 			wd, err := os.Getwd()
 			if err != nil {
 				return err
 			}
 			reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
 			defer reader.Close()
-			var docs []project.ValidationDoc
+			var files []crdvalidate.Input
 			for _, name := range args {
 				content, err := readFile(reader, stdin, name)
 				if err != nil {
 					return err
 				}
-				docs = append(docs, project.ValidationDoc{Name: name, Content: string(content), KubernetesVersion: version})
+				files = append(files, crdvalidate.Input{Name: name, Content: content})
 			}
-			results := crdvalidate.Documents(c.Context(), docs)
+			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted}
+			for _, name := range crdPaths {
+				more, err := readCRDs(reader, name)
+				if err != nil {
+					return err
+				}
+				opts.CRDs = append(opts.CRDs, more...)
+			}
+			if len(crdPaths) == 0 {
+				opts.DefaultCRDs = func() ([]crdvalidate.Input, error) { return projectCRDs(wd, allowOutside) }
+			}
+			results, stored, err := crdvalidate.Files(c.Context(), files, opts)
+			if err != nil {
+				return err
+			}
 			failed := false
 			for _, r := range results {
 				failed = failed || len(r.Problems) > 0
@@ -119,17 +155,28 @@ answers in JSON (the protocol build and check use; see package project).`,
 			if output == "json" {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(project.ValidationResponse{Version: project.ProtocolVersion, Results: results}); err != nil {
+				answer := struct {
+					project.ValidationResponse
+					Stored []crdvalidate.Stored `json:"stored,omitempty"`
+				}{project.ValidationResponse{Version: project.ProtocolVersion, Results: results}, stored}
+				if err := enc.Encode(answer); err != nil {
 					return err
 				}
 			} else {
 				for _, r := range results {
 					for _, p := range r.Problems {
-						fmt.Fprintf(stdout, "%s: %s\n", r.Name, p)
+						fmt.Fprintln(stdout, render(r.Name, p))
 					}
 					for _, p := range r.Warnings {
-						fmt.Fprintf(stderr, "warning: %s: %s\n", r.Name, p)
+						fmt.Fprintf(stderr, "warning: %s\n", render(r.Name, p))
 					}
+				}
+				for _, s := range stored {
+					out, err := yaml.Marshal(s.Object)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(stdout, "---\n# %s\n%s", s.File, out)
 				}
 			}
 			if failed {
@@ -144,8 +191,12 @@ answers in JSON (the protocol build and check use; see package project).`,
 	c.SetErr(stderr)
 	c.Flags().StringVar(&version, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")
 	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json (a ValidationResponse)")
+	c.Flags().StringArrayVar(&crdPaths, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
+	c.Flags().StringVar(&pruning, "pruning", crdvalidate.PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
+	c.Flags().BoolVar(&showDefaulted, "show-defaulted", false, "print each custom resource as the apiserver would store it (pruned, defaulted)")
 	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
 	c.Flags().BoolVar(&batch, "batch", false, "read a JSON ValidationRequest from standard input, write a ValidationResponse (for build and check)")
+	crash.Guard(c, "k8s-crd-resolver-validate")
 	return c
 }
 
@@ -185,8 +236,18 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("reading the request: %w", err)
 	}
+	if rest := bytes.TrimSpace(src[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("reading the request: %d byte(s) of data after it, at byte %d: send one request", len(rest), dec.InputOffset())
+	}
 	if req.Version != project.ProtocolVersion {
 		return fmt.Errorf("request protocol version %d, this companion speaks %d: install matching versions of k8s-crd-resolver and k8s-crd-resolver-validate", req.Version, project.ProtocolVersion)
+	}
+	if len(req.Resources) > 0 {
+		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(project.ValidationResponse{Version: project.ProtocolVersion, Results: []project.ValidationResult{}, Resources: res})
 	}
 	resp := project.ValidationResponse{Version: project.ProtocolVersion, Results: crdvalidate.Documents(ctx, req.Documents)}
 	return json.NewEncoder(stdout).Encode(resp)
@@ -198,6 +259,76 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 // limit; below the project root (the git top level of the working
 // directory, else the working directory) no symbolic link leads out of it
 // unless allowOutside.
+func render(file string, p project.Problem) string {
+	if p.Object != "" {
+		return p.In(file)
+	}
+	return file + ": " + p.String()
+}
+
+// readCRDs reads a --crd argument: a file, or every *.yaml, *.yml and
+// *.json file of a directory (not its subdirectories). Like the files to
+// validate, it is the user's own argument, read wherever it points.
+func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
+	fi, err := os.Stat(name)
+	if err != nil || !fi.IsDir() {
+		content, err := r.ReadExplicit(name)
+		if err != nil {
+			return nil, err
+		}
+		return []crdvalidate.Input{{Name: name, Content: content}}, nil
+	}
+	var names []string
+	for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
+		m, err := filepath.Glob(filepath.Join(name, ext))
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, m...)
+	}
+	slices.Sort(names)
+	var out []crdvalidate.Input
+	for _, n := range names {
+		content, err := r.ReadExplicit(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crdvalidate.Input{Name: n, Content: content})
+	}
+	return out, nil
+}
+
+// projectCRDs reads the compiled outputs of the project of the working
+// directory (the first output of each template), through the project's
+// confined reader: the repository names them. Outputs not built yet are
+// left out.
+func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
+	var opts project.Options
+	opts.AllowEmpty = true
+	if allowOutside {
+		opts.Policy.AllowOutsideRoot = &allowOutside
+	}
+	p, err := project.Open(wd, opts)
+	if err != nil {
+		return nil, fmt.Errorf("finding the project's compiled CRDs (give them with --crd): %w", err)
+	}
+	var out []crdvalidate.Input
+	for _, t := range p.Templates {
+		if len(t.Outputs) == 0 {
+			continue
+		}
+		content, err := p.Reader().ReadFile(t.Outputs[0])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crdvalidate.Input{Name: p.Rel(t.Outputs[0]), Content: content})
+	}
+	return out, nil
+}
+
 func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
 	if name == "-" {
 		return r.ReadFrom("<stdin>", stdin)

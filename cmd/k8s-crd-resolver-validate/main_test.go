@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 const crdFile = `apiVersion: apiextensions.k8s.io/v1
@@ -30,9 +34,11 @@ spec:
 
 const canary = "CANARY-SECRET-91c2"
 
-// TestInputsGoThroughTheDoor: validate's files are read like every other
-// input: regular files only, confined to the project root unless
-// --allow-outside-root, and nothing it may not read is printed.
+// TestInputsGoThroughTheDoor: validate's files are the user's own paths:
+// read wherever they point (a file outside the project, a pipe from a
+// process substitution), but inside the project no symlink leads out
+// unless --allow-outside-root, devices and FIFOs there are refused, and
+// nothing it may not read is printed.
 func TestInputsGoThroughTheDoor(t *testing.T) {
 	base := t.TempDir()
 	proj, outside := filepath.Join(base, "proj"), filepath.Join(base, "outside")
@@ -66,7 +72,9 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 	}{
 		{args: []string{"crd.yaml"}},
 		{args: []string{"secret.yaml"}, bad: true, wantMsg: "secret.yaml leads outside the project root"},
-		{args: []string{filepath.Join(outside, "crd.yaml")}, bad: true, wantMsg: "is outside the project root"},
+		{args: []string{filepath.Join(outside, "crd.yaml")}}, // validate /tmp/x.yaml
+		{args: []string{pipeWith(t, crdFile)}},               // validate <(kubectl get crd ... -o yaml)
+		{args: []string{"/dev/zero"}, bad: true, wantMsg: "/dev/zero is a character device, not a regular file"},
 		{args: []string{"zero.yaml"}, bad: true, wantMsg: "leads outside the project root"},
 		{args: []string{"zero.yaml", "--allow-outside-root"}, bad: true, wantMsg: "is a character device, not a regular file"},
 		{args: []string{"fifo.yaml"}, bad: true, wantMsg: "fifo.yaml is a FIFO (named pipe), not a regular file"},
@@ -141,5 +149,61 @@ func TestTuneGC(t *testing.T) {
 	}
 	if after.HeapAlloc > 2*limit || peak > 2*limit {
 		t.Errorf("heap %d MiB (peak %d MiB) with a limit of %d MiB", after.HeapAlloc>>20, peak>>20, limit>>20)
+	}
+}
+
+// TestBatchTrailingData: a --batch request followed by anything but space is refused, not
+// answered as if the rest were not there.
+func TestBatchTrailingData(t *testing.T) {
+	req := fmt.Sprintf(`{"version": %d, "documents": []}`, project.ProtocolVersion)
+	for in, want := range map[string]string{
+		req + "\n":             "",
+		req + `{"version": 1}`: "data after it",
+		req + "\n garbage\n":   "data after it",
+	} {
+		var stdout, stderr bytes.Buffer
+		c := newCmd(strings.NewReader(in), &stdout, &stderr)
+		c.SetArgs([]string{"--batch"})
+		err := c.Execute()
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: got %v, want an error saying %q", in, err, want)
+		case want != "" && stdout.Len() > 0:
+			t.Errorf("%q: answered %s", in, stdout.String())
+		}
+	}
+}
+
+// pipeWith returns /proc/self/fd/N of a pipe holding content, as a
+// process substitution <(...) gives.
+func pipeWith(t *testing.T, content string) string {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.WriteString(content); w.Close() }()
+	t.Cleanup(func() { r.Close() })
+	return "/proc/self/fd/" + strconv.Itoa(int(r.Fd()))
+}
+
+// TestUnknownVersionIsUsage: a --k8s-version that is no embedded minor is
+// bad usage (exit 2, before any file is judged), as for every command.
+func TestUnknownVersionIsUsage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(crdFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, v := range []string{"1.99", "2.0", "garbage"} {
+		var stdout, stderr bytes.Buffer
+		c := newCmd(strings.NewReader(""), &stdout, &stderr)
+		c.SetArgs([]string{"--k8s-version", v, "crd.yaml"})
+		err := c.ExecuteContext(t.Context())
+		var code exitCode
+		if err == nil || errors.As(err, &code) || !strings.Contains(err.Error(), "unknown Kubernetes version") {
+			t.Errorf("--k8s-version %s: err = %v, want a usage error naming the version", v, err)
+		}
 	}
 }

@@ -6,22 +6,19 @@
 package crdvalidate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -153,59 +150,23 @@ func splitDocuments(doc project.ValidationDoc) ([][]byte, error) {
 		}
 		return out, nil
 	}
-	src := []byte(doc.Content)
-	// A stream starting with "{" is read as JSON objects, one per document,
-	// which is much faster than YAML.
-	if trimmed := bytes.TrimLeft(src, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		return splitJSONStream(trimmed)
+	// Read as the compiler reads templates (resolver.Decode): linear in the input,
+	// a key written twice refused; every document must be a mapping.
+	docs, err := resolver.Decode(doc.Name, []byte(doc.Content), 0)
+	if err != nil {
+		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var out [][]byte
-	for i := 1; ; i++ {
-		var n yaml.Node
-		err := dec.Decode(&n)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		if v == nil {
-			continue
-		}
+	out := make([][]byte, 0, len(docs))
+	for i, v := range docs {
 		if _, ok := v.(map[string]any); !ok {
-			return nil, fmt.Errorf("document %d is not a mapping", i)
+			return nil, fmt.Errorf("document %d is not a mapping", i+1)
 		}
-		// As JSON, what the apiserver's decoder reads (yaml.v3 has already
-		// refused duplicate keys).
+		// As JSON, what the apiserver's decoder reads.
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
 		}
 		out = append(out, raw)
 	}
-}
-
-// splitJSONStream returns each JSON value of src, which must be objects.
-func splitJSONStream(src []byte) ([][]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(src))
-	var out [][]byte
-	for i := 1; ; i++ {
-		var raw json.RawMessage
-		err := d.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		if raw[0] != '{' {
-			return nil, fmt.Errorf("document %d is not an object", i)
-		}
-		out = append(out, raw)
-	}
+	return out, nil
 }

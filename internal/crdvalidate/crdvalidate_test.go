@@ -93,11 +93,11 @@ func TestStrict(t *testing.T) {
 		{"objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(good)}}, ""},
 		{"unknown in a JSON stream", project.ValidationDoc{Content: good + "\n" + unknown}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
 		{"unknown in objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(unknown)}}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
-		{"duplicate in a JSON stream", project.ValidationDoc{Content: duplicate}, `widgets.example.com: cannot decode: duplicate field "spec.scope"`},
+		{"duplicate in a JSON stream", project.ValidationDoc{Name: "crd.json", Content: duplicate}, `crd.json:1:210: bad input: key "scope" is written twice in this mapping`},
 		{"duplicate in objects", project.ValidationDoc{Objects: []json.RawMessage{json.RawMessage(duplicate)}}, `widgets.example.com: cannot decode: duplicate field "spec.scope"`},
 		{"unknown in YAML", project.ValidationDoc{Content: "# a comment\n" + unknown}, `widgets.example.com: cannot decode: unknown field "spec.scoop"`},
-		{"duplicate in YAML", project.ValidationDoc{Content: "# a comment\n" + duplicate}, `mapping key "scope" already defined`},
-		{"not an object in a JSON stream", project.ValidationDoc{Content: good + "\n[1]"}, "document 2 is not an object"},
+		{"duplicate in YAML", project.ValidationDoc{Name: "crd.yaml", Content: "# a comment\n" + duplicate}, `:2:210: bad input: key "scope" is written twice in this mapping`},
+		{"not an object in a JSON stream", project.ValidationDoc{Content: good + "\n[1]"}, "document 2 is not a mapping"},
 		{"not a CRD", project.ValidationDoc{Content: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`}, `x: document 1 is not a CustomResourceDefinition (kind "ConfigMap")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,21 @@
 // creates, renames or removes a file; a test scans for call sites that
 // would.
 //
+// # Who is trusted
+//
+// The invoking user's command line and environment are trusted; repository
+// content (templates, $ref targets, patches, configuration, existing
+// outputs, names found by globs) is not: a pull request controls it,
+// symlinks included. So a path the user typed (an -o or DST, diff's and
+// validate's files, -j, --config, SRC) is read and written wherever it
+// points (ReadExplicit, WriteExplicit): a temporary directory, another
+// checkout, /dev/stdout, a pipe, a FIFO. Streams are written in place and
+// never replaced. What lies inside a git work tree is still opened through
+// that tree, so no symbolic link placed there leads out; the type, size and
+// same-run-input checks apply to every path. Everything the repository
+// names is confined to the root (ReadFile, WriteFile, Stage), and
+// AllowOutside relaxes that confinement for those paths only.
+//
 // # Reading
 //
 // A Reader opens first and checks the opened handle: it must be a regular
@@ -23,7 +38,8 @@
 // of the same run (same device and inode), and never outside the root
 // (after resolving symlinks) unless AllowOutside. An existing file is
 // replaced or removed only when Owned accepts its first line (the exact
-// generated header), unless Force. Content goes to a temporary file beside
+// generated header); replaced also when it is empty or Replaces accepts it
+// (a CRD of the name being written), or with Force. Content goes to a temporary file beside
 // the target, named so that IsTemp recognises exactly these names, and is
 // renamed over the target only on Commit; Stage-all-then-Commit-all gives
 // a multi-file update that writes nothing when any file fails to stage.

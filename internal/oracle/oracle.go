@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -43,6 +44,9 @@ type CRD struct {
 	// Kind is the document's kind, normally CustomResourceDefinition
 	// (DecodeJSON does not check it).
 	Kind string
+
+	mu       sync.Mutex
+	prepared map[string]*prepared // by version, for Create
 }
 
 // Decode converts a CRD given as JSON-like values (what the resolver

@@ -68,11 +68,11 @@ func BenchmarkParseAndCompareDask(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for i := range old {
-			o, err := Parse("old", old[i])
+			o, err := Parse("old", old[i], 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n, err := Parse("new", new[i])
+			n, err := Parse("new", new[i], 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -32,6 +32,7 @@ const (
 	CRDRemoved            Kind = "crd-removed"
 	VersionAdded          Kind = "version-added"
 	VersionRemoved        Kind = "version-removed"
+	RuleMessageChanged    Kind = "rule-message-changed"
 )
 
 // Change is one difference at one schema path.
@@ -42,11 +43,15 @@ type Change struct {
 	// Path is the schema path: ".spec.foo", "[*]" for list items, "{*}" for map values; ""
 	// is the root (and a whole CRD or version).
 	Path string `json:"path"`
-	Kind Kind   `json:"kind"`
+	// Field is the CRD field of a change outside the schemas ("spec.scope",
+	// "spec.versions[v1].served"); "" for schema changes.
+	Field string `json:"field,omitempty"`
+	Kind  Kind   `json:"kind"`
 	// Keyword is the schema keyword that changed (maxLength, enum, ...), when one did.
 	Keyword string `json:"keyword,omitempty"`
 	// Breaking is true when an object stored under the old schema may be read with data lost,
-	// or be rejected on update.
+	// or be rejected on update; when the apiserver refuses the update of the CRD itself; when
+	// clients that worked lose an endpoint, a name or a selector; and for an UnhandledChange.
 	Breaking bool `json:"breaking"`
 	// Ratcheted is true for a breaking change that validation ratcheting (on by default from
 	// Kubernetes 1.30) tolerates on updates that leave the offending value unchanged.
@@ -117,6 +122,7 @@ func Compare(old, new []*CRD) *Report {
 		case o == nil:
 			r.add(Change{CRD: name, Kind: CRDAdded, Reason: "a new CRD: no object of it is stored yet"})
 		default:
+			r.crdLevel(o, n)
 			compareVersions(r, o, n)
 		}
 	}
@@ -137,11 +143,15 @@ func compareVersions(r *Report, o, n *CRD) {
 		ns, inNew := n.Versions[v]
 		switch {
 		case !inNew:
-			r.add(Change{CRD: o.Name, Version: v, Kind: VersionRemoved, Breaking: true,
-				Reason: "the version is gone: objects stored in it can no longer be decoded, and clients asking for it get 404"})
+			reason := "the version is gone: objects stored in it can no longer be decoded, and clients asking for it get 404"
+			if slices.Contains(o.StoredVersions, v) {
+				reason += "; status.storedVersions lists it, so the apiserver refuses the update until a storage migration removes it there"
+			}
+			r.add(Change{CRD: o.Name, Version: v, Kind: VersionRemoved, Breaking: true, Reason: reason})
 		case !inOld:
 			r.add(Change{CRD: o.Name, Version: v, Kind: VersionAdded, Reason: "a new version: no client uses it yet"})
 		default:
+			r.versionLevel(o, n, v)
 			w := walker{r: r, crd: o.Name, version: v}
 			w.node("", os, ns)
 		}
@@ -160,7 +170,7 @@ func (r *Report) add(c Change) {
 func (r *Report) sort() {
 	slices.SortStableFunc(r.Changes, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.CRD, b.CRD), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Path, b.Path),
-			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Keyword, b.Keyword))
+			cmp.Compare(a.Field, b.Field), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Keyword, b.Keyword))
 	})
 }
 
@@ -203,7 +213,7 @@ func (w *walker) node(path string, o, n map[string]any) {
 		return
 	}
 	if !sameKeywords(o, n) {
-		if o["description"] != n["description"] {
+		if !same(o["description"], n["description"]) {
 			w.r.DescriptionsChanged++
 			w.r.descs[[2]string{w.crd, w.version}]++
 		}
@@ -211,6 +221,7 @@ func (w *walker) node(path string, o, n map[string]any) {
 		w.constraints(path, o, n)
 		w.required(path, o, n)
 		w.defaults(path, o, n)
+		w.unhandled(path, o, n)
 	}
 	w.properties(path, o, n)
 	if oi, ok := o["items"].(map[string]any); ok {
@@ -541,49 +552,55 @@ func nilIfNil(v []any) any {
 	return v
 }
 
-// rules compares x-kubernetes-validations by rule text.
+// rules compares x-kubernetes-validations by rule text; of a rule on both sides, a new
+// message is compatible, and any other field of it (reason, fieldPath, optionalOldSelf)
+// changed is an UnhandledChange.
 func (w *walker) rules(path string, o, n map[string]any) {
 	if o["x-kubernetes-validations"] == nil && n["x-kubernetes-validations"] == nil {
 		return
 	}
-	texts := func(s map[string]any) map[string]bool {
-		m := map[string]bool{}
+	entries := func(s map[string]any) map[string]map[string]any {
+		m := map[string]map[string]any{}
 		rs, _ := s["x-kubernetes-validations"].([]any)
 		for _, r := range rs {
-			m[str(asMap(r), "rule")] = true
+			text := value(asMap(r)["rule"])
+			if _, dup := m[text]; !dup {
+				m[text] = asMap(r)
+			}
 		}
 		return m
 	}
-	ot, nt := texts(o), texts(n)
-	var added, removed []string
-	for r := range nt {
-		if !ot[r] {
-			added = append(added, r)
-		}
-	}
-	for r := range ot {
-		if !nt[r] {
-			removed = append(removed, r)
-		}
-	}
-	slices.Sort(added)
-	slices.Sort(removed)
-	for _, r := range added {
-		if strings.Contains(r, "oldSelf") {
+	ot, nt := entries(o), entries(n)
+	for _, text := range slices.Sorted(maps.Keys(nt)) {
+		ne := nt[text]
+		r := ne["rule"]
+		oe, ok := ot[text]
+		switch {
+		case !ok && strings.Contains(fmt.Sprint(r), "oldSelf"):
 			w.add(path, ConstraintTightened, "x-kubernetes-validations", true, "a new transition rule (it reads oldSelf, so it is never ratcheted) can reject updates of stored objects", nil, r)
-		} else {
+		case !ok:
 			w.ratcheted(path, ConstraintTightened, "x-kubernetes-validations", "a new rule can reject a stored value on update"+ratchetNote, nil, r)
+		default:
+			for _, k := range unionKeys(oe, ne) {
+				switch ov, nv := oe[k], ne[k]; {
+				case same(ov, nv):
+				case k == "message" || k == "messageExpression":
+					w.add(path, RuleMessageChanged, "x-kubernetes-validations", false, "only the message of a failing rule ("+value(r)+") changes; the rule accepts what it accepted", map[string]any{k: ov}, map[string]any{k: nv})
+				default:
+					w.add(path, UnhandledChange, "x-kubernetes-validations", true, "no rule classifies a change of "+k+" of the rule "+value(r)+": review it by hand (counted as breaking)", map[string]any{k: ov}, map[string]any{k: nv})
+				}
+			}
 		}
 	}
-	for _, r := range removed {
-		w.add(path, ConstraintLoosened, "x-kubernetes-validations", false, "a rule is gone: every value the old schema accepted is still accepted", r, nil)
+	for _, text := range slices.Sorted(maps.Keys(ot)) {
+		if _, ok := nt[text]; !ok {
+			w.add(path, ConstraintLoosened, "x-kubernetes-validations", false, "a rule is gone: every value the old schema accepted is still accepted", ot[text]["rule"], nil)
+		}
 	}
 }
 
 func (w *walker) required(path string, o, n map[string]any) {
-	ol, _ := o["required"].([]any)
-	nl, _ := n["required"].([]any)
-	if slices.Equal(ol, nl) {
+	if same(o["required"], n["required"]) {
 		return
 	}
 	set := func(s map[string]any) map[string]bool {
@@ -640,6 +657,8 @@ func (w *walker) properties(path string, o, n map[string]any) {
 			w.field(path, k, PropertyRemoved, "", false, "the parent keeps unknown fields, so stored values stay, unvalidated", nil, nil)
 		case !ok:
 			w.field(path, k, PropertyRemoved, "", true, "a stored value is pruned on every read from etcd and every write: the data is lost", nil, nil)
+		case (asMap(os) == nil || asMap(ns) == nil) && !same(os, ns):
+			w.add(p, UnhandledChange, "properties", true, "the property is not a schema on one side: review it by hand (counted as breaking)", os, ns)
 		default:
 			w.node(p, asMap(os), asMap(ns))
 		}

@@ -22,9 +22,9 @@ const caseDir = "../../testdata/diff"
 // render is what `k8s-crd-resolver diff OLD NEW` prints, in both forms.
 func render(t *testing.T, old, new []byte) (text, js []byte, rep *Report) {
 	t.Helper()
-	o, err := Parse("old.yaml", old)
+	o, err := Parse("old.yaml", old, 0)
 	require.NoError(t, err)
-	n, err := Parse("new.yaml", new)
+	n, err := Parse("new.yaml", new, 0)
 	require.NoError(t, err)
 	rep = Compare(o, n)
 	var tb bytes.Buffer
@@ -33,10 +33,7 @@ func render(t *testing.T, old, new []byte) (text, js []byte, rep *Report) {
 		tb.WriteString("total: " + rep.Summary() + "\n")
 	}
 	var jb bytes.Buffer
-	enc := json.NewEncoder(&jb)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(rep))
+	require.NoError(t, WriteJSON(&jb, rep))
 	return tb.Bytes(), jb.Bytes(), rep
 }
 
@@ -79,6 +76,10 @@ func TestGolden(t *testing.T) {
 		DefaultChanged: {false}, ListTypeChanged: {true}, ListMapKeysChanged: {true}, MapTypeChanged: {false, true},
 		PreserveUnknownChange: {false, true}, IntOrStringChanged: {false, true},
 		CRDAdded: {false}, CRDRemoved: {true}, VersionAdded: {false}, VersionRemoved: {true},
+		RuleMessageChanged: {false}, UnhandledChange: {true},
+		GroupChanged: {true}, ScopeChanged: {true}, NamesChanged: {false, true}, ServedChanged: {false, true},
+		StorageChanged: {false}, DeprecationChanged: {false}, SubresourceChanged: {false, true},
+		ConversionChanged: {false, true}, PrinterColumnsChanged: {false}, SelectableFieldsChanged: {false, true},
 	}
 	for k, bs := range want {
 		for _, b := range bs {
@@ -93,12 +94,12 @@ func TestGolden(t *testing.T) {
 // TestParseErrors: what is not a CRD stream says so, with the file and position.
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"kind: [\n", "x.yaml: yaml: line 1"},
+		{"kind: [\n", "x.yaml:1: bad input: malformed YAML"},
 		{"apiVersion: v1\nkind: ConfigMap\n", "x.yaml: no CustomResourceDefinition"},
 		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml: document 1: CustomResourceDefinition without metadata.name"},
 		{"kind: CustomResourceDefinition\nmetadata: {name: a.b}\nspec: {}\n", "no spec.versions"},
 	} {
-		_, err := Parse("x.yaml", []byte(tc.src))
+		_, err := Parse("x.yaml", []byte(tc.src), 0)
 		require.ErrorContains(t, err, tc.want)
 	}
 }
@@ -140,7 +141,7 @@ func TestObjectsAndYAMLAgree(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, outs)
 		for _, o := range outs {
-			fromYAML, err := Parse(o.Template.Name, o.Data)
+			fromYAML, err := Parse(o.Template.Name, o.Data, 0)
 			require.NoError(t, err)
 			fromObjects, err := FromObjects(o.Template.Name, o.Objects())
 			require.NoError(t, err)
@@ -157,13 +158,15 @@ func TestObjectsAndYAMLAgree(t *testing.T) {
 func TestJSONAndLists(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(caseDir, "crds-and-versions/new.yaml"))
 	require.NoError(t, err)
-	want, err := Parse("new.yaml", src)
+	want, err := Parse("new.yaml", src, 0)
 	require.NoError(t, err)
 	require.Len(t, want, 2)
 	var items []any
 	var stream []byte
 	for _, c := range want {
-		obj := map[string]any{"kind": "CustomResourceDefinition", "metadata": map[string]any{"name": c.Name}, "spec": map[string]any{"versions": versionsOf(c)}}
+		spec := maps.Clone(c.Spec)
+		spec["versions"] = versionsOf(c)
+		obj := map[string]any{"kind": "CustomResourceDefinition", "metadata": map[string]any{"name": c.Name}, "spec": spec}
 		items = append(items, obj)
 		b, err := json.Marshal(obj)
 		require.NoError(t, err)
@@ -173,19 +176,21 @@ func TestJSONAndLists(t *testing.T) {
 	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 	require.NoError(t, err)
 	for _, data := range [][]byte{stream, list} {
-		got, err := Parse("crds.json", data)
+		got, err := Parse("crds.json", data, 0)
 		require.NoError(t, err)
 		require.True(t, Compare(want, got).Empty())
 		require.True(t, Compare(got, want).Empty())
 	}
-	_, err = Parse("crds.json", []byte(`{"kind": `))
-	require.ErrorContains(t, err, "crds.json: byte")
+	_, err = Parse("crds.json", []byte(`{"kind": `), 0)
+	require.ErrorContains(t, err, "crds.json:1:10: bad input: malformed JSON")
 }
 
 func versionsOf(c *CRD) []any {
 	var vs []any
 	for _, name := range slices.Sorted(maps.Keys(c.Versions)) {
-		vs = append(vs, map[string]any{"name": name, "schema": map[string]any{"openAPIV3Schema": c.Versions[name]}})
+		v := maps.Clone(c.Entries[name])
+		v["schema"] = map[string]any{"openAPIV3Schema": c.Versions[name]}
+		vs = append(vs, v)
 	}
 	return vs
 }

@@ -12,7 +12,7 @@
 //
 // Compare walks the old and the new schema of every CRD version both sides have, node by
 // node: properties (".a.b"), list items ("[*]") and map values ("{*}"), the paths
-// hack/crdcompare uses. A property added or removed is reported once, at the top of the
+// tools/crdcompare uses. A property added or removed is reported once, at the top of the
 // subtree; nothing below it is compared. Every change gets a Kind and a classification,
 // Breaking, for objects already stored, following what the apiserver does when a CRD's
 // schema is updated:

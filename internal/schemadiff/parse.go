@@ -1,13 +1,10 @@
 package schemadiff
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // CRD is the part of one CustomResourceDefinition the comparison reads.
@@ -17,51 +14,34 @@ type CRD struct {
 	// Versions maps spec.versions[].name to its openAPIV3Schema (nil when the version has
 	// none). A v1beta1 CRD's spec.validation applies to every version without its own.
 	Versions map[string]map[string]any
+	// Spec is the CRD's spec as decoded (group, scope, names, conversion...), and Entries
+	// the spec.versions entries by name, for the comparison of everything outside the
+	// schemas. StoredVersions is status.storedVersions (a CRD read from a cluster).
+	Spec           map[string]any
+	Entries        map[string]map[string]any
+	StoredVersions []string
 }
 
 // ErrNoCRD marks a stream that holds no CustomResourceDefinition.
 var ErrNoCRD = errors.New("no CustomResourceDefinition")
 
-// Parse reads a YAML or JSON stream and returns its CRDs in order. name is used in messages.
-// Other kinds of documents are skipped; a malformed document, a CRD without a name or
-// versions, and a stream without any CRD are errors.
-func Parse(name string, data []byte) ([]*CRD, error) {
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		return parseJSON(name, t)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var objs []map[string]any
-	for {
-		var doc any
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		obj, _ := doc.(map[string]any) // nil for a document that is no mapping: skipped
-		objs = append(objs, obj)
-	}
-	return FromObjects(name, objs)
-}
+// ErrDuplicate marks a stream that holds a CRD, or a version of one, twice: which copy the
+// cluster ends up with depends on the order they are applied in, so neither is compared.
+var ErrDuplicate = errors.New("listed twice")
 
-// parseJSON reads a stream of JSON objects (`kubectl get crd -o json`), many times faster
-// than YAML decoding.
-func parseJSON(name string, data []byte) ([]*CRD, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var objs []map[string]any
-	for {
-		var obj map[string]any
-		err := dec.Decode(&obj)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: byte %d: %w", name, dec.InputOffset(), err)
-		}
-		objs = append(objs, obj)
+// Parse reads a YAML or JSON stream and returns its CRDs in order. name is used in messages;
+// budget bounds what the stream may expand to (0: the compiler's default). It reads as the
+// compiler reads templates (resolver.Decode: linear in the input, duplicate keys refused).
+// Other kinds of documents are skipped; a malformed document, a CRD without a name or
+// versions, a CRD or version listed twice, and a stream without any CRD are errors.
+func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
+	docs, err := resolver.Decode(name, data, budget)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]map[string]any, len(docs))
+	for i, d := range docs {
+		objs[i], _ = d.(map[string]any) // nil for a document that is no mapping: skipped
 	}
 	return FromObjects(name, objs)
 }
@@ -83,6 +63,7 @@ func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 			flat = append(flat, m)
 		}
 	}
+	seen := map[string]int{}
 	for i, obj := range flat {
 		if obj["kind"] != "CustomResourceDefinition" {
 			continue
@@ -91,6 +72,10 @@ func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
+		if first, dup := seen[c.Name]; dup {
+			return nil, fmt.Errorf("%s: document %d: CRD %q is also document %d: %w (keep one)", name, i+1, c.Name, first, ErrDuplicate)
+		}
+		seen[c.Name] = i + 1
 		crds = append(crds, c)
 	}
 	if len(crds) == 0 {
@@ -108,24 +93,36 @@ func crdOf(obj map[string]any) (*CRD, error) {
 	spec, _ := obj["spec"].(map[string]any)
 	shared := schemaOf(spec["validation"])
 	versions, _ := spec["versions"].([]any)
-	c := &CRD{Name: crdName, Versions: map[string]map[string]any{}}
+	c := &CRD{Name: crdName, Versions: map[string]map[string]any{}, Spec: spec, Entries: map[string]map[string]any{}}
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
 		vn, _ := vm["name"].(string)
 		if vn == "" {
 			return nil, fmt.Errorf("%s: a spec.versions entry without a name", crdName)
 		}
+		if _, dup := c.Entries[vn]; dup {
+			return nil, fmt.Errorf("%s: spec.versions: version %q is %w (keep one)", crdName, vn, ErrDuplicate)
+		}
 		s := schemaOf(vm["schema"])
 		if s == nil {
 			s = shared
 		}
 		c.Versions[vn] = s
+		c.Entries[vn] = vm
 	}
 	if v, _ := spec["version"].(string); len(c.Versions) == 0 && v != "" {
 		c.Versions[v] = shared
+		c.Entries[v] = map[string]any{"name": v, "served": true, "storage": true}
 	}
 	if len(c.Versions) == 0 {
 		return nil, fmt.Errorf("%s: no spec.versions", crdName)
+	}
+	status, _ := obj["status"].(map[string]any)
+	stored, _ := status["storedVersions"].([]any)
+	for _, s := range stored {
+		if s, ok := s.(string); ok {
+			c.StoredVersions = append(c.StoredVersions, s)
+		}
 	}
 	return c, nil
 }

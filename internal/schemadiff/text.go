@@ -2,12 +2,25 @@ package schemadiff
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 )
+
+// WriteJSON is the one JSON writer of reports (diff's, check's, which holds a Report, and
+// the tests'): indented by two spaces, with <, > and & as they are (rules and patterns hold
+// them; a report is not HTML), and control characters escaped as JSON escapes them.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
 
 // Summary is the one-line total: "2 breaking, 40 compatible, 12 descriptions changed".
 func (r *Report) Summary() string {
@@ -22,7 +35,9 @@ type line struct {
 
 // WriteText prints the report for people, indented by indent: a heading per CRD version
 // with its counts, then its breaking changes (each with its reason) and its compatible
-// ones. Changes to fields of one object share a line: ".spec: +a, +b, required +c".
+// ones. Changes to fields of one object share a line: ".spec: +a, +b, required +c". What
+// came from the CRDs (names, paths, values) is quoted where it could forge a line
+// (safetext.Quote).
 func (r *Report) WriteText(w io.Writer, indent string) {
 	type key struct{ crd, version string }
 	groups := map[key][]Change{}
@@ -46,9 +61,9 @@ func (r *Report) WriteText(w io.Writer, indent string) {
 				nb++
 			}
 		}
-		head := k.crd
+		head := safetext.Quote(k.crd)
 		if k.version != "" {
-			head += " " + k.version
+			head += " " + safetext.Quote(k.version)
 		}
 		descs := ""
 		if n := r.descs[[2]string{k.crd, k.version}]; n > 0 {
@@ -74,16 +89,16 @@ func (r *Report) WriteText(w io.Writer, indent string) {
 			for _, k := range slices.SortedFunc(maps.Keys(byReason), func(a, b [2]string) int {
 				return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 			}) {
-				fmt.Fprintf(w, "%s    %s: %s\n", indent, k[0], k[1])
+				fmt.Fprintf(w, "%s    %s: %s\n", indent, k[0], safetext.Quote(k[1]))
 				for _, l := range lines(byReason[k]) {
-					fmt.Fprintf(w, "%s      %s: %s\n", indent, shown(l.path), l.text)
+					fmt.Fprintf(w, "%s      %s: %s\n", indent, l.path, l.text)
 				}
 			}
 		}
 		if len(compatible) > 0 {
 			fmt.Fprintf(w, "%s  compatible:\n", indent)
 			for _, l := range lines(compatible) {
-				fmt.Fprintf(w, "%s    %s: %s\n", indent, shown(l.path), l.text)
+				fmt.Fprintf(w, "%s    %s: %s\n", indent, l.path, l.text)
 			}
 		}
 	}
@@ -93,12 +108,32 @@ func shown(path string) string {
 	if path == "" {
 		return "(root)"
 	}
-	return path
+	return safetext.Quote(path)
 }
 
 // lines groups field changes by object and kind and renders the rest one per line, sorted
-// by path.
+// by path, the paths and texts quoted where unsafe. Changes outside the schemas are one
+// line each, at their CRD field.
 func lines(cs []Change) []line {
+	var crdLines []line
+	cs = slices.DeleteFunc(slices.Clone(cs), func(c Change) bool {
+		if c.Field == "" {
+			return false
+		}
+		crdLines = append(crdLines, line{path: safetext.Quote(c.Field), text: describe(c)})
+		return true
+	})
+	out := schemaLines(cs)
+	for i := range out {
+		out[i].path = shown(out[i].path)
+	}
+	out = append(out, crdLines...)
+	slices.SortFunc(out, func(a, b line) int { return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.text, b.text)) })
+	return out
+}
+
+// schemaLines is lines for schema changes, paths as they are.
+func schemaLines(cs []Change) []line {
 	type gk struct {
 		parent string
 		kind   Kind
@@ -119,7 +154,7 @@ func lines(cs []Change) []line {
 		slices.Sort(names)
 		parts := make([]string, len(names))
 		for i, n := range names {
-			parts[i] = prefix[k.kind] + n
+			parts[i] = prefix[k.kind] + safetext.Quote(n)
 		}
 		out = append(out, line{path: k.parent, text: strings.Join(parts, ", "), reason: k.reason})
 	}
@@ -230,7 +265,10 @@ func describe(c Change) string {
 	case CRDAdded, CRDRemoved, VersionAdded, VersionRemoved:
 		return strings.ReplaceAll(string(c.Kind), "-", " ")
 	}
-	s := fmt.Sprintf("%s %s -> %s", c.Keyword, value(c.Old), value(c.New))
+	if c.Field != "" { // the line's path names the field
+		return fmt.Sprintf("%s -> %s", safetext.Quote(value(c.Old)), safetext.Quote(value(c.New)))
+	}
+	s := fmt.Sprintf("%s %s -> %s", safetext.Quote(c.Keyword), safetext.Quote(value(c.Old)), safetext.Quote(value(c.New)))
 	switch c.Kind {
 	case ConstraintTightened:
 		s += " (tightened)"

@@ -325,7 +325,7 @@ func scenario(t *testing.T, c client.Client) {
 		errW := c.Get(ctx, key(exampleCluster+"-default"), &reconciler.DaskWorkerGroup{})
 		return errS == nil && errW == nil, fmt.Sprint(errS, errW), nil
 	})
-	waitCluster(t, c, key(exampleCluster), func(dc *reconciler.DaskCluster) bool { return dc.Status.Phase == reconciler.PhaseCreated })
+	waitCluster(t, c, key(exampleCluster), func(dc *reconciler.DaskCluster) bool { return dc.Status.Phase == reconciler.PhaseRunning })
 
 	// New images, an extra port, one worker fewer: updates and a delete.
 	patch := []byte(`{"spec":{
@@ -549,11 +549,12 @@ func (g *grant) allows(c call) (key string, ok bool) {
 // notExercised are the permissions the operator needs but a healthy run
 // does not always use, each with the code path that uses it.
 var notExercised = map[string]string{
-	"deployments get":      "ensure re-reads a child from the apiserver after a write conflict",
-	"services get":         "ensure re-reads a child from the apiserver after a write conflict",
-	"daskworkergroups get": "ensure re-reads a child from the apiserver after a write conflict",
-	"daskclusters get":     "ensure re-reads a child from the apiserver after a write conflict",
-	"events patch":         "an event repeated within minutes becomes a series, which is patched",
+	"deployments get":        "ensure re-reads a child from the apiserver after a write conflict",
+	"services get":           "ensure re-reads a child from the apiserver after a write conflict",
+	"daskworkergroups get":   "ensure re-reads a child from the apiserver after a write conflict",
+	"daskclusters get":       "ensure re-reads a child from the apiserver after a write conflict",
+	"events patch":           "an event repeated within minutes becomes a series, which is patched",
+	"daskworkergroups patch": "adopt: a DaskWorkerGroup a user created for an existing cluster gets an owner reference",
 }
 
 // checkRBAC compares the chart's roles bound to user with the audit log:

@@ -17,6 +17,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -235,13 +236,16 @@ func TestReconcileDaskCluster(t *testing.T) {
 		}
 	}
 
-	// Phases: Created once the children exist; Running once the scheduler
-	// is available. No kubelet runs here, so the test plays its part and
+	// Phases, with Dask's meanings: Running once the scheduler Service is
+	// usable (a ClusterIP one at once); the scheduler's availability is a
+	// condition. No kubelet runs here, so the test plays its part and
 	// writes the scheduler Deployment's status.
-	waitPhase(t, c, key("example"), reconciler.PhaseCreated)
-	markAvailable(t, c, &sched)
 	waitPhase(t, c, key("example"), reconciler.PhaseRunning)
+	waitEvent(t, c, ns, "example", reconciler.PhaseCreated)
 	waitEvent(t, c, ns, "example", reconciler.PhaseRunning)
+	waitCondition(t, c, key("example"), reconciler.ConditionSchedulerAvailable, metav1.ConditionFalse)
+	markAvailable(t, c, &sched)
+	waitCondition(t, c, key("example"), reconciler.ConditionSchedulerAvailable, metav1.ConditionTrue)
 
 	// Scale up through spec, then down through the scale subresource.
 	setReplicas(t, c, key("example"), 4)
@@ -378,8 +382,8 @@ func TestDaskJob(t *testing.T) {
 		return err == nil, fmt.Sprint(err), nil
 	})
 	assertOwner(t, &pod, "DaskJob", job.UID)
-	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
-		t.Errorf("runner restartPolicy = %s, want Never", pod.Spec.RestartPolicy)
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		t.Errorf("runner restartPolicy = %s, want OnFailure (the CRD's default, as Dask's)", pod.Spec.RestartPolicy)
 	}
 	if got := pod.Spec.Containers[0].Env; len(got) != 1 || got[0].Value != "tcp://example-job-scheduler."+ns+".svc:8786" {
 		t.Errorf("runner env = %+v", got)
@@ -508,6 +512,19 @@ func waitPhase(t *testing.T, c client.Client, key client.ObjectKey, phase string
 			return false, "", err
 		}
 		return dc.Status.Phase == phase, "phase " + dc.Status.Phase, nil
+	})
+}
+
+// waitCondition waits until the cluster at key has condition typ in status.
+func waitCondition(t *testing.T, c client.Client, key client.ObjectKey, typ string, status metav1.ConditionStatus) {
+	t.Helper()
+	testenv.Eventually(t, timeout, "condition "+typ+"="+string(status), func(ctx context.Context) (bool, string, error) {
+		var dc reconciler.DaskCluster
+		if err := c.Get(ctx, key, &dc); err != nil {
+			return false, "", err
+		}
+		got := meta.FindStatusCondition(dc.Status.Conditions, typ)
+		return got != nil && got.Status == status, fmt.Sprintf("conditions %+v", dc.Status.Conditions), nil
 	})
 }
 

@@ -26,7 +26,8 @@ var loadClusters = flag.Int("load.clusters", 0, "TestLoad: create this many Dask
 
 // TestLoad creates -load.clusters DaskClusters at once and waits until every
 // one has its scheduler Deployment and Service, its default worker group and
-// one worker Deployment, and phase Created. The reconciler runs as its own
+// one worker Deployment, and phase Running (Dask's meaning: the scheduler
+// Service is usable). The reconciler runs as its own
 // process (the k8s-crd-resolver-reconcile companion, limited to the test's
 // namespace), so the memory logged is the reconciler's alone. Run it alone:
 //
@@ -84,7 +85,7 @@ func TestLoad(t *testing.T) {
 		}
 		phased := 0
 		for _, dc := range dcs.Items {
-			if dc.Status.Phase == reconciler.PhaseCreated && dc.Status.Workers == 1 {
+			if dc.Status.Phase == reconciler.PhaseRunning && dc.Status.Workers == 1 {
 				phased++
 			}
 		}
@@ -105,16 +106,43 @@ func TestLoad(t *testing.T) {
 		if err := c.List(ctx, &svcs, client.InNamespace(ns)); err != nil {
 			return false, "", err
 		}
-		msg := fmt.Sprintf("%d/%d clusters Created with 1 worker, %d schedulers, %d services, %d workers", phased, n, scheds, len(svcs.Items), workers)
+		msg := fmt.Sprintf("%d/%d clusters Running with 1 worker, %d schedulers, %d services, %d workers", phased, n, scheds, len(svcs.Items), workers)
 		return phased == n && workers == n && scheds == n && len(svcs.Items) == n, msg, nil
 	})
 	converged := time.Since(start)
 	after := procMem(t, proc.pid)
 
-	t.Logf("load: %d DaskClusters created in %v; converged (scheduler Deployment+Service, worker group, 1 worker each, phase Created) in %v",
+	t.Logf("load: %d DaskClusters created in %v; converged (scheduler Deployment+Service, worker group, 1 worker each, phase Running) in %v",
 		n, created.Round(time.Millisecond), converged.Round(time.Millisecond))
 	t.Logf("load: reconciler process RSS %s before, %s at convergence, peak %s", mib(before.RSS), mib(after.RSS), mib(after.HWM))
 	t.Logf("load: reconciles %s", reconcileCounts(t, proc.metricsURL))
+	writes := requestCounts(t, proc.metricsURL)
+	t.Logf("load: the reconciler's writes %v: %.1f per cluster", writes, float64(writes["POST"]+writes["PUT"]+writes["PATCH"]+writes["DELETE"])/float64(n))
+}
+
+// requestCounts sums client-go's rest_client_requests_total per method: the
+// reconciler's requests to the apiserver (events included).
+func requestCounts(t *testing.T, metricsURL string) map[string]int {
+	_, body := httpGet(t, metricsURL)
+	out := map[string]int{}
+	for line := range strings.Lines(body) {
+		rest, ok := strings.CutPrefix(line, "rest_client_requests_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		for kv := range strings.SplitSeq(labels, ",") {
+			if k, v, _ := strings.Cut(kv, "="); k == "method" {
+				var f float64
+				_, _ = fmt.Sscanf(strings.TrimSpace(value), "%g", &f)
+				out[strings.Trim(v, `"`)] += int(f)
+			}
+		}
+	}
+	return out
 }
 
 // loadCluster is a small DaskCluster with one worker.

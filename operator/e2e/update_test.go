@@ -26,7 +26,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	ns, _ := createExample(t, c, "daskcluster.yaml")
 	key := inNamespace(ns)
 	waitWorkers(t, c, ns, "example-default", 2)
-	waitPhase(t, c, key("example"), reconciler.PhaseCreated)
+	waitPhase(t, c, key("example"), reconciler.PhaseRunning)
 	time.Sleep(time.Second) // let status writes settle
 
 	versions := func() map[string]string {
@@ -52,8 +52,9 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	}
 	before := versions()
 
-	// An annotation on the cluster triggers reconciles that must change nothing.
-	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"touched":"1"}}}`))
+	// An annotation on the cluster that children do not inherit (kubectl's)
+	// triggers reconciles that must change nothing.
+	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`))
 	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, patch); err != nil {
 		t.Fatal(err)
 	}

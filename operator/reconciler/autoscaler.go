@@ -6,8 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,14 +41,18 @@ func (r *AutoscalerReconciler) SetupWithManager(mgr ctrl.Manager, opts Controlle
 // available replica yet, so the autoscaler does not ask it.
 var errSchedulerNotRunning = errors.New("scheduler not running")
 
-// Reconcile polls one autoscaler's scheduler and records its decision.
-func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// Reconcile polls one autoscaler's scheduler and records its decision. An
+// autoscaler is first adopted by the cluster it names (adopt), so that
+// deleting the cluster deletes it too. Status is patched on every way out.
+func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	var a DaskAutoscaler
 	if err := r.Client.Get(ctx, req.NamespacedName, &a); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !a.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
 	opts := r.Scheduler.withDefaults()
-	orig := a.DeepCopy()
 	var dc DaskCluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Cluster}, &dc); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -60,6 +64,14 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !dc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	if _, err := adopt(ctx, &r.Deps, &dc, &a); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	orig := a.DeepCopy()
+	defer func() { err = errors.Join(err, patchStatus(ctx, &r.Deps, &a, orig)) }()
 	now := metav1.Now()
 	current := clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum)
 	if a.Status.LastScaleTime != nil {
@@ -67,9 +79,14 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	desired := current
 	var target int32
-	err := errSchedulerNotRunning
-	if dc.Status.Phase == PhaseRunning {
-		target, err = r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service).AdaptiveTarget(ctx)
+	err = errSchedulerNotRunning
+	if meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
+		var sc *SchedulerClient
+		if sc, err = r.schedulerFor(ctx, dc.Namespace, dc.Name); err == nil {
+			sctx, cancel := r.schedulerBudget(ctx, dc.Namespace, dc.Name)
+			target, err = sc.AdaptiveTarget(sctx)
+			cancel()
+		}
 	}
 	switch {
 	case err != nil:
@@ -111,8 +128,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	a.Status.DesiredWorkers = desired
 	a.Status.ObservedGeneration = a.Generation
-	if err := patchStatus(ctx, &r.Deps, &a, orig, equality.Semantic.DeepEqual(orig.Status, a.Status)); err != nil {
-		return ctrl.Result{}, err
-	}
+	// A scheduler's failure is reported (above), not returned: the next
+	// poll is the retry.
 	return ctrl.Result{RequeueAfter: opts.AutoscalePeriod}, nil
 }

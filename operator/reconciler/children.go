@@ -3,6 +3,7 @@ package reconciler
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Labels the operator puts on every object it creates.
@@ -93,13 +95,101 @@ func schedulerPort(svc *corev1.ServiceSpec) int32 {
 	return svc.Ports[0].Port
 }
 
-// merged returns base with extra's keys laid over it; the operator's own
-// labels (extra) win over the user's.
-func merged(base, extra map[string]string) map[string]string {
-	out := make(map[string]string, len(base)+len(extra))
-	maps.Copy(out, base)
-	maps.Copy(out, extra)
+// merged returns the union of maps, later maps' keys winning: the
+// operator's own labels come last, over the user's.
+func merged(ms ...map[string]string) map[string]string {
+	n := 0
+	for _, m := range ms {
+		n += len(m)
+	}
+	out := make(map[string]string, n)
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
 	return out
+}
+
+// ignoredAnnotationPrefixes are the annotations of a Dask resource its
+// children do not inherit: kopf's bookkeeping (Dask's own operator writes
+// it on every resource it handles) and kubectl's (last-applied-configuration
+// is a copy of the whole resource). Dask's operator skips the same two.
+var ignoredAnnotationPrefixes = []string{"kopf.zalando.org", "kubectl.kubernetes.io"}
+
+// ownAnnotations are this operator's bookkeeping on the objects it writes;
+// a child of a child (a job's cluster's scheduler) does not inherit them.
+var ownAnnotations = []string{AnnotationSpecHash, AnnotationRetiring}
+
+// inherited is the metadata every child of obj inherits: all of obj's
+// labels and its annotations except the ignored ones, with t's (the
+// template's spec.*.metadata) laid over them, as Dask's operator does.
+func inherited(obj metav1.Object, t Metadata) Metadata {
+	ann := make(map[string]string, len(obj.GetAnnotations())+len(t.Annotations))
+	for k, v := range obj.GetAnnotations() {
+		if slices.Contains(ownAnnotations, k) || slices.ContainsFunc(ignoredAnnotationPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			continue
+		}
+		ann[k] = v
+	}
+	maps.Copy(ann, t.Annotations)
+	md := Metadata{Labels: merged(obj.GetLabels(), t.Labels), Annotations: ann}
+	if len(md.Labels) == 0 {
+		md.Labels = nil
+	}
+	if len(md.Annotations) == 0 {
+		md.Annotations = nil
+	}
+	return md
+}
+
+// LabelIstioInject is Istio's per-pod sidecar switch. The operator sets it
+// to "false" on scheduler, worker and runner pods (as Dask's operator does:
+// an injected sidecar keeps a finished runner Pod running and sits between
+// the scheduler and its workers), unless the user's template sets it.
+const LabelIstioInject = "sidecar.istio.io/inject"
+
+// withoutIstio adds LabelIstioInject=false to a pod template's labels
+// unless they name it.
+func withoutIstio(pt *corev1.PodTemplateSpec) {
+	if _, ok := pt.Labels[LabelIstioInject]; ok {
+		return
+	}
+	if pt.Labels == nil {
+		pt.Labels = map[string]string{}
+	}
+	pt.Labels[LabelIstioInject] = "false"
+}
+
+// maxLabelValue is the longest label value Kubernetes accepts.
+const maxLabelValue = 63
+
+// labelValue returns name as a label value: unchanged up to 63 characters,
+// else its first 52 and a hash of the whole (so names too long for a label,
+// which could never be created before, now get workers).
+func labelValue(name string) string {
+	if len(name) <= maxLabelValue {
+		return name
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return name[:52] + "-" + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// maxClusterName is the longest DaskCluster name whose children's names
+// fit Kubernetes' 63-character limit for Services ("<name>-scheduler").
+const maxClusterName = 63 - len("-scheduler")
+
+// validateClusterName reports why name cannot name a DaskCluster's
+// children, or nil. Dask's operator applies the same rule: an RFC 1123
+// label (lower-case letters, digits and '-', starting and ending with a
+// letter or digit, so no dots) of at most maxClusterName characters.
+func validateClusterName(name string) error {
+	if len(name) > maxClusterName {
+		return fmt.Errorf("the name is %d characters long; a DaskCluster's name must be at most %d (its scheduler Service is <name>-scheduler, at most 63)", len(name), maxClusterName)
+	}
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return fmt.Errorf("a DaskCluster's name must be lower-case letters, digits and '-', starting and ending with a letter or digit, without dots (it names Services and labels): %s", strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 // injectEnv adds each name=value of env to every container that does not set
@@ -121,18 +211,22 @@ func schedulerLabels(cluster string) map[string]string {
 }
 
 // schedulerDeployment builds the scheduler Deployment of dc from the user's
-// scheduler pod spec, unchanged apart from labels.
+// scheduler pod spec, unchanged apart from metadata: dc's own labels and
+// annotations with spec.scheduler.metadata's over them, and the operator's
+// labels over both.
 func schedulerDeployment(dc *DaskCluster) *appsv1.Deployment {
 	s := dc.Spec.Scheduler.DeepCopy()
-	return oneReplica(SchedulerName(dc.Name), dc.Namespace, s.Metadata, schedulerLabels(dc.Name), s.Spec)
+	return oneReplica(SchedulerName(dc.Name), dc.Namespace, inherited(dc, s.Metadata), nil, schedulerLabels(dc.Name), s.Spec)
 }
 
 // withSchedulerAPI turns on the scheduler's HTTP API: the scheduler
 // container (the one named "scheduler", else the first) gets
-// EnvSchedulerHTTPRoutes unless its env already names that variable. It is
-// applied outside the spec hash (see ensureWith), so schedulers created
-// before the operator set it keep running untouched until their next change.
+// EnvSchedulerHTTPRoutes unless its env already names that variable. It
+// also opts the pod out of Istio (withoutIstio). It is applied outside the
+// spec hash (see ensureWith), so schedulers created before the operator set
+// these keep running untouched until their next change.
 func withSchedulerAPI(d *appsv1.Deployment) {
+	withoutIstio(&d.Spec.Template)
 	cs := d.Spec.Template.Spec.Containers
 	if len(cs) == 0 {
 		return
@@ -143,14 +237,22 @@ func withSchedulerAPI(d *appsv1.Deployment) {
 	}
 }
 
+// withWorkerDefaults is the workers' counterpart of withSchedulerAPI,
+// applied outside the spec hash for the same reason: it opts the pod out of
+// Istio.
+func withWorkerDefaults(d *appsv1.Deployment) {
+	withoutIstio(&d.Spec.Template)
+}
+
 // oneReplica builds a single-replica Deployment selecting sel, whose object
-// and pod template carry md's labels (under sel's) and annotations.
-func oneReplica(name, namespace string, md Metadata, sel map[string]string, spec corev1.PodSpec) *appsv1.Deployment {
+// and pod template carry md's labels (under sel's) and annotations; the
+// object alone also carries extra's labels, under all others.
+func oneReplica(name, namespace string, md Metadata, extra, sel map[string]string, spec corev1.PodSpec) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
 			Namespace:   namespace,
-			Labels:      merged(md.Labels, sel),
+			Labels:      merged(extra, md.Labels, sel),
 			Annotations: md.Annotations,
 		},
 		Spec: appsv1.DeploymentSpec{
@@ -167,39 +269,47 @@ func oneReplica(name, namespace string, md Metadata, sel map[string]string, spec
 	}
 }
 
-// schedulerService builds the scheduler Service of dc from the user's service
-// spec; only the selector is the operator's.
+// schedulerService builds the scheduler Service of dc from the user's
+// service spec, with the scheduler Deployment's metadata. The user's
+// selector is kept, as Dask's operator does; an empty one selects dc's
+// scheduler pods.
 func schedulerService(dc *DaskCluster) *corev1.Service {
 	s := dc.Spec.Scheduler.DeepCopy()
 	spec := s.Service
-	spec.Selector = schedulerLabels(dc.Name)
+	if len(spec.Selector) == 0 {
+		spec.Selector = schedulerLabels(dc.Name)
+	}
+	md := inherited(dc, s.Metadata)
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        SchedulerName(dc.Name),
 			Namespace:   dc.Namespace,
-			Labels:      merged(s.Metadata.Labels, schedulerLabels(dc.Name)),
-			Annotations: s.Metadata.Annotations,
+			Labels:      merged(md.Labels, schedulerLabels(dc.Name)),
+			Annotations: md.Annotations,
 		},
 		Spec: spec,
 	}
 }
 
 // defaultWorkerGroup builds dc's default worker group with replicas workers
-// (the cluster's own count, clamped by any autoscaler).
+// (the cluster's own count, clamped by any autoscaler). Its metadata is
+// dc's with spec.worker.metadata over it; its workers inherit that in turn.
 func defaultWorkerGroup(dc *DaskCluster, replicas int32) *DaskWorkerGroup {
 	w := dc.Spec.Worker.DeepCopy()
 	w.Replicas = replicas
 	name := DefaultWorkerGroupName(dc.Name)
+	md := inherited(dc, w.Metadata)
 	return &DaskWorkerGroup{
 		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "DaskWorkerGroup"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: dc.Namespace,
-			Labels: map[string]string{
+			Labels: merged(md.Labels, map[string]string{
 				LabelCluster:     dc.Name,
-				LabelWorkerGroup: name,
+				LabelWorkerGroup: labelValue(name),
 				LabelComponent:   ComponentWorkerGroup,
-			},
+			}),
+			Annotations: md.Annotations,
 		},
 		Spec: DaskWorkerGroupSpec{Cluster: dc.Name, Worker: *w},
 	}
@@ -208,59 +318,71 @@ func defaultWorkerGroup(dc *DaskCluster, replicas int32) *DaskWorkerGroup {
 // workerGroupSelector selects every worker Deployment (and pod) of wg.
 func workerGroupSelector(wg *DaskWorkerGroup) map[string]string {
 	return map[string]string{
-		LabelCluster:     wg.Spec.Cluster,
-		LabelWorkerGroup: wg.Name,
+		LabelCluster:     labelValue(wg.Spec.Cluster),
+		LabelWorkerGroup: labelValue(wg.Name),
 		LabelComponent:   ComponentWorker,
 	}
 }
 
 // workerDeployment builds worker i of wg: one replica of the user's worker
-// pod spec with the scheduler address and worker name injected.
-func workerDeployment(wg *DaskWorkerGroup, i int, schedulerAddr string) *appsv1.Deployment {
+// pod spec with the scheduler address and worker name injected. Its
+// metadata is wg's own with spec.worker.metadata over it; the Deployment
+// object also carries clusterLabels (its cluster's labels) under those, as
+// Dask's operator labels worker Deployments with their cluster's labels.
+func workerDeployment(wg *DaskWorkerGroup, i int, schedulerAddr string, clusterLabels map[string]string) *appsv1.Deployment {
 	name := WorkerName(wg.Name, i)
 	w := wg.Spec.Worker.DeepCopy()
 	sel := workerGroupSelector(wg)
-	sel[LabelWorker] = name
+	sel[LabelWorker] = labelValue(name)
 	injectEnv(&w.Spec, []corev1.EnvVar{
 		{Name: EnvSchedulerAddress, Value: schedulerAddr},
 		{Name: EnvWorkerName, Value: name},
 	})
-	return oneReplica(name, wg.Namespace, w.Metadata, sel, w.Spec)
+	return oneReplica(name, wg.Namespace, inherited(wg, w.Metadata), clusterLabels, sel, w.Spec)
 }
 
-// jobCluster builds the DaskCluster of job j.
+// jobCluster builds the DaskCluster of job j: j's labels and annotations
+// with spec.cluster.metadata's over them.
 func jobCluster(j *DaskJob) *DaskCluster {
 	c := j.Spec.Cluster.DeepCopy()
+	md := inherited(j, c.Metadata)
 	return &DaskCluster{
 		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "DaskCluster"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        j.Name,
 			Namespace:   j.Namespace,
-			Labels:      merged(c.Metadata.Labels, map[string]string{LabelCluster: j.Name, LabelComponent: ComponentCluster}),
-			Annotations: c.Metadata.Annotations,
+			Labels:      merged(md.Labels, map[string]string{LabelCluster: j.Name, LabelComponent: ComponentCluster}),
+			Annotations: md.Annotations,
 		},
 		Spec: c.Spec,
 	}
 }
 
-// runnerPod builds the runner Pod of job j. A pod spec without a restart
-// policy gets Never, so the job can finish.
+// runnerPod builds the runner Pod of job j, with j's labels and
+// annotations and spec.job.metadata's over them. A pod spec without a
+// restart policy (stored before the CRD defaulted it) gets OnFailure, the
+// CRD's default and Dask's: a runner that fails is retried in place.
 func runnerPod(j *DaskJob) *corev1.Pod {
 	t := j.Spec.Job.DeepCopy()
 	spec := t.Spec
 	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = corev1.RestartPolicyNever
+		spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	}
 	injectEnv(&spec, []corev1.EnvVar{{
 		Name:  EnvSchedulerAddress,
 		Value: SchedulerAddress(j.Namespace, j.Name, &j.Spec.Cluster.Spec.Scheduler.Service),
 	}})
+	md := inherited(j, t.Metadata)
+	pt := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+		Labels: merged(md.Labels, map[string]string{LabelCluster: j.Name, LabelComponent: ComponentJobRunner}),
+	}}
+	withoutIstio(&pt)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        RunnerName(j.Name),
 			Namespace:   j.Namespace,
-			Labels:      merged(t.Metadata.Labels, map[string]string{LabelCluster: j.Name, LabelComponent: ComponentJobRunner}),
-			Annotations: t.Metadata.Annotations,
+			Labels:      pt.Labels,
+			Annotations: md.Annotations,
 		},
 		Spec: spec,
 	}

@@ -118,7 +118,7 @@ func TestBuildersDoNotAlias(t *testing.T) {
 			Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "w"}}},
 		}},
 	}
-	d := workerDeployment(wg, 0, "tcp://x:8786")
+	d := workerDeployment(wg, 0, "tcp://x:8786", nil)
 	d.Spec.Template.Labels["team"] = "b"
 	if len(wg.Spec.Worker.Spec.Containers[0].Env) != 0 || wg.Spec.Worker.Metadata.Labels["team"] != "a" {
 		t.Errorf("workerDeployment changed its input: %+v", wg.Spec.Worker)

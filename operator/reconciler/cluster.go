@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +31,8 @@ const (
 
 // ClusterReconciler turns a DaskCluster into a scheduler Deployment, a
 // scheduler Service and a default DaskWorkerGroup, all controlled by the
-// cluster, and reports status.phase Pending -> Created -> Running. It is the
+// cluster, and reports status.phase Created -> Pending -> Running (or Error
+// for a name its children cannot carry), with Dask's meanings. It is the
 // only writer of the default worker group's replicas: the cluster's
 // spec.worker.replicas, clamped to the bounds of a DaskAutoscaler naming the
 // cluster.
@@ -69,8 +69,10 @@ func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOp
 		Complete(r)
 }
 
-// Reconcile brings one DaskCluster's children to their desired state.
-func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// Reconcile brings one DaskCluster's children to their desired state. Its
+// status is patched on every way out (patchStatus, deferred), so phase and
+// counts are current exactly when something went wrong.
+func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	var dc DaskCluster
 	if err := r.Client.Get(ctx, req.NamespacedName, &dc); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -82,9 +84,27 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	orig := dc.DeepCopy()
+	defer func() {
+		if orig.Status.Phase != dc.Status.Phase {
+			r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
+		}
+		err = errors.Join(err, patchStatus(ctx, &r.Deps, &dc, orig))
+	}()
+
+	if verr := validateClusterName(dc.Name); verr != nil {
+		// Names never change: nothing is created, and nothing retried.
+		if dc.Status.Phase != PhaseError {
+			r.event(&dc, corev1.EventTypeWarning, "InvalidName", "Validate", "%v", verr)
+		}
+		dc.Status.Phase = PhaseError
+		return ctrl.Result{}, nil
+	}
 	if dc.Status.Phase == "" {
-		dc.Status.Phase = PhasePending
-		if err := patchStatus(ctx, &r.Deps, &dc, orig, false); err != nil {
+		// Accepted: Dask's clients wait for the operator to say so before
+		// anything else.
+		dc.Status.Phase = PhaseCreated
+		r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
+		if err := patchStatus(ctx, &r.Deps, &dc, orig); err != nil {
 			return ctrl.Result{}, err
 		}
 		orig = dc.DeepCopy()
@@ -95,9 +115,15 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		r.event(&dc, corev1.EventTypeWarning, "FailedCreateScheduler", "Reconcile", "scheduler deployment: %v", err)
 		return ctrl.Result{}, err
 	}
-	if _, _, err := ensure(ctx, &r.Deps, &dc, schedulerService(&dc), copyService); err != nil {
+	setCondition(&dc, ConditionSchedulerAvailable, sched.Status.AvailableReplicas > 0, "DeploymentAvailable", "DeploymentUnavailable",
+		"the scheduler Deployment has an available replica", "the scheduler Deployment has no available replica yet")
+	svc, _, err := ensure(ctx, &r.Deps, &dc, schedulerService(&dc), copyService)
+	if err != nil {
 		r.event(&dc, corev1.EventTypeWarning, "FailedCreateService", "Reconcile", "scheduler service: %v", err)
 		return ctrl.Result{}, err
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName && !hasCondition(orig, ConditionSchedulerAvailable) {
+		r.event(&dc, corev1.EventTypeWarning, "ExternalNameService", "Reconcile", "%v: scale-down is not graceful, and autoscaling and idle timeout do not work", ErrExternalName)
 	}
 	replicas, err := r.workerReplicas(ctx, &dc)
 	if err != nil {
@@ -109,22 +135,18 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 
-	dc.Status.Phase = PhaseCreated
-	if sched.Status.AvailableReplicas > 0 {
+	dc.Status.Phase = PhasePending
+	if serviceUsable(svc) {
 		dc.Status.Phase = PhaseRunning
 	}
 	dc.Status.Workers = wg.Status.Replicas
 	dc.Status.ReadyWorkers = wg.Status.ReadyReplicas
 	dc.Status.SchedulerAddress = SchedulerAddress(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service)
 	dc.Status.ObservedGeneration = dc.Generation
-	if orig.Status.Phase != dc.Status.Phase {
-		r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
-	}
-	var res ctrl.Result
 	if dc.Spec.IdleTimeout > 0 {
 		// A scheduler that is not available yet is not asked (and its
 		// cluster not judged).
-		if dc.Status.Phase == PhaseRunning {
+		if meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
 			deleted, err := r.checkIdle(ctx, &dc)
 			if deleted || err != nil {
 				return ctrl.Result{}, err
@@ -135,7 +157,33 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		dc.Status.IdleSince, dc.Status.IdleDetection = nil, ""
 		r.swapPoll(req.NamespacedName, "", nil)
 	}
-	return res, patchStatus(ctx, &r.Deps, &dc, orig, equality.Semantic.DeepEqual(orig.Status, dc.Status))
+	return res, nil
+}
+
+// serviceUsable reports whether clients can reach the scheduler through
+// svc, as Dask's operator judges it for phase Running: any Service the
+// apiserver has allocated, except a LoadBalancer without an ingress yet.
+func serviceUsable(svc *corev1.Service) bool {
+	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		return len(svc.Status.LoadBalancer.Ingress) > 0
+	}
+	return svc.ResourceVersion != ""
+}
+
+// setCondition sets condition typ of dc's status to ok, with the reason and
+// message of that state; an unchanged condition keeps its transition time
+// (so a steady cluster's status does not change).
+func setCondition(dc *DaskCluster, typ string, ok bool, reasonTrue, reasonFalse, msgTrue, msgFalse string) {
+	c := metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reasonFalse, Message: msgFalse, ObservedGeneration: dc.Generation}
+	if ok {
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, reasonTrue, msgTrue
+	}
+	meta.SetStatusCondition(&dc.Status.Conditions, c)
+}
+
+// hasCondition reports whether dc's status has condition typ at all.
+func hasCondition(dc *DaskCluster, typ string) bool {
+	return meta.FindStatusCondition(dc.Status.Conditions, typ) != nil
 }
 
 // checkIdle asks dc's scheduler whether it is idle, records the answer in
@@ -146,7 +194,14 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // scheduler that says it is idle gets its cluster deleted.
 func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *DaskCluster) (deleted bool, err error) {
 	key := client.ObjectKeyFromObject(dc)
-	sc := r.scheduler(dc.Namespace, dc.Name, &dc.Spec.Scheduler.Service)
+	sc, err := r.schedulerFor(ctx, dc.Namespace, dc.Name)
+	if err != nil {
+		// Unreachable (or refused): nothing changes.
+		r.swapPoll(key, "", nil)
+		return false, nil
+	}
+	ctx, cancel := r.schedulerBudget(ctx, dc.Namespace, dc.Name)
+	defer cancel()
 	// Status times have whole seconds; so do the decisions.
 	now := time.Now().Truncate(time.Second)
 	since, err := sc.IdleSince(ctx)

@@ -27,7 +27,18 @@
 // wrote. Reconciles are level-triggered and idempotent; when the hash of the
 // desired child matches, nothing is written. Updates retry on conflict after
 // re-reading from the apiserver, not the cache. Status is written with merge
-// patches on the status subresource, only when it changed.
+// patches on the status subresource, only when it changed, on every way out
+// of a reconcile (deferred patchStatus).
+//
+// As in dask-kubernetes' operator, children inherit their resource's labels
+// and annotations (not kopf.zalando.org* and kubectl.kubernetes.io*
+// annotations), with the template's spec.*.metadata over them (inherited);
+// a DaskWorkerGroup or DaskAutoscaler a user creates for an existing
+// cluster is adopted by it (adopt); a cluster name its children cannot
+// carry gets phase Error, and nothing is created (validateClusterName).
+// Phases have Dask's meanings: Created (accepted), Pending (children
+// created), Running (the scheduler Service is usable); the scheduler
+// Deployment's availability is condition SchedulerAvailable.
 //
 // # Scale
 //
@@ -41,8 +52,12 @@
 // # Talk to the scheduler
 //
 // SchedulerClient speaks the scheduler's HTTP API (net/http, per-request
-// timeouts, bounded retries with backoff); SchedulerOptions.URL overrides
-// the in-cluster Service address (SchedulerHTTPURL). The scheduler container
+// timeouts, bounded retries with backoff). The scheduler is tenant code: no
+// redirect is followed, no answer body is repeated in errors, answers are
+// bounded, an ExternalName Service is refused, the scheduler is reached at
+// its Service's cluster IP (SchedulerOptions.URL overrides that), all calls
+// of one reconcile share a CallBudget, and a scheduler that uses one up
+// cools off (SlowSchedulers). The scheduler container
 // gets EnvSchedulerHTTPRoutes, which turns the API on, unless it sets it.
 //
 // Scale-down is graceful: the workers to retire (not ready first, then the

@@ -3,15 +3,19 @@ package reconciler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"reflect"
 	"strconv"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,20 +42,105 @@ type Deps struct {
 	// Scheduler says how to reach the Dask schedulers; zero fields take
 	// SchedulerOptions' defaults.
 	Scheduler SchedulerOptions
+	// Slow, shared by the reconcilers, holds schedulers cooling off after
+	// using up a CallBudget; nil remembers none.
+	Slow *SlowSchedulers
 }
 
-// scheduler returns a client of the HTTP API of the scheduler of cluster in
-// namespace, whose Service spec is svc (nil when the cluster is unknown).
-func (d *Deps) scheduler(namespace, cluster string, svc *corev1.ServiceSpec) *SchedulerClient {
+// ErrExternalName marks a scheduler Service of type ExternalName: its DNS
+// name is a CNAME the cluster's creator chooses, so the operator, which
+// runs with its own network position, does not talk to it.
+var ErrExternalName = errors.New("the scheduler Service is of type ExternalName; the operator only reaches schedulers through a ClusterIP, NodePort, LoadBalancer or headless Service")
+
+// errNoSchedulerService: the scheduler Service is not (yet) in the cache.
+var errNoSchedulerService = errors.New("the scheduler Service does not exist yet")
+
+// schedulerFor returns a client of the HTTP API of the scheduler of cluster
+// in namespace. It reads the cluster's scheduler Service (through the
+// cache) and refuses an ExternalName one (ErrExternalName). The address is
+// SchedulerOptions.URL's when set, else the Service's cluster IP (never a
+// DNS name the cluster's creator could point elsewhere), or, for a headless
+// Service, its in-cluster DNS name, which resolves to its pods.
+func (d *Deps) schedulerFor(ctx context.Context, namespace, cluster string) (*SchedulerClient, error) {
+	var svc corev1.Service
+	if err := d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SchedulerName(cluster)}, &svc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, errNoSchedulerService
+		}
+		return nil, err
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil, ErrExternalName
+	}
+	if d.Slow.slow(namespace+"/"+cluster, time.Now()) {
+		return nil, errSchedulerSlow
+	}
 	o := d.Scheduler.withDefaults()
 	url := ""
 	if o.URL != nil {
 		url = o.URL(namespace, cluster)
 	}
 	if url == "" {
-		url = SchedulerHTTPURL(namespace, cluster, svc)
+		url = schedulerServiceURL(&svc)
 	}
-	return &SchedulerClient{BaseURL: url, Timeout: o.Timeout}
+	return &SchedulerClient{BaseURL: url, Timeout: o.Timeout}, nil
+}
+
+// schedulerBudget bounds all scheduler calls of one reconcile of cluster
+// in namespace (except a retirement, bounded by its own window), so that a
+// slow scheduler holds a reconcile worker for at most CallBudget. The
+// returned func ends the budget; a budget that ran out marks the scheduler
+// slow (see slowSchedulers).
+func (d *Deps) schedulerBudget(ctx context.Context, namespace, cluster string) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(ctx, d.Scheduler.withDefaults().CallBudget)
+	return ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			d.Slow.mark(namespace+"/"+cluster, time.Now().Add(d.Scheduler.withDefaults().SlowCoolOff))
+		}
+		cancel()
+	}
+}
+
+// errSchedulerSlow: the scheduler used up a whole CallBudget recently and
+// is not asked again until its cool-off ends.
+var errSchedulerSlow = errors.New("the scheduler ran out of its time budget recently; not asked again before its cool-off ends")
+
+// SlowSchedulers remembers schedulers whose calls used up a whole
+// CallBudget, so that a stalling (or hostile) scheduler is not asked again
+// for SchedulerOptions.SlowCoolOff: it then holds one reconcile worker for
+// one budget per cool-off, and other clusters' reconciles go on. The zero
+// value is ready; a nil *SlowSchedulers remembers nothing. It is safe for
+// concurrent use.
+type SlowSchedulers struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func (s *SlowSchedulers) mark(key string, until time.Time) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.until == nil {
+		s.until = map[string]time.Time{}
+	}
+	s.until[key] = until
+}
+
+// slow reports whether key is cooling off at now, forgetting it after.
+func (s *SlowSchedulers) slow(key string, now time.Time) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.until[key]
+	if ok && !now.Before(t) {
+		delete(s.until, key)
+		return false
+	}
+	return ok
 }
 
 // reader returns the direct reader, falling back to the cached client.
@@ -160,19 +249,64 @@ func ensureWith[T client.Object](ctx context.Context, d *Deps, owner client.Obje
 	return existing, true, nil
 }
 
-// patchStatus writes obj's status when it differs from orig's, with a merge
-// patch on the status subresource (no resourceVersion, so no conflicts).
-func patchStatus(ctx context.Context, d *Deps, obj, orig client.Object, same bool) error {
-	if same {
+// patchStatus writes obj's status when it differs from orig's: a merge
+// patch of the status subresource holding only the status fields that
+// changed (no resourceVersion, so no conflicts). It decides by itself
+// whether anything changed, so every path out of a reconcile can call it
+// (deferred); an object deleted meanwhile is no error.
+func patchStatus(ctx context.Context, d *Deps, obj, orig client.Object) error {
+	data, err := client.MergeFrom(orig).Data(obj)
+	if err != nil {
+		return fmt.Errorf("diffing the status of %s: %w", obj.GetName(), err)
+	}
+	var diff map[string]json.RawMessage
+	if err := json.Unmarshal(data, &diff); err != nil {
+		return fmt.Errorf("diffing the status of %s: %w", obj.GetName(), err)
+	}
+	st, ok := diff["status"]
+	if !ok {
 		return nil
 	}
-	if err := d.Client.Status().Patch(ctx, obj, client.MergeFrom(orig), client.FieldOwner(FieldOwner)); err != nil {
+	patch, err := json.Marshal(map[string]json.RawMessage{"status": st})
+	if err != nil {
+		return err
+	}
+	if err := d.Client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldOwner)); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("patching status of %s: %w", obj.GetName(), err)
 	}
 	return nil
+}
+
+// adopt makes owner an owner of obj (a DaskWorkerGroup or DaskAutoscaler a
+// user created for an existing cluster), so that deleting the cluster
+// deletes obj too, as Dask's operator does. obj gets a controller reference
+// when nothing controls it yet, else a plain owner reference. The merge
+// patch carries obj's resourceVersion: a concurrent change conflicts, and
+// the caller retries on fresh state. It reports whether it wrote.
+func adopt(ctx context.Context, d *Deps, owner, obj client.Object) (bool, error) {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == owner.GetUID() {
+			return false, nil
+		}
+	}
+	orig := obj.DeepCopyObject().(client.Object)
+	d.dropFormerSelf(obj, owner)
+	var err error
+	if metav1.GetControllerOfNoCopy(obj) == nil {
+		err = controllerutil.SetControllerReference(owner, obj, d.Scheme)
+	} else {
+		err = controllerutil.SetOwnerReference(owner, obj, d.Scheme)
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := d.Client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldOwner)); err != nil {
+		return false, fmt.Errorf("adopting %s into cluster %s: %w", obj.GetName(), owner.GetName(), err)
+	}
+	return true, nil
 }
 
 // formerSelf reports whether ref names an earlier incarnation of owner: the

@@ -2,10 +2,10 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,8 +32,8 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOption
 		Complete(r)
 }
 
-// Reconcile drives one DaskJob.
-func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// Reconcile drives one DaskJob. Status is patched on every way out.
+func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	var job DaskJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &job); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -42,6 +42,7 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	orig := job.DeepCopy()
+	defer func() { err = errors.Join(err, patchStatus(ctx, &r.Deps, &job, orig)) }()
 	done := job.Status.JobStatus == JobSuccessful || job.Status.JobStatus == JobFailed
 	if done {
 		return ctrl.Result{}, r.deleteCluster(ctx, &job)
@@ -52,14 +53,14 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	job.Status.ClusterName = job.Name
-	if job.Status.JobStatus == "" {
+	if job.Status.JobStatus == "" || job.Status.JobStatus == JobCreated {
 		job.Status.JobStatus = ClusterCreated
 	}
 
 	// Pods are immutable in the parts we set: create once, never update.
 	pod := runnerPod(&job)
 	var runner corev1.Pod
-	err := r.Client.Get(ctx, client.ObjectKeyFromObject(pod), &runner)
+	err = r.Client.Get(ctx, client.ObjectKeyFromObject(pod), &runner)
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := controllerutil.SetControllerReference(&job, pod, r.Scheme); err != nil {
@@ -97,9 +98,10 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		r.event(&job, eventType, job.Status.JobStatus, "Reconcile", "runner pod %s %s", runner.Name, runner.Status.Phase)
 	}
 	job.Status.ObservedGeneration = job.Generation
-	if err := patchStatus(ctx, &r.Deps, &job, orig, equality.Semantic.DeepEqual(orig.Status, job.Status)); err != nil {
+	if err := patchStatus(ctx, &r.Deps, &job, orig); err != nil {
 		return ctrl.Result{}, err
 	}
+	orig = job.DeepCopy()
 	if job.Status.JobStatus == JobSuccessful || job.Status.JobStatus == JobFailed {
 		return ctrl.Result{}, r.deleteCluster(ctx, &job)
 	}

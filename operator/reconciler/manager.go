@@ -57,6 +57,14 @@ type SchedulerOptions struct {
 	URL func(namespace, cluster string) string
 	// Timeout bounds each GET to a scheduler (default 10s).
 	Timeout time.Duration
+	// CallBudget bounds all scheduler calls of one reconcile, retries
+	// included (default 15s), except a graceful retirement, which
+	// RetireTimeout bounds: a slow or hostile scheduler holds one reconcile
+	// worker for at most this long per reconcile.
+	CallBudget time.Duration
+	// SlowCoolOff is how long a scheduler that used up a whole CallBudget
+	// is not asked again (default 1m); see SlowSchedulers.
+	SlowCoolOff time.Duration
 	// RetireTimeout bounds graceful retirement: a worker the scheduler has
 	// not retired this long after scale-down chose it is deleted anyway,
 	// with a Warning event (default 60s).
@@ -76,6 +84,12 @@ type SchedulerOptions struct {
 func (o SchedulerOptions) withDefaults() SchedulerOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
+	}
+	if o.CallBudget <= 0 {
+		o.CallBudget = 15 * time.Second
+	}
+	if o.SlowCoolOff <= 0 {
+		o.SlowCoolOff = time.Minute
 	}
 	if o.RetireTimeout <= 0 {
 		o.RetireTimeout = 60 * time.Second
@@ -178,6 +192,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder(FieldOwner),
 		Scheduler: opts.Scheduler,
+		Slow:      &SlowSchedulers{},
 	}
 	co := ControllerOptions{Concurrency: opts.Concurrency}
 	for _, c := range []interface {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,8 +44,8 @@ var ErrNotServed = errors.New("route not served by this scheduler")
 type SchedulerClient struct {
 	// BaseURL is the scheduler's HTTP address, e.g. http://c-scheduler.ns.svc:8787.
 	BaseURL string
-	// HTTP sends the requests (default: a client without its own timeout;
-	// each request's context bounds it instead).
+	// HTTP sends the requests (default: DefaultSchedulerHTTP, which never
+	// follows a redirect; each request's context bounds its time).
 	HTTP *http.Client
 	// Timeout bounds each attempt of a GET (default 10s).
 	Timeout time.Duration
@@ -164,15 +165,31 @@ func (c *SchedulerClient) Counts(ctx context.Context) (SchedulerCounts, error) {
 	return out, err
 }
 
-// statusError is a scheduler's non-2xx answer.
+// DefaultSchedulerHTTP is the HTTP client schedulers are asked with: a
+// scheduler is tenant code, so a redirect is never followed (a 3xx is an
+// answer like any other non-2xx, and fails the call), and no answer is
+// trusted beyond maxAnswer bytes.
+var DefaultSchedulerHTTP = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// maxAnswer bounds what the operator reads of one scheduler answer; the
+// answers it asks for are a few kilobytes even with thousands of workers.
+const maxAnswer = 1 << 20
+
+// statusError is a scheduler's non-2xx answer. It never holds the body: the
+// error ends up in events and logs the cluster's creator can read, and says
+// what was wrong, not what was sent.
 type statusError struct {
 	url  string
 	code int
-	body string
 }
 
 func (e *statusError) Error() string {
-	return fmt.Sprintf("%s: HTTP %d %s", e.url, e.code, strings.TrimSpace(e.body))
+	if e.code >= 300 && e.code < 400 {
+		return fmt.Sprintf("%s: HTTP %d (a redirect; not followed)", e.url, e.code)
+	}
+	return fmt.Sprintf("%s: HTTP %d", e.url, e.code)
 }
 
 // Is makes a 404 match ErrNotServed.
@@ -189,7 +206,7 @@ func (c *SchedulerClient) do(ctx context.Context, method, path string, body []by
 	url := strings.TrimSuffix(c.BaseURL, "/") + path
 	hc := c.HTTP
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = DefaultSchedulerHTTP
 	}
 	attempts := c.Attempts
 	if attempts <= 0 {
@@ -235,46 +252,54 @@ func (c *SchedulerClient) once(ctx context.Context, hc *http.Client, method, url
 		return true, err
 	}
 	defer resp.Body.Close()
-	// Answers are small; a megabyte bounds a misbehaving peer.
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// The body is neither read nor repeated (see statusError).
+		return resp.StatusCode >= 500, &statusError{url: url, code: resp.StatusCode}
+	}
+	// The context's deadline bounds a body that trickles in, too.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
 		return true, fmt.Errorf("%s: reading the answer: %w", url, err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snippet := string(data)
-		if len(snippet) > 200 {
-			snippet = snippet[:200]
-		}
-		return resp.StatusCode >= 500, &statusError{url: url, code: resp.StatusCode, body: snippet}
+	if len(data) > maxAnswer {
+		return false, fmt.Errorf("%s: the answer is larger than %d bytes", url, maxAnswer)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return false, fmt.Errorf("%s: decoding the answer: %w", url, err)
+		// Not %w: a decoding error quotes the answer.
+		return false, fmt.Errorf("%s: the answer is not the JSON this route returns", url)
 	}
 	return false, nil
 }
 
-// SchedulerHTTPURL is the in-cluster address of the HTTP API of cluster's
-// scheduler, through its Service: the port named http-dashboard, else the
-// one numbered 8787, else 8787.
+// SchedulerHTTPURL is the in-cluster DNS address of the HTTP API of
+// cluster's scheduler, through its Service, on schedulerHTTPPort's port.
 func SchedulerHTTPURL(namespace, cluster string, svc *corev1.ServiceSpec) string {
-	port := int32(DefaultSchedulerHTTPPort)
-	if svc != nil {
-		found := false
-		for _, p := range svc.Ports {
-			if p.Name == "http-dashboard" {
-				port, found = p.Port, true
-				break
-			}
-		}
-		if !found {
-			for _, p := range svc.Ports {
-				if p.Port == DefaultSchedulerHTTPPort {
-					port = p.Port
-				}
-			}
+	return "http://" + net.JoinHostPort(SchedulerName(cluster)+"."+namespace+".svc", strconv.Itoa(int(schedulerHTTPPort(svc))))
+}
+
+// schedulerServiceURL is the address the operator asks a scheduler at: its
+// Service's cluster IP (a name could resolve anywhere), or, for a headless
+// Service, its DNS name (which resolves to the Service's pods).
+func schedulerServiceURL(svc *corev1.Service) string {
+	ip := svc.Spec.ClusterIP
+	if ip == "" || ip == corev1.ClusterIPNone || net.ParseIP(ip) == nil {
+		return SchedulerHTTPURL(svc.Namespace, strings.TrimSuffix(svc.Name, "-scheduler"), &svc.Spec)
+	}
+	return "http://" + net.JoinHostPort(ip, strconv.Itoa(int(schedulerHTTPPort(&svc.Spec))))
+}
+
+// schedulerHTTPPort picks the scheduler Service's HTTP port: the port named
+// http-dashboard, else the one numbered 8787, else 8787.
+func schedulerHTTPPort(svc *corev1.ServiceSpec) int32 {
+	if svc == nil {
+		return DefaultSchedulerHTTPPort
+	}
+	for _, p := range svc.Ports {
+		if p.Name == "http-dashboard" {
+			return p.Port
 		}
 	}
-	return "http://" + SchedulerName(cluster) + "." + namespace + ".svc:" + strconv.Itoa(int(port))
+	return DefaultSchedulerHTTPPort
 }
 
 // SchedulerURLTemplate returns a SchedulerURL function that expands

@@ -22,11 +22,23 @@ func AddToScheme(s *runtime.Scheme) error {
 	return nil
 }
 
-// Phases of a DaskCluster, in the order a healthy cluster passes them.
+// Phases of a DaskCluster, with the meaning dask-kubernetes' operator gives
+// them (its KubeCluster client waits for Running), in the order a healthy
+// cluster passes them. How far the scheduler and workers really are lives in
+// status.conditions (ConditionSchedulerAvailable).
 const (
-	PhasePending = "Pending" // accepted; children not all created yet
-	PhaseCreated = "Created" // scheduler, service and worker group exist
-	PhaseRunning = "Running" // the scheduler Deployment is available
+	PhaseCreated = "Created" // accepted; the operator has seen it
+	PhasePending = "Pending" // its children are created; the scheduler Service is not usable yet
+	PhaseRunning = "Running" // the scheduler Service is usable (a LoadBalancer has an ingress)
+	PhaseError   = "Error"   // the cluster cannot be built (an invalid name); nothing was created
+)
+
+// Condition types of a DaskCluster's status.conditions.
+const (
+	// ConditionSchedulerAvailable is True once the scheduler Deployment has
+	// an available replica (what phase Running meant before the operator
+	// followed Dask's phases).
+	ConditionSchedulerAvailable = "SchedulerAvailable"
 )
 
 // Job states of a DaskJob (status.jobStatus).
@@ -40,6 +52,7 @@ const (
 
 // Metadata is the labels/annotations-only metadata a template may carry onto
 // the objects made from it (templates/definitions.yaml#/definitions/Metadata).
+// +kubebuilder:object:generate=true
 type Metadata struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
@@ -47,6 +60,7 @@ type Metadata struct {
 
 // WorkerSpec describes the workers of a worker group. Replicas has no
 // omitempty: 0 is a real request and must not fall back to the CRD default.
+// +kubebuilder:object:generate=true
 type WorkerSpec struct {
 	Replicas int32          `json:"replicas"`
 	Metadata Metadata       `json:"metadata,omitzero"`
@@ -54,6 +68,7 @@ type WorkerSpec struct {
 }
 
 // SchedulerSpec describes the scheduler Deployment and its Service.
+// +kubebuilder:object:generate=true
 type SchedulerSpec struct {
 	Metadata Metadata           `json:"metadata,omitzero"`
 	Spec     corev1.PodSpec     `json:"spec"`
@@ -61,6 +76,7 @@ type SchedulerSpec struct {
 }
 
 // DaskClusterSpec is the spec of a DaskCluster.
+// +kubebuilder:object:generate=true
 type DaskClusterSpec struct {
 	IdleTimeout int64         `json:"idleTimeout,omitempty"`
 	Scheduler   SchedulerSpec `json:"scheduler"`
@@ -68,6 +84,7 @@ type DaskClusterSpec struct {
 }
 
 // DaskClusterStatus is the observed state of a DaskCluster.
+// +kubebuilder:object:generate=true
 type DaskClusterStatus struct {
 	Phase              string `json:"phase,omitempty"`
 	Workers            int32  `json:"workers,omitempty"`
@@ -80,6 +97,9 @@ type DaskClusterStatus struct {
 	// IdleDetection says how spec.idleTimeout is checked: one of the
 	// Idle* constants; unset when spec.idleTimeout is 0.
 	IdleDetection string `json:"idleDetection,omitempty"`
+	// Conditions say how far the cluster's components are (types:
+	// ConditionSchedulerAvailable).
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Values of DaskClusterStatus.IdleDetection.
@@ -98,6 +118,8 @@ const (
 )
 
 // DaskCluster is a Dask scheduler plus its default worker group.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -107,6 +129,8 @@ type DaskCluster struct {
 }
 
 // DaskClusterList is a list of DaskClusters.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskClusterList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
@@ -114,12 +138,14 @@ type DaskClusterList struct {
 }
 
 // DaskWorkerGroupSpec is the spec of a DaskWorkerGroup.
+// +kubebuilder:object:generate=true
 type DaskWorkerGroupSpec struct {
 	Cluster string     `json:"cluster"`
 	Worker  WorkerSpec `json:"worker"`
 }
 
 // DaskWorkerGroupStatus is the observed state of a DaskWorkerGroup.
+// +kubebuilder:object:generate=true
 type DaskWorkerGroupStatus struct {
 	Replicas           int32  `json:"replicas,omitempty"`
 	ReadyReplicas      int32  `json:"readyReplicas,omitempty"`
@@ -128,6 +154,8 @@ type DaskWorkerGroupStatus struct {
 }
 
 // DaskWorkerGroup is a set of workers joined to a DaskCluster's scheduler.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskWorkerGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -137,6 +165,8 @@ type DaskWorkerGroup struct {
 }
 
 // DaskWorkerGroupList is a list of DaskWorkerGroups.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskWorkerGroupList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
@@ -144,24 +174,28 @@ type DaskWorkerGroupList struct {
 }
 
 // JobTemplate describes the runner Pod of a DaskJob.
+// +kubebuilder:object:generate=true
 type JobTemplate struct {
 	Metadata Metadata       `json:"metadata,omitzero"`
 	Spec     corev1.PodSpec `json:"spec"`
 }
 
 // ClusterTemplate describes the DaskCluster a DaskJob creates.
+// +kubebuilder:object:generate=true
 type ClusterTemplate struct {
 	Metadata Metadata        `json:"metadata,omitzero"`
 	Spec     DaskClusterSpec `json:"spec"`
 }
 
 // DaskJobSpec is the spec of a DaskJob.
+// +kubebuilder:object:generate=true
 type DaskJobSpec struct {
 	Job     JobTemplate     `json:"job"`
 	Cluster ClusterTemplate `json:"cluster"`
 }
 
 // DaskJobStatus is the observed state of a DaskJob.
+// +kubebuilder:object:generate=true
 type DaskJobStatus struct {
 	JobStatus          string       `json:"jobStatus,omitempty"`
 	ClusterName        string       `json:"clusterName,omitempty"`
@@ -172,6 +206,8 @@ type DaskJobStatus struct {
 }
 
 // DaskJob is a runner Pod plus the DaskCluster it submits work to.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskJob struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -181,6 +217,8 @@ type DaskJob struct {
 }
 
 // DaskJobList is a list of DaskJobs.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskJobList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
@@ -188,6 +226,7 @@ type DaskJobList struct {
 }
 
 // DaskAutoscalerSpec bounds the default worker group of Cluster.
+// +kubebuilder:object:generate=true
 type DaskAutoscalerSpec struct {
 	Cluster string `json:"cluster"`
 	Minimum int32  `json:"minimum"`
@@ -195,6 +234,7 @@ type DaskAutoscalerSpec struct {
 }
 
 // DaskAutoscalerStatus is the observed state of a DaskAutoscaler.
+// +kubebuilder:object:generate=true
 type DaskAutoscalerStatus struct {
 	// DesiredWorkers is the worker count the autoscaler last chose for the
 	// default worker group; meaningful once LastScaleTime is set.
@@ -212,6 +252,8 @@ type DaskAutoscalerStatus struct {
 
 // DaskAutoscaler scales a DaskCluster's default worker group to the
 // scheduler's adaptive target, within [Minimum, Maximum] workers.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskAutoscaler struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -221,6 +263,8 @@ type DaskAutoscaler struct {
 }
 
 // DaskAutoscalerList is a list of DaskAutoscalers.
+// +kubebuilder:object:generate=true
+// +kubebuilder:object:root=true
 type DaskAutoscalerList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,7 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,7 +38,10 @@ func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts Controll
 }
 
 // Reconcile converges one worker group's Deployments on spec.worker.replicas.
-func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// A group a user created for an existing cluster is first adopted by it
+// (adopt), so that deleting the cluster deletes the group and its workers.
+// Status is patched on every way out.
+func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	var wg DaskWorkerGroup
 	if err := r.Client.Get(ctx, req.NamespacedName, &wg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -46,11 +49,31 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !wg.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+
+	var dc *DaskCluster
+	var got DaskCluster
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &got); err == nil {
+		dc = &got
+	} else if !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	if dc != nil && dc.DeletionTimestamp.IsZero() {
+		if _, err := adopt(ctx, &r.Deps, dc, &wg); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+			}
+			return ctrl.Result{}, err
+		}
+	}
+
 	orig := wg.DeepCopy()
+	defer func() { err = errors.Join(err, patchStatus(ctx, &r.Deps, &wg, orig)) }()
 	want := int(max(wg.Spec.Worker.Replicas, 0))
+	wg.Status.Selector = selectorString(workerGroupSelector(&wg))
+	wg.Status.ObservedGeneration = wg.Generation
 
 	var list appsv1.DeploymentList
-	if err := r.Client.List(ctx, &list, client.InNamespace(wg.Namespace), client.MatchingLabels{LabelWorkerGroup: wg.Name, LabelComponent: ComponentWorker}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(wg.Namespace), client.MatchingLabels{LabelWorkerGroup: labelValue(wg.Name), LabelComponent: ComponentWorker}); err != nil {
 		return ctrl.Result{}, err
 	}
 	current := map[int]*appsv1.Deployment{}
@@ -71,6 +94,7 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		current[idx] = d
 		infos = append(infos, workerInfo{Name: d.Name, Index: idx, Ready: d.Status.AvailableReplicas > 0})
 	}
+	wg.Status.Replicas = int32(len(current))
 
 	if excess := len(current) - want; excess > 0 {
 		now := time.Now().UTC().Format(time.RFC3339)
@@ -90,14 +114,8 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 
-	var dc *DaskCluster
-	var got DaskCluster
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &got); err == nil {
-		dc = &got
-	}
-	var res ctrl.Result
 	if len(retiring) > 0 {
-		wait, err := r.retire(ctx, &wg, dc, retiring)
+		wait, err := r.retire(ctx, &wg, retiring)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -123,13 +141,15 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	})
 	fresh := freeIndices(taken, want-len(current))
 	addr := SchedulerAddress(wg.Namespace, wg.Spec.Cluster, nil)
+	var clusterLabels map[string]string
 	if dc != nil {
 		addr = SchedulerAddress(wg.Namespace, wg.Spec.Cluster, &dc.Spec.Scheduler.Service)
+		clusterLabels = dc.Labels
 	}
 
 	var ready int32
 	for _, idx := range append(indices, fresh...) {
-		d, created, err := ensure(ctx, &r.Deps, &wg, workerDeployment(&wg, idx, addr), copyDeployment)
+		d, created, err := ensureWith(ctx, &r.Deps, &wg, workerDeployment(&wg, idx, addr, clusterLabels), copyDeployment, withWorkerDefaults)
 		if err != nil {
 			r.event(&wg, corev1.EventTypeWarning, "FailedCreateWorker", "ScaleUp", "worker %d: %v", idx, err)
 			return ctrl.Result{}, err
@@ -144,9 +164,7 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 
 	wg.Status.Replicas = int32(want)
 	wg.Status.ReadyReplicas = ready
-	wg.Status.Selector = selectorString(workerGroupSelector(&wg))
-	wg.Status.ObservedGeneration = wg.Generation
-	return res, patchStatus(ctx, &r.Deps, &wg, orig, equality.Semantic.DeepEqual(orig.Status, wg.Status))
+	return res, nil
 }
 
 // AnnotationRetiring marks a worker Deployment chosen for scale-down with
@@ -186,16 +204,17 @@ func (r *WorkerGroupReconciler) markRetiring(ctx context.Context, d *appsv1.Depl
 // to other workers), and deletes the Deployments the scheduler no longer
 // lists, and those it has not retired within RetireTimeout (with a Warning
 // event). It returns how soon to look again for the rest.
-func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup, dc *DaskCluster, retiring []*appsv1.Deployment) (time.Duration, error) {
+func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup, retiring []*appsv1.Deployment) (time.Duration, error) {
 	opts := r.Scheduler.withDefaults()
 	now := time.Now()
-	var svc *corev1.ServiceSpec
-	if dc != nil {
-		svc = &dc.Spec.Scheduler.Service
-	}
-	sc := r.scheduler(wg.Namespace, wg.Spec.Cluster, svc)
 	listed := map[string]string{} // worker name -> address
-	known, lastErr := sc.Workers(ctx)
+	sc, lastErr := r.schedulerFor(ctx, wg.Namespace, wg.Spec.Cluster)
+	var known []SchedulerWorker
+	if lastErr == nil {
+		lctx, cancel := r.schedulerBudget(ctx, wg.Namespace, wg.Spec.Cluster)
+		known, lastErr = sc.Workers(lctx)
+		cancel()
+	}
 	reached := lastErr == nil
 	for _, w := range known {
 		listed[w.Name] = w.Address

@@ -4,8 +4,8 @@
 //
 //	go run ./hack/image -binary linux/amd64=bin/amd64/k8s-crd-resolver-reconcile \
 //	    -binary linux/arm64=bin/arm64/k8s-crd-resolver-reconcile \
-//	    -version v0.1.0 -o ../bin/dask-operator-image.tar \
-//	    [-push ghcr.io/k8s-crd-resolver/dask-operator:v0.1.0]
+//	    -version vX.Y.Z -o ../bin/dask-operator-image.tar \
+//	    [-push ghcr.io/k8s-crd-resolver/dask-operator:vX.Y.Z]
 //
 // `make image` runs it. SOURCE_DATE_EPOCH dates the image (default: the
 // Unix epoch), so the same binaries give the same digest.

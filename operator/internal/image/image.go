@@ -279,7 +279,7 @@ func WriteOCIArchive(w io.Writer, idx v1.ImageIndex) error {
 }
 
 // Push writes idx to the registry reference ref (e.g.
-// ghcr.io/k8s-crd-resolver/dask-operator:v0.1.0) with the environment's
+// ghcr.io/k8s-crd-resolver/dask-operator:vX.Y.Z) with the environment's
 // credentials. insecure allows plain HTTP (a registry on localhost).
 func Push(ctx context.Context, ref string, idx v1.ImageIndex, insecure bool) error {
 	var opts []name.Option

@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/jsonschema"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+func newExportCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "export",
+		Short: "Export the schemas of CRDs for other tools",
+		Args:  usageArgs(0, "give what to export: jsonschema"),
+		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newExportJSONSchemaCmd())
+	return c
+}
+
+func newExportJSONSchemaCmd() *cobra.Command {
+	var dir string
+	var allowOutside bool
+	c := &cobra.Command{
+		Use:   "jsonschema [-o DIR] [CRD-FILE|DIR]...",
+		Short: "Write one JSON Schema file per kind and version, for kubeconform and editors",
+		Long: `export jsonschema writes, for every version of every CRD given (files, or the
+*.yaml, *.yml and *.json files of directories; default: the project's compiled
+outputs), two JSON Schema (draft-07) files into DIR, in the layout kubeconform
+and yaml-language-server read:
+
+  {kind}_{version}.json          e.g. daskcluster_v1.json
+  {kind}_{version}-strict.json   additionalProperties: false wherever the
+                                 apiserver prunes (kubeconform -strict)
+
+JSON Schema cannot express everything the apiserver checks (CEL rules,
+defaults, pruning as the apiserver does it, quantities, metadata names):
+"k8s-crd-resolver validate" judges custom resources as the apiserver does
+(docs/validating.md).
+
+Every file's first line is the same "$comment" member, which marks it as
+generated: a file there without it is never replaced. Files are never removed.
+Outside any project, DIR must exist.`,
+		Example: `  k8s-crd-resolver export jsonschema -o schemas/
+  kubeconform -strict -schema-location default \
+    -schema-location 'schemas/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runExportJSONSchema(c, dir, allowOutside, args)
+		},
+	}
+	c.Flags().StringVarP(&dir, "output", "o", "jsonschema", "the directory to write the schemas into")
+	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "let the project's compiled outputs lie outside the project root")
+	return c
+}
+
+func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args []string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	var inputs []jsonschema.Input
+	var names []string // the files read: never replaced by an output
+	root := fileio.ProjectRoot(wd, wd)
+	if len(args) == 0 {
+		inputs, names, err = projectOutputs(wd, allowOutside)
+		if err != nil {
+			return err
+		}
+	} else {
+		reader := fileio.NewReader(root, allowOutside, resolver.MaxInputBytes)
+		defer reader.Close()
+		for _, a := range args {
+			in, err := readCRDFiles(reader, a)
+			if err != nil {
+				return err
+			}
+			for _, i := range in {
+				inputs = append(inputs, i)
+				names = append(names, i.Name)
+			}
+		}
+	}
+	files, err := jsonschema.Export(inputs)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("no CustomResourceDefinition with a schema among the inputs")
+	}
+	fileio.HandleSignals(os.Exit)
+	w := fileio.NewWriter(fileio.WriterOptions{Root: root, AllowOutside: allowOutside, Owned: jsonschema.Owned, Inputs: names})
+	defer w.Close()
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	written := 0
+	for _, f := range files {
+		changed, err := w.WriteExplicit(filepath.Join(absDir, f.Name), func(out io.Writer) error {
+			_, err := out.Write(f.Data)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if changed {
+			written++
+		}
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), dir, written, len(files)-written)
+	return nil
+}
+
+// readCRDFiles reads a CRD-FILE|DIR argument: a file, or every *.yaml,
+// *.yml and *.json file of a directory (not its subdirectories). It is the
+// user's own argument, read wherever it points.
+func readCRDFiles(r *fileio.Reader, name string) ([]jsonschema.Input, error) {
+	names := []string{name}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		names = nil
+		for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
+			m, err := filepath.Glob(filepath.Join(name, ext))
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, m...)
+		}
+		slices.Sort(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+		}
+	}
+	var out []jsonschema.Input
+	for _, n := range names {
+		content, err := r.ReadExplicit(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, jsonschema.Input{Name: n, Content: content})
+	}
+	return out, nil
+}
+
+// projectOutputs reads the compiled outputs of the project of wd (the
+// first output of each template, of the first set compiling it: sets
+// differ in descriptions and sizes, not in what they accept) through the
+// project's confined reader: the repository names them.
+func projectOutputs(wd string, allowOutside bool) ([]jsonschema.Input, []string, error) {
+	var opts project.Options
+	if allowOutside {
+		opts.Policy.AllowOutsideRoot = &allowOutside
+	}
+	p, err := project.Open(wd, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("finding the project's compiled CRDs (or name CRD files): %w", err)
+	}
+	var out []jsonschema.Input
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range p.Templates {
+		if len(t.Outputs) == 0 || seen[t.Path] {
+			continue
+		}
+		seen[t.Path] = true
+		content, err := p.Reader().ReadFile(t.Outputs[0])
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s is not built yet: run k8s-crd-resolver build first", p.Rel(t.Outputs[0]))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, jsonschema.Input{Name: p.Rel(t.Outputs[0]), Content: content})
+		names = append(names, t.Outputs[0])
+	}
+	return out, names, nil
+}

@@ -1,0 +1,108 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A custom resource of the "betas" CRD of newRepo, with a misspelt field
+// (line 6) and a wrong type (line 8).
+const betaResource = `apiVersion: example.com/v1
+kind: Kbetas
+metadata:
+  name: b
+spec:
+  resourcez: {}
+  resources:
+    limits: {cpu: 0.5}
+`
+
+// TestValidateCustomResources: validate judges custom resources against
+// the CRDs of the same stream, of --crd, or by default of the project's
+// compiled outputs; problems are FILE:LINE:COL: KIND/NAME: FIELD: MESSAGE;
+// --pruning=warn makes a pruned field a warning; a stream on standard
+// input (what `helm template ... | validate -` sends, Kubernetes' own
+// kinds included) works.
+func TestValidateCustomResources(t *testing.T) {
+	dir := newRepo(t)
+	cli(t, dir, "build").must(t, 0)
+	write(t, dir, "cr.yaml", betaResource)
+
+	// Default: the project's outputs.
+	r := cli(t, dir, "validate", "cr.yaml").must(t, 1)
+	contains(t, "validate stdout", r.stdout,
+		"cr.yaml:6:3: Kbetas/b: spec.resourcez: unknown field",
+		"cr.yaml:8:14: Kbetas/b: spec.resources.limits.cpu: Invalid value: \"number\"")
+	r = cli(t, dir, "validate", "--pruning=warn", "cr.yaml").must(t, 1)
+	if strings.Contains(r.stdout, "resourcez") || !strings.Contains(r.stderr, "warning: cr.yaml:6:3: Kbetas/b: spec.resourcez: unknown field") {
+		t.Errorf("--pruning=warn: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+
+	// --crd, from elsewhere: a directory.
+	other := t.TempDir()
+	write(t, other, "cr.yaml", strings.Replace(betaResource, "cpu: 0.5", `cpu: "500m"`, 1))
+	r = cli(t, other, "validate", "--pruning=ignore", "--crd", filepath.Join(dir, "dist"), "cr.yaml").must(t, 0)
+	if r.stdout != "" {
+		t.Errorf("a valid resource printed %q", r.stdout)
+	}
+	// Without the CRD, a warning only: nothing to judge it by.
+	r = cli(t, other, "validate", "cr.yaml").must(t, 0)
+	contains(t, "stderr", r.stderr, "no CRD defines example.com/v1 Kbetas")
+
+	// The same stream, on standard input, between a chart's own kinds; -o json.
+	stream := read(t, dir, "dist/beta.yaml") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n" + betaResource
+	c := exec.CommandContext(t.Context(), filepath.Join(binDir, "k8s-crd-resolver"), "validate", "-o", "json", "-")
+	c.Dir = other
+	c.Stdin = strings.NewReader(stream)
+	var stdout bytes.Buffer
+	c.Stdout = &stdout
+	if err := c.Run(); err == nil {
+		t.Fatal("validate - of an invalid resource exited 0")
+	}
+	var resp struct {
+		Results []struct {
+			Name     string
+			Problems []struct {
+				Object, Field string
+				Line, Column  int
+			}
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if len(resp.Results) != 1 {
+		t.Fatalf("want one result: %s", stdout.String())
+	}
+	found := false
+	for _, p := range resp.Results[0].Problems {
+		// The stream's line 66: the CRD, then the ConfigMap, then the resource.
+		found = found || p.Object == "Kbetas/b" && p.Field == "spec.resourcez" && p.Line == strings.Count(stream[:strings.Index(stream, "resourcez")], "\n")+1 && p.Column == 3
+	}
+	if !found {
+		t.Errorf("no problem at spec.resourcez, line and column right: %s", stdout.String())
+	}
+}
+
+// TestExamplesJudgedByBuildAndCheck: the configuration's examples globs
+// are judged against the compiled CRDs by build and check; a misspelt
+// field fails both, naming its place.
+func TestExamplesJudgedByBuildAndCheck(t *testing.T) {
+	dir := newRepo(t)
+	write(t, dir, ".crd-resolver.yaml", "kubernetesVersion: \"1.30\"\nremoveDescriptions: true\nsets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [dist]\n    examples: [\"examples/*.yaml\"]\n")
+	write(t, dir, "examples/beta.yaml", strings.Replace(strings.Replace(betaResource, "  resourcez: {}\n", "", 1), "cpu: 0.5", "cpu: 2", 1))
+	cli(t, dir, "build").must(t, 0)
+	cli(t, dir, "check").must(t, 0)
+	write(t, dir, "examples/beta.yaml", betaResource)
+	for _, cmd := range []string{"build", "check"} {
+		r := cli(t, dir, cmd).must(t, 1)
+		contains(t, cmd+" stderr", r.stderr, "error: examples/beta.yaml:6:3: Kbetas/b: spec.resourcez: unknown field")
+	}
+	write(t, dir, ".crd-resolver.yaml", "examples: [\"nothing/*.yaml\"]\n")
+	r := cli(t, dir, "check").must(t, 2)
+	contains(t, "check stderr", r.stderr, `examples "nothing/*.yaml" matches no file`)
+}

@@ -1,0 +1,393 @@
+package crdvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// Pruning policies: what a field the apiserver would prune is.
+const (
+	PruneError  = "error"  // a problem, as with fieldValidation=Strict (kubectl's default)
+	PruneWarn   = "warn"   // a warning, as with fieldValidation=Warn
+	PruneIgnore = "ignore" // nothing, as with fieldValidation=Ignore
+)
+
+// Input is one file given to validate.
+type Input struct {
+	Name    string // for messages: the path as given, or <stdin>
+	Content []byte
+}
+
+// Options are how Files judges.
+type Options struct {
+	// KubernetesVersion selects the formats CRD validation knows ("" the
+	// newest embedded).
+	KubernetesVersion string
+	// Pruning is PruneError (the default, ""), PruneWarn or PruneIgnore.
+	Pruning string
+	// CRDs are more files of CRDs custom resources are judged against,
+	// after those of the files themselves (--crd).
+	CRDs []Input
+	// DefaultCRDs, when set, returns the CRDs to use when a custom resource
+	// has none among the files and CRDs (the project's compiled outputs).
+	// It is called at most once.
+	DefaultCRDs func() ([]Input, error)
+	// KeepStored keeps each custom resource as it would be stored.
+	KeepStored bool
+}
+
+// Stored is a custom resource as the apiserver would store it.
+type Stored struct {
+	File   string
+	Object map[string]any
+}
+
+// Files validates every document of files: each CRD with the apiserver's
+// CRD validation (as Documents does), and each custom resource as a
+// create request of it would be judged, against the CRD of its group and
+// kind (Create). Documents of Kubernetes' own groups are skipped; a
+// resource of a group no CRD given defines is a warning (not judged).
+// One result per file, in order.
+func Files(ctx context.Context, files []Input, opts Options) ([]project.ValidationResult, []Stored, error) {
+	results := make([]project.ValidationResult, len(files))
+	var crdDocs []project.ValidationDoc
+	var crdOf []int // the file of each of crdDocs
+	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}}
+	var resources []*resource
+	for i, f := range files {
+		results[i].Name = f.Name
+		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
+		if err != nil {
+			results[i].Problems = append(results[i].Problems, project.Problem{Message: err.Error()})
+			continue
+		}
+		if len(docs) == 0 {
+			results[i].Problems = append(results[i].Problems, project.Problem{Message: "the file holds no document"})
+			continue
+		}
+		var crds []json.RawMessage
+		for j, d := range docs {
+			m, ok := d.Value.(map[string]any)
+			if !ok {
+				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d is not a mapping", j+1)})
+				continue
+			}
+			raw, err := json.Marshal(m)
+			if err != nil {
+				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", j+1, err)})
+				continue
+			}
+			if isCRD(m) {
+				crds = append(crds, raw)
+				cat.addJSON(raw)
+				continue
+			}
+			resources = append(resources, &resource{file: i, doc: d, obj: m})
+		}
+		if len(crds) > 0 {
+			crdDocs = append(crdDocs, project.ValidationDoc{Name: f.Name, Objects: crds, KubernetesVersion: opts.KubernetesVersion})
+			crdOf = append(crdOf, i)
+		}
+	}
+	for i, r := range Documents(ctx, crdDocs) {
+		res := &results[crdOf[i]]
+		res.Problems = append(res.Problems, r.Problems...)
+		res.Warnings = append(res.Warnings, r.Warnings...)
+	}
+	if len(resources) == 0 {
+		return results, nil, nil
+	}
+	if err := cat.addFiles(opts.CRDs); err != nil {
+		return nil, nil, err
+	}
+	if opts.DefaultCRDs != nil && slices.ContainsFunc(resources, func(r *resource) bool { return cat.lookup(r.obj) == nil && isCustomGroup(r.obj) }) {
+		more, err := opts.DefaultCRDs()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := cat.addFiles(more); err != nil {
+			return nil, nil, err
+		}
+	}
+	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
+	var stored []Stored
+	for _, r := range resources {
+		res := &results[r.file]
+		res.Problems = append(res.Problems, r.problems...)
+		res.Warnings = append(res.Warnings, r.warnings...)
+		if opts.KeepStored && r.stored != nil {
+			stored = append(stored, Stored{File: files[r.file].Name, Object: r.stored})
+		}
+	}
+	return results, stored, nil
+}
+
+// isCRD reports whether the document is a CustomResourceDefinition.
+func isCRD(m map[string]any) bool {
+	kind, _ := m["kind"].(string)
+	apiVersion, _ := m["apiVersion"].(string)
+	return kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/")
+}
+
+// isCustomGroup reports whether the document's group may be a CRD's:
+// neither the core group nor a Kubernetes one (no dot, or *.k8s.io).
+func isCustomGroup(m map[string]any) bool {
+	apiVersion, _ := m["apiVersion"].(string)
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return false
+	}
+	return strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+}
+
+// catalog is the CRDs custom resources are judged against, by group and
+// kind; the first given for a group and kind wins.
+type catalog struct {
+	byGK   map[schema.GroupKind]*oracle.CRD
+	groups map[string][]string // group -> its kinds, for messages
+}
+
+// addJSON adds a CRD given as JSON; one that cannot be decoded is left out
+// (its own validation says why).
+func (c *catalog) addJSON(raw []byte) {
+	crd, err := oracle.DecodeJSON(raw)
+	if err != nil || crd.Kind != "CustomResourceDefinition" {
+		return
+	}
+	gk := schema.GroupKind{Group: crd.Internal.Spec.Group, Kind: crd.Internal.Spec.Names.Kind}
+	if _, ok := c.byGK[gk]; ok {
+		return
+	}
+	c.byGK[gk] = crd
+	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
+}
+
+// addFiles adds the CRDs of files; documents that are no CRD are ignored.
+func (c *catalog) addFiles(files []Input) error {
+	for _, f := range files {
+		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			m, ok := d.Value.(map[string]any)
+			if !ok || !isCRD(m) {
+				continue
+			}
+			raw, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Name, err)
+			}
+			c.addJSON(raw)
+		}
+	}
+	return nil
+}
+
+// lookup returns the CRD for the object's group and kind, or nil.
+func (c *catalog) lookup(m map[string]any) *oracle.CRD {
+	apiVersion, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil
+	}
+	return c.byGK[schema.GroupKind{Group: gv.Group, Kind: kind}]
+}
+
+// resource is one custom resource of a file, and what judging it found.
+type resource struct {
+	file int
+	doc  resolver.Decoded
+	obj  map[string]any
+
+	problems, warnings []project.Problem
+	stored             map[string]any
+}
+
+// judge judges the resource against its CRD.
+func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
+	apiVersion, _ := r.obj["apiVersion"].(string)
+	kind, _ := r.obj["kind"].(string)
+	crd := cat.lookup(r.obj)
+	if crd == nil {
+		group, _, _ := strings.Cut(apiVersion, "/")
+		switch {
+		case !isCustomGroup(r.obj):
+			// Kubernetes' own kinds (a chart's Deployments): not ours to judge.
+		case len(cat.groups[group]) > 0:
+			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, resolver.DidYouMean(kind, cat.groups[group])))
+		default:
+			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s (give it with --crd, or in the same stream): not validated", apiVersion, kind))
+		}
+		return
+	}
+	v, err := crd.Create(ctx, r.obj)
+	if err != nil {
+		if errors.Is(err, oracle.ErrNotServed) {
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("the server could not find the requested resource: %v", err))
+			return
+		}
+		r.problem("/apiVersion", "apiVersion", err.Error())
+		return
+	}
+	for _, p := range v.Unknown {
+		switch opts.Pruning {
+		case PruneIgnore:
+		case PruneWarn:
+			r.warn(pointer(p), p, "unknown field, pruned by the apiserver")
+		default:
+			r.problem(pointer(p), p, "unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)")
+		}
+	}
+	for _, e := range v.Errors {
+		msg := strings.TrimPrefix(e.Error(), e.Field+": ")
+		fld := e.Field
+		if fld == "<nil>" { // an error of the whole object, such as a failed anyOf
+			fld = ""
+		}
+		r.problem(pointer(fld), fld, msg)
+	}
+	byPlace := func(a, b project.Problem) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	}
+	slices.SortStableFunc(r.problems, byPlace)
+	slices.SortStableFunc(r.warnings, byPlace)
+	for _, w := range v.Warnings {
+		if strings.HasPrefix(w, "metadata.finalizers: ") {
+			r.warn("/metadata/finalizers", "metadata.finalizers", strings.TrimPrefix(w, "metadata.finalizers: "))
+			continue
+		}
+		r.warn("/apiVersion", "apiVersion", w)
+	}
+	r.stored = v.Object
+}
+
+func (r *resource) problem(ptr, fld, msg string) {
+	r.problems = append(r.problems, r.finding(ptr, fld, msg))
+}
+
+func (r *resource) warn(ptr, fld, msg string) {
+	r.warnings = append(r.warnings, r.finding(ptr, fld, msg))
+}
+
+// finding is a problem or warning at the pointer (its nearest known
+// ancestor), naming the object as KIND/NAME.
+func (r *resource) finding(ptr, fld, msg string) project.Problem {
+	kind, _ := r.obj["kind"].(string)
+	name := ""
+	if md, ok := r.obj["metadata"].(map[string]any); ok {
+		name, _ = md["name"].(string)
+		if name == "" {
+			name, _ = md["generateName"].(string)
+		}
+	}
+	if ptr == "" {
+		ptr = "/kind"
+	}
+	pos := r.doc.Position(ptr)
+	if pos.Line == 0 {
+		pos = r.doc.Position("/kind")
+	}
+	return project.Problem{Object: kind + "/" + name, Line: pos.Line, Column: pos.Col, Field: fld, Message: msg}
+}
+
+// pointer turns an apiserver field path ("spec.containers[0].ports[1]",
+// "metadata.labels[app.kubernetes.io/name]") into a JSON pointer.
+func pointer(fieldPath string) string {
+	var b strings.Builder
+	seg := func(s string) {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	}
+	rest := fieldPath
+	for rest != "" {
+		switch rest[0] {
+		case '.':
+			rest = rest[1:]
+		case '[':
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				seg(rest[1:])
+				return b.String()
+			}
+			key := rest[1:end]
+			if uq, err := strconv.Unquote(key); err == nil {
+				key = uq
+			}
+			seg(key)
+			rest = rest[end+1:]
+		default:
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			seg(rest[:end])
+			rest = rest[end:]
+		}
+	}
+	return b.String()
+}
+
+// Resources judges each resource file against the CRDs of the crds it
+// names (a --batch request with Resources): one result per file, in order.
+// Files judged by the same CRDs are judged together.
+func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+	out := make([]project.ValidationResult, len(resources))
+	groups := map[string][]int{}
+	var order []string
+	for i, r := range resources {
+		for _, j := range r.CRDs {
+			if j < 0 || j >= len(crds) {
+				return nil, fmt.Errorf("resource file %s names CRD document %d of %d", r.Name, j, len(crds))
+			}
+		}
+		key := fmt.Sprint(r.CRDs)
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for _, key := range order {
+		idx := groups[key]
+		var opts Options
+		for _, j := range resources[idx[0]].CRDs {
+			var b []byte
+			for _, o := range crds[j].Objects {
+				b = append(append(b, o...), '\n')
+			}
+			if crds[j].Objects == nil {
+				b = []byte(crds[j].Content)
+			}
+			opts.CRDs = append(opts.CRDs, Input{Name: crds[j].Name, Content: b})
+			opts.KubernetesVersion = crds[j].KubernetesVersion
+		}
+		files := make([]Input, len(idx))
+		for k, i := range idx {
+			files[k] = Input{Name: resources[i].Name, Content: []byte(resources[i].Content)}
+		}
+		res, _, err := Files(ctx, files, opts)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			out[i] = res[k]
+		}
+	}
+	return out, nil
+}

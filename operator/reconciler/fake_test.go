@@ -1,0 +1,658 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// This file runs the reconcilers against controller-runtime's fake client:
+// the paths the e2e suite covers against a real apiserver (conflicts,
+// adoption, retirement, idle deletion, metadata), in milliseconds and
+// under -short. A stand-in scheduler (httptest) answers the HTTP API.
+
+// fakeEnv is one fake apiserver with the operator's indexes and a recorder.
+type fakeEnv struct {
+	t      *testing.T
+	c      client.WithWatch
+	deps   Deps
+	events *events.FakeRecorder
+	uid    atomic.Int64
+}
+
+// newFakeEnv returns a fake client holding objs, whose creates get UIDs
+// (as the apiserver gives them), with funcs intercepting its calls.
+func newFakeEnv(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) *fakeEnv {
+	t.Helper()
+	scheme, err := NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &fakeEnv{t: t, events: events.NewFakeRecorder(100)}
+	create := funcs.Create
+	funcs.Create = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if obj.GetUID() == "" {
+			obj.SetUID(types.UID(fmt.Sprintf("uid-%d", e.uid.Add(1))))
+		}
+		if create != nil {
+			return create(ctx, c, obj, opts...)
+		}
+		return c.Create(ctx, obj, opts...)
+	}
+	for _, o := range objs {
+		if o.GetUID() == "" {
+			o.SetUID(types.UID(fmt.Sprintf("uid-%d", e.uid.Add(1))))
+		}
+	}
+	e.c = fake.NewClientBuilder().
+		WithScheme(scheme).
+		WithObjects(objs...).
+		WithStatusSubresource(&DaskCluster{}, &DaskWorkerGroup{}, &DaskJob{}, &DaskAutoscaler{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}).
+		WithIndex(&DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string { return []string{o.(*DaskAutoscaler).Spec.Cluster} }).
+		WithIndex(&DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string { return []string{o.(*DaskWorkerGroup).Spec.Cluster} }).
+		WithInterceptorFuncs(funcs).
+		Build()
+	e.deps = Deps{Client: e.c, Scheme: scheme, Recorder: e.events}
+	return e
+}
+
+// reconcile runs r once for the object named name and fails on an error.
+func (e *fakeEnv) reconcile(r interface {
+	Reconcile(context.Context, ctrl.Request) (ctrl.Result, error)
+}, name string) ctrl.Result {
+	e.t.Helper()
+	res, err := r.Reconcile(e.t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: name}})
+	if err != nil {
+		e.t.Fatalf("Reconcile %s: %v", name, err)
+	}
+	return res
+}
+
+// get reads name into obj and fails when it is missing.
+func (e *fakeEnv) get(name string, obj client.Object) {
+	e.t.Helper()
+	if err := e.c.Get(e.t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj); err != nil {
+		e.t.Fatalf("get %T %s: %v", obj, name, err)
+	}
+}
+
+// drained returns the events recorded so far.
+func (e *fakeEnv) drained() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.events.Events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// testCluster is a DaskCluster shaped like Dask's simplecluster example:
+// the resource's own labels and annotations (including ones children must
+// not inherit), and labels on both templates.
+func testCluster(name string) *DaskCluster {
+	pod := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "ghcr.io/dask/dask:latest", Env: []corev1.EnvVar{{Name: "USER_ENV", Value: "1"}}}}}
+	return &DaskCluster{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "ns", Generation: 1,
+			Labels: map[string]string{"test-label": "label-value"},
+			Annotations: map[string]string{
+				"test-annotation": "annotation-value",
+				"kopf.zalando.org/last-handled-configuration":      "{}",
+				"kubectl.kubernetes.io/last-applied-configuration": "{}",
+			},
+		},
+		Spec: DaskClusterSpec{
+			Scheduler: SchedulerSpec{
+				Metadata: Metadata{Labels: map[string]string{"scheduler-sublabel": "s"}, Annotations: map[string]string{"test-annotation": "scheduler-wins"}},
+				Spec:     pod,
+				Service:  corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, Ports: []corev1.ServicePort{{Name: "tcp-comm", Port: 8786}, {Name: "http-dashboard", Port: 8787}}},
+			},
+			Worker: WorkerSpec{Replicas: 2, Metadata: Metadata{Labels: map[string]string{"worker-sublabel": "w"}}, Spec: pod},
+		},
+	}
+}
+
+// wantInherited fails unless md carries the resource's label and
+// annotation and none of the ignored annotations.
+func wantInherited(t *testing.T, what string, labels, annotations map[string]string, annotation string) {
+	t.Helper()
+	if labels["test-label"] != "label-value" {
+		t.Errorf("%s: labels %v lack test-label", what, labels)
+	}
+	if annotations["test-annotation"] != annotation {
+		t.Errorf("%s: annotation test-annotation = %q, want %q", what, annotations["test-annotation"], annotation)
+	}
+	for k := range annotations {
+		if strings.HasPrefix(k, "kopf.zalando.org") || strings.HasPrefix(k, "kubectl.kubernetes.io") {
+			t.Errorf("%s: inherited ignored annotation %s", what, k)
+		}
+	}
+}
+
+func TestFakeClusterPropagatesMetadata(t *testing.T) {
+	e := newFakeEnv(t, interceptor.Funcs{}, testCluster("simple"))
+	cr := &ClusterReconciler{Deps: e.deps}
+	e.reconcile(cr, "simple")
+
+	var sched appsv1.Deployment
+	e.get("simple-scheduler", &sched)
+	wantInherited(t, "scheduler Deployment", sched.Labels, sched.Annotations, "scheduler-wins")
+	wantInherited(t, "scheduler pod", sched.Spec.Template.Labels, sched.Spec.Template.Annotations, "scheduler-wins")
+	if sched.Spec.Template.Labels["scheduler-sublabel"] != "s" || sched.Spec.Template.Labels[LabelIstioInject] != "false" {
+		t.Errorf("scheduler pod labels = %v", sched.Spec.Template.Labels)
+	}
+	var svc corev1.Service
+	e.get("simple-scheduler", &svc)
+	wantInherited(t, "scheduler Service", svc.Labels, svc.Annotations, "scheduler-wins")
+	var wg DaskWorkerGroup
+	e.get("simple-default", &wg)
+	wantInherited(t, "default worker group", wg.Labels, wg.Annotations, "annotation-value")
+	if wg.Labels["worker-sublabel"] != "w" || wg.Labels[LabelComponent] != ComponentWorkerGroup {
+		t.Errorf("worker group labels = %v", wg.Labels)
+	}
+
+	wr := &WorkerGroupReconciler{Deps: e.deps}
+	e.reconcile(wr, "simple-default")
+	var w appsv1.Deployment
+	e.get("simple-default-worker-0", &w)
+	wantInherited(t, "worker Deployment", w.Labels, w.Annotations, "annotation-value")
+	wantInherited(t, "worker pod", w.Spec.Template.Labels, w.Spec.Template.Annotations, "annotation-value")
+	if l := w.Spec.Template.Labels; l["worker-sublabel"] != "w" || l[LabelComponent] != ComponentWorker || l[LabelIstioInject] != "false" {
+		t.Errorf("worker pod labels = %v", l)
+	}
+	if _, ok := w.Annotations[AnnotationSpecHash]; !ok || w.Annotations[AnnotationSpecHash] == wg.Annotations[AnnotationSpecHash] {
+		t.Errorf("worker Deployment's spec hash must be its own: %v", w.Annotations)
+	}
+
+	// A steady state writes nothing more.
+	writes := 0
+	e2 := e.c
+	counting := interceptor.NewClient(e2, interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			writes++
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+			writes++
+			return c.Patch(ctx, obj, p, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			writes++
+			return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+		},
+	})
+	d := e.deps
+	d.Client = counting
+	e.reconcile(cr, "simple") // takes in the group's status
+	writes = 0
+	e.reconcile(&ClusterReconciler{Deps: d}, "simple")
+	e.reconcile(&WorkerGroupReconciler{Deps: d}, "simple-default")
+	e.reconcile(&ClusterReconciler{Deps: d}, "simple")
+	if writes != 0 {
+		t.Errorf("steady reconciles wrote %d times, want 0", writes)
+	}
+}
+
+func TestFakeJobPropagatesMetadata(t *testing.T) {
+	dc := testCluster("job")
+	job := &DaskJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ns", Labels: dc.Labels, Annotations: dc.Annotations},
+		Spec: DaskJobSpec{
+			Job: JobTemplate{
+				Metadata: Metadata{Labels: map[string]string{"runner-sublabel": "r"}},
+				Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "job", Image: "x"}}},
+			},
+			Cluster: ClusterTemplate{Metadata: Metadata{Labels: map[string]string{"cluster-sublabel": "c"}}, Spec: dc.Spec},
+		},
+	}
+	never := job.DeepCopy()
+	never.Name = "never"
+	never.Spec.Job.Spec.RestartPolicy = corev1.RestartPolicyNever
+	e := newFakeEnv(t, interceptor.Funcs{}, job, never)
+	jr := &JobReconciler{Deps: e.deps}
+	e.reconcile(jr, "job")
+	e.reconcile(jr, "never")
+
+	var got DaskCluster
+	e.get("job", &got)
+	wantInherited(t, "job's cluster", got.Labels, got.Annotations, "annotation-value")
+	if got.Labels["cluster-sublabel"] != "c" {
+		t.Errorf("job's cluster labels = %v", got.Labels)
+	}
+	var pod corev1.Pod
+	e.get("job-runner", &pod)
+	wantInherited(t, "runner pod", pod.Labels, pod.Annotations, "annotation-value")
+	if pod.Labels["runner-sublabel"] != "r" || pod.Labels[LabelIstioInject] != "false" || pod.Labels[LabelComponent] != ComponentJobRunner {
+		t.Errorf("runner pod labels = %v", pod.Labels)
+	}
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		t.Errorf("runner restartPolicy = %s, want OnFailure (the CRD's default, for objects stored before it)", pod.Spec.RestartPolicy)
+	}
+	e.get("never-runner", &pod)
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("the user's restartPolicy Never became %s", pod.Spec.RestartPolicy)
+	}
+	var j DaskJob
+	e.get("job", &j)
+	if j.Status.JobStatus != ClusterCreated || j.Status.ClusterName != "job" || j.Status.JobRunnerPodName != "job-runner" {
+		t.Errorf("job status = %+v", j.Status)
+	}
+
+	// The cluster built from the job hands the job's metadata on.
+	e.reconcile(&ClusterReconciler{Deps: e.deps}, "job")
+	var sched appsv1.Deployment
+	e.get("job-scheduler", &sched)
+	wantInherited(t, "job's scheduler pod", sched.Spec.Template.Labels, sched.Spec.Template.Annotations, "scheduler-wins")
+	if _, ok := sched.Annotations[AnnotationSpecHash]; !ok || sched.Annotations[AnnotationSpecHash] == got.Annotations[AnnotationSpecHash] {
+		t.Errorf("the cluster's spec hash leaked into its scheduler: %v", sched.Annotations)
+	}
+}
+
+func TestFakeClusterInvalidName(t *testing.T) {
+	for _, name := range []string{strings.Repeat("a", maxClusterName+1), "invalid.chars.in.name"} {
+		t.Run(name[:min(len(name), 12)], func(t *testing.T) {
+			e := newFakeEnv(t, interceptor.Funcs{}, testCluster(name))
+			e.reconcile(&ClusterReconciler{Deps: e.deps}, name)
+			var dc DaskCluster
+			e.get(name, &dc)
+			if dc.Status.Phase != PhaseError {
+				t.Errorf("phase = %q, want Error", dc.Status.Phase)
+			}
+			var ds appsv1.DeploymentList
+			var ss corev1.ServiceList
+			var ws DaskWorkerGroupList
+			for _, l := range []client.ObjectList{&ds, &ss, &ws} {
+				if err := e.c.List(t.Context(), l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(ds.Items)+len(ss.Items)+len(ws.Items) != 0 {
+				t.Errorf("created %d Deployments, %d Services, %d worker groups for an invalid name", len(ds.Items), len(ss.Items), len(ws.Items))
+			}
+			evs := e.drained()
+			if len(evs) == 0 || !strings.Contains(evs[0], "InvalidName") {
+				t.Errorf("events = %v, want InvalidName", evs)
+			}
+			e.reconcile(&ClusterReconciler{Deps: e.deps}, name)
+			if evs := e.drained(); len(evs) != 0 {
+				t.Errorf("a second reconcile repeated events: %v", evs)
+			}
+		})
+	}
+	if err := validateClusterName(strings.Repeat("a", maxClusterName)); err != nil {
+		t.Errorf("a %d-character name is valid for Dask: %v", maxClusterName, err)
+	}
+}
+
+func TestFakeClusterPhases(t *testing.T) {
+	lb := testCluster("lb")
+	lb.Spec.Scheduler.Service.Type = corev1.ServiceTypeLoadBalancer
+	var phases []string
+	funcs := interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+		if dc, ok := obj.(*DaskCluster); ok {
+			phases = append(phases, dc.Status.Phase)
+		}
+		return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+	}}
+	e := newFakeEnv(t, funcs, testCluster("simple"), lb)
+	cr := &ClusterReconciler{Deps: e.deps}
+	e.reconcile(cr, "simple")
+	if want := []string{PhaseCreated, PhaseRunning}; fmt.Sprint(phases) != fmt.Sprint(want) {
+		t.Errorf("ClusterIP cluster: phases written %v, want %v", phases, want)
+	}
+	var dc DaskCluster
+	e.get("simple", &dc)
+	if c := meta.FindStatusCondition(dc.Status.Conditions, ConditionSchedulerAvailable); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("SchedulerAvailable = %+v, want False", c)
+	}
+
+	phases = nil
+	e.reconcile(cr, "lb")
+	e.get("lb", &dc)
+	if dc.Status.Phase != PhasePending {
+		t.Errorf("LoadBalancer without ingress: phase %s, want Pending", dc.Status.Phase)
+	}
+	var svc corev1.Service
+	e.get("lb-scheduler", &svc)
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	if err := e.c.Status().Update(t.Context(), &svc); err != nil {
+		t.Fatal(err)
+	}
+	var sched appsv1.Deployment
+	e.get("lb-scheduler", &sched)
+	sched.Status.AvailableReplicas = 1
+	if err := e.c.Status().Update(t.Context(), &sched); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(cr, "lb")
+	e.get("lb", &dc)
+	if dc.Status.Phase != PhaseRunning || !meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
+		t.Errorf("LoadBalancer with ingress and available scheduler: phase %s, conditions %+v", dc.Status.Phase, dc.Status.Conditions)
+	}
+}
+
+// TestFakeStatusOnError: a reconcile that fails half-way still writes the
+// status it knows (phase, the scheduler's condition).
+func TestFakeStatusOnError(t *testing.T) {
+	funcs := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if _, ok := obj.(*DaskWorkerGroup); ok {
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "daskworkergroups"}, obj.GetName(), fmt.Errorf("quota"))
+		}
+		return c.Create(ctx, obj, opts...)
+	}}
+	e := newFakeEnv(t, funcs, testCluster("simple"))
+	_, err := (&ClusterReconciler{Deps: e.deps}).Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "simple"}})
+	if err == nil {
+		t.Fatal("want the worker group's error")
+	}
+	var dc DaskCluster
+	e.get("simple", &dc)
+	if dc.Status.Phase != PhaseCreated || meta.FindStatusCondition(dc.Status.Conditions, ConditionSchedulerAvailable) == nil {
+		t.Errorf("status after a failed reconcile = %+v", dc.Status)
+	}
+}
+
+// TestFakeUpdateConflict: an update that conflicts is retried on a fresh
+// read, and lands.
+func TestFakeUpdateConflict(t *testing.T) {
+	conflicts := 0
+	funcs := interceptor.Funcs{Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+		if _, ok := obj.(*appsv1.Deployment); ok && conflicts < 2 {
+			conflicts++
+			return apierrors.NewConflict(schema.GroupResource{Resource: "deployments"}, obj.GetName(), fmt.Errorf("stale"))
+		}
+		return c.Update(ctx, obj, opts...)
+	}}
+	e := newFakeEnv(t, funcs, testCluster("simple"))
+	cr := &ClusterReconciler{Deps: e.deps}
+	e.reconcile(cr, "simple")
+	var dc DaskCluster
+	e.get("simple", &dc)
+	dc.Spec.Scheduler.Spec.Containers[0].Image = "ghcr.io/dask/dask:2026.1.0"
+	if err := e.c.Update(t.Context(), &dc); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(cr, "simple")
+	var sched appsv1.Deployment
+	e.get("simple-scheduler", &sched)
+	if conflicts != 2 || sched.Spec.Template.Spec.Containers[0].Image != "ghcr.io/dask/dask:2026.1.0" {
+		t.Errorf("after %d conflicts the scheduler image is %s", conflicts, sched.Spec.Template.Spec.Containers[0].Image)
+	}
+}
+
+func TestFakeAdoption(t *testing.T) {
+	extra := &DaskWorkerGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "extra", Namespace: "ns"},
+		Spec:       DaskWorkerGroupSpec{Cluster: "simple", Worker: testCluster("simple").Spec.Worker},
+	}
+	as := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "as", Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: "simple", Minimum: 1, Maximum: 3}}
+	orphan := &DaskWorkerGroup{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}, Spec: DaskWorkerGroupSpec{Cluster: "absent", Worker: WorkerSpec{Replicas: 1}}}
+	e := newFakeEnv(t, interceptor.Funcs{}, testCluster("simple"), extra, as, orphan)
+	e.reconcile(&ClusterReconciler{Deps: e.deps}, "simple")
+	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "extra")
+	e.reconcile(&AutoscalerReconciler{Deps: e.deps}, "as")
+	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "orphan")
+
+	var dc DaskCluster
+	e.get("simple", &dc)
+	var wg DaskWorkerGroup
+	e.get("extra", &wg)
+	if !metav1.IsControlledBy(&wg, &dc) {
+		t.Errorf("extra worker group's owners = %+v, want the cluster", wg.OwnerReferences)
+	}
+	var a DaskAutoscaler
+	e.get("as", &a)
+	if !metav1.IsControlledBy(&a, &dc) {
+		t.Errorf("autoscaler's owners = %+v, want the cluster", a.OwnerReferences)
+	}
+	e.get("orphan", &wg)
+	if len(wg.OwnerReferences) != 0 {
+		t.Errorf("a group naming no existing cluster got owners %+v", wg.OwnerReferences)
+	}
+	// Its workers are created anyway, with the address of the cluster to come.
+	var w appsv1.Deployment
+	e.get("orphan-worker-0", &w)
+
+	// Adoption is once: a second reconcile writes no owner again.
+	e.get("extra", &wg)
+	rv := wg.ResourceVersion
+	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "extra")
+	e.get("extra", &wg)
+	if wg.ResourceVersion != rv {
+		t.Errorf("a second reconcile rewrote the adopted group")
+	}
+	// A group something else controls keeps that controller, and gets the
+	// cluster as a plain owner.
+	other := &DaskWorkerGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "gitops", Namespace: "ns", OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "app", UID: "cm-uid", Controller: new(true)}}},
+		Spec:       DaskWorkerGroupSpec{Cluster: "simple"},
+	}
+	if err := e.c.Create(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "gitops")
+	e.get("gitops", &wg)
+	if len(wg.OwnerReferences) != 2 || metav1.GetControllerOf(&wg).UID != "cm-uid" {
+		t.Errorf("owners = %+v", wg.OwnerReferences)
+	}
+}
+
+// standIn is a stand-in scheduler: it lists workers, retires them on
+// request, and says since when it is idle.
+type standIn struct {
+	workers   map[string]string // name -> address
+	idleSince float64
+	retired   atomic.Int32
+}
+
+func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api/v1/get_workers":
+		var parts []string
+		for name, addr := range s.workers {
+			parts = append(parts, fmt.Sprintf(`{"name": %q, "address": %q}`, name, addr))
+		}
+		fmt.Fprintf(w, `{"workers": [%s]}`, strings.Join(parts, ","))
+	case "/api/v1/retire_workers":
+		var req struct{ Workers []string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var parts []string
+		for name, addr := range s.workers {
+			if slices.Contains(req.Workers, addr) {
+				parts = append(parts, fmt.Sprintf(`%q: {"name": %q}`, addr, name))
+				delete(s.workers, name)
+				s.retired.Add(1)
+			}
+		}
+		fmt.Fprintf(w, `{%s}`, strings.Join(parts, ","))
+	case "/api/v1/check_idle":
+		fmt.Fprintf(w, `{"idle_since": %f}`, s.idleSince)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestFakeRetirement(t *testing.T) {
+	dc := testCluster("simple")
+	dc.Spec.Worker.Replicas = 3
+	e := newFakeEnv(t, interceptor.Funcs{}, dc)
+	s := &standIn{workers: map[string]string{}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, RetireTimeout: time.Hour}
+	cr, wr := &ClusterReconciler{Deps: e.deps}, &WorkerGroupReconciler{Deps: e.deps}
+	e.reconcile(cr, "simple")
+	e.reconcile(wr, "simple-default")
+	for i := range 3 {
+		name := WorkerName("simple-default", i)
+		s.workers[name] = fmt.Sprintf("tcp://10.0.0.%d:1234", i)
+	}
+
+	var got DaskCluster
+	e.get("simple", &got)
+	got.Spec.Worker.Replicas = 1
+	if err := e.c.Update(t.Context(), &got); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(cr, "simple")
+	e.reconcile(wr, "simple-default")
+	var list appsv1.DeploymentList
+	if err := e.c.List(t.Context(), &list, client.MatchingLabels{LabelWorkerGroup: "simple-default"}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range list.Items {
+		names = append(names, d.Name)
+	}
+	// The highest indices went, through the scheduler, in one reconcile.
+	if fmt.Sprint(names) != "[simple-default-worker-0]" || s.retired.Load() != 2 {
+		t.Errorf("workers left %v after %d retired, want [simple-default-worker-0] after 2", names, s.retired.Load())
+	}
+	var wg DaskWorkerGroup
+	e.get("simple-default", &wg)
+	if wg.Status.Replicas != 1 {
+		t.Errorf("status.replicas = %d, want 1", wg.Status.Replicas)
+	}
+}
+
+func TestFakeIdleDeletion(t *testing.T) {
+	dc := testCluster("idle")
+	dc.Spec.IdleTimeout = 60
+	e := newFakeEnv(t, interceptor.Funcs{}, dc)
+	s := &standIn{idleSince: float64(time.Now().Add(-time.Hour).Unix())}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }}
+	cr := &ClusterReconciler{Deps: e.deps}
+	e.reconcile(cr, "idle")
+	var got DaskCluster
+	e.get("idle", &got) // the scheduler is not available yet: not asked
+	var sched appsv1.Deployment
+	e.get("idle-scheduler", &sched)
+	sched.Status.AvailableReplicas = 1
+	if err := e.c.Status().Update(t.Context(), &sched); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(cr, "idle") // available now, and Running
+	e.reconcile(cr, "idle") // asked: idle for an hour, past 60s
+	err := e.c.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "idle"}, &got)
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("idle cluster still there (%v): %+v", err, got.Status)
+	}
+}
+
+// TestFakeExternalNameRefused: the operator does not follow a scheduler
+// Service of type ExternalName, whatever its target.
+func TestFakeExternalNameRefused(t *testing.T) {
+	dc := testCluster("ext")
+	dc.Spec.Scheduler.Service = corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "metadata.google.internal"}
+	e := newFakeEnv(t, interceptor.Funcs{}, dc)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }}
+	e.reconcile(&ClusterReconciler{Deps: e.deps}, "ext")
+	if _, err := e.deps.schedulerFor(t.Context(), "ns", "ext"); err != ErrExternalName {
+		t.Errorf("schedulerFor = %v, want ErrExternalName", err)
+	}
+	evs := fmt.Sprint(e.drained())
+	if !strings.Contains(evs, "ExternalNameService") {
+		t.Errorf("events %s lack ExternalNameService", evs)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the stand-in was asked %d times", hits.Load())
+	}
+}
+
+// TestFakeSlowSchedulerCoolsOff: a scheduler that uses up a whole call
+// budget is not asked again during its cool-off, so it holds a reconcile
+// worker once, not on every poll; another cluster's scheduler is still
+// asked.
+func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
+	var slowHits, fastHits atomic.Int32
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowHits.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fastHits.Add(1)
+		_, _ = w.Write([]byte(`{"workers": 2}`))
+	}))
+	defer fast.Close()
+
+	var objs []client.Object
+	for _, name := range []string{"slow", "fast"} {
+		dc := testCluster(name)
+		objs = append(objs, dc, &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3}})
+	}
+	e := newFakeEnv(t, interceptor.Funcs{}, objs...)
+	e.deps.Slow = &SlowSchedulers{}
+	e.deps.Scheduler = SchedulerOptions{
+		URL: func(_, cluster string) string {
+			if cluster == "slow" {
+				return slow.URL
+			}
+			return fast.URL
+		},
+		// Short, so the test is quick; nothing here depends on how short.
+		Timeout: 20 * time.Millisecond, CallBudget: 50 * time.Millisecond, SlowCoolOff: time.Hour,
+	}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	for _, name := range []string{"slow", "fast"} {
+		e.reconcile(cr, name)
+		var sched appsv1.Deployment
+		e.get(name+"-scheduler", &sched)
+		sched.Status.AvailableReplicas = 1
+		if err := e.c.Status().Update(t.Context(), &sched); err != nil {
+			t.Fatal(err)
+		}
+		e.reconcile(cr, name)
+	}
+	for range 3 {
+		e.reconcile(ar, "slow")
+		e.reconcile(ar, "fast")
+	}
+	if n := slowHits.Load(); n == 0 || n > 3 {
+		t.Errorf("the slow scheduler was asked %d times, want its first call's attempts only (1 to 3)", n)
+	}
+	if n := fastHits.Load(); n != 3 {
+		t.Errorf("the fast scheduler was asked %d times, want 3", n)
+	}
+	var a DaskAutoscaler
+	e.get("fast", &a)
+	if a.Status.SchedulerTarget == nil || *a.Status.SchedulerTarget != 2 {
+		t.Errorf("fast autoscaler status = %+v", a.Status)
+	}
+}

@@ -1,0 +1,95 @@
+package resolver
+
+import "bytes"
+
+// Decode reads every document of a YAML or JSON stream into plain values
+// (map[string]any, []any, string, bool, json.Number, nil), as the
+// compiler reads a template: the one parser for everything else read
+// from a repository or given on the command line (outputs read back by
+// check and build, diff's and validate's files, the configuration).
+//
+// Its work is linear in src: a key written twice is an error at the
+// second, found with a set per mapping (yaml.v3's own decoding compares
+// every pair of keys of a mapping, which a file of one large mapping
+// turns into hours), and what the documents expand to (YAML aliases and
+// merges included) is charged to a budget of budget, refused with a
+// message once past it; 0 is InputBudget(len(src)). Text that starts like JSON is
+// read by the strict JSON reader first (several times faster), and as
+// YAML when that fails. Empty documents are left out. Errors are *Error,
+// with file:line:col, name being the file.
+func Decode(name string, src []byte, budget Size) ([]any, error) {
+	docs, err := decodeDocuments(name, src, budget)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(docs))
+	for i, d := range docs {
+		out[i] = d.value
+	}
+	return out, nil
+}
+
+// Decoded is one document of a stream read by DecodeDocuments: its value,
+// as Decode returns it, and where each of its values stands in the source.
+type Decoded struct {
+	// Value is the document (map[string]any, []any, string, bool,
+	// json.Number or nil).
+	Value any
+	d     *document
+}
+
+// Position returns where the value at the JSON pointer ("/spec/replicas")
+// stands in the source (for a mapping entry, its key), or the nearest
+// ancestor that has a known position.
+func (d Decoded) Position(pointer string) Position { return d.d.position(pointer) }
+
+// DecodeDocuments reads a stream as Decode does, keeping the source
+// position of every value.
+func DecodeDocuments(name string, src []byte, budget Size) ([]Decoded, error) {
+	docs, err := decodeDocuments(name, src, budget)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decoded, len(docs))
+	for i, d := range docs {
+		out[i] = Decoded{Value: d.value, d: d}
+	}
+	return out, nil
+}
+
+func decodeDocuments(name string, src []byte, budget Size) ([]*document, error) {
+	if name == "" || name == "-" {
+		name = "<stdin>"
+	}
+	if budget == 0 {
+		budget = InputBudget(len(src))
+	}
+	var docs []*document
+	var err error
+	if looksLikeJSON(src) {
+		if err = checkText(name, src); err != nil {
+			return nil, err
+		}
+		docs, err = parseJSONDocuments(name, bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")), newBudget(budget))
+		if err != nil {
+			// Flow YAML ({a: 1}) starts like JSON too.
+			var yerr error
+			if docs, yerr = parseDocumentsWithin(name, src, newBudget(budget)); yerr == nil {
+				err = nil
+			}
+		}
+	} else {
+		docs, err = parseDocumentsWithin(name, src, newBudget(budget))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// InputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice
+// n when that is more (a stream of many CRDs, `kubectl get crd -o yaml` of a cluster, holds
+// more than one compile builds; what aliases can expand it to stays proportional to it).
+func InputBudget(n int) Size {
+	return max(DefaultBudget, Size(2*int64(n)))
+}
