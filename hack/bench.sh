@@ -74,7 +74,10 @@ EOF
 (cd "$work/hello" && CGO_ENABLED=0 go build -o hello main.go)
 hello=$work/hello/hello
 
+# The project as the repository has it: templates, configuration, and the
+# examples the configuration validates.
 cp -r templates .crd-resolver.yaml "$work/"
+[[ -d examples ]] && cp -r examples "$work/"
 # The first set of .crd-resolver.yaml, alone (keep it equal to that set).
 cat >"$work/dist-set.yaml" <<'EOF'
 kubernetesVersion: "VERSION"

@@ -220,14 +220,18 @@ for what in repo gen-r gen; do
   for side in old new; do
     rm -rf "$work/p-$side"
     case $what in
-      repo) mkdir -p "$work/p-$side" && cp -r "$repo/templates" "$repo/.crd-resolver.yaml" "$work/p-$side/" && git -C "$work/p-$side" init -q ;;
+      repo)
+        mkdir -p "$work/p-$side" && cp -r "$repo/templates" "$repo/.crd-resolver.yaml" "$work/p-$side/" && git -C "$work/p-$side" init -q
+        if [[ -d $repo/examples ]]; then cp -r "$repo/examples" "$work/p-$side/"; fi
+        ;;
       gen-r) gen "$work/p-$side" true ;;
       gen) gen "$work/p-$side" false ;;
     esac
     bin=$old
     [[ $side == new ]] && bin=$new
     (cd "$work/p-$side" && "$bin" build --quiet >"$work/p-$side/build.out" 2>&1 || echo "exit $?" >>"$work/p-$side/build.out")
-    rm -rf "$work/p-$side/templates" "$work/p-$side/.git"
+    grep -q "^exit" "$work/p-$side/build.out" && { echo "build of $what failed ($side): $(head -c 300 "$work/p-$side/build.out")"; fail=1; }
+    rm -rf "$work/p-$side/templates" "$work/p-$side/examples" "$work/p-$side/.git"
   done
   same "build of $what" "$work/p-old" "$work/p-new"
 done

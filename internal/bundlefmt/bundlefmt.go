@@ -16,15 +16,15 @@
 //
 // A span whose chunk number is the chunk count or more lies in the shared pool (pool.go):
 // chunk (count + k) is the pool's chunk k. BuildPool moves every Normalized bundle's
-// structures and fragments there; what Write writes has none.
+// structures, descriptions and fragments there (the bundle keeps no chunk of its own);
+// what Write writes has none.
 //
 // All integers are little-endian. A chunk holds consecutive definitions, in name order, up
 // to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures,
 // descriptions and fragments are chunked apart, so a compile that drops descriptions never
-// inflates them. Pooled structures and fragments (and those of a bundle whose manifest says
-// Uncompressed) are stored as they are: a compile reads them where they lie in the binary,
-// with nothing to inflate and no memory of its own (descriptions, 78% of the text, stay
-// deflated).
+// inflates them. What lies in the pool (and the structures and fragments of a bundle whose
+// manifest says Uncompressed) is stored as it is: a compile reads it where it lies in the
+// binary, with nothing to inflate and no memory of its own.
 // Inflating one chunk for many definitions is what makes the format fast and small: a
 // deflate stream per definition spent most of its time building Huffman tables, and could
 // not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
