@@ -385,7 +385,16 @@ func (e *emitter) plainOrQuoted(s string) {
 		return
 	}
 	e.buf.WriteByte('"')
-	for _, r := range s {
+	// Runs of printable ASCII other than '"' and '\\' (nearly all of a
+	// description) are copied whole; each other character as before.
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		e.buf.WriteString(s[start:i])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case '"':
 			e.buf.WriteString(`\"`)
@@ -408,10 +417,13 @@ func (e *emitter) plainOrQuoted(s string) {
 					fmt.Fprintf(&e.buf, `\U%08X`, r)
 				}
 			default:
-				e.buf.WriteRune(r)
+				e.buf.WriteString(s[i : i+size])
 			}
 		}
+		i += size
+		start = i
 	}
+	e.buf.WriteString(s[start:])
 	e.buf.WriteByte('"')
 }
 
