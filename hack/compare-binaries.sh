@@ -12,6 +12,17 @@
 # --k8s-version of the newest minor). --recursion preserve throughout, so
 # recursive definitions compile too. The names are those of the bundles in
 # schemas/data (tools/schemagen -list MINOR).
+#
+# Then the workloads users run, each compared output for output: every
+# golden case of testdata/compile (as its case.yaml says, and again with -r;
+# copied out of the repository, so no project configuration applies), the
+# Dask hook's command line (-r -j NAME.patch.yaml SRC DST) over a copy of
+# testdata/dask-layout with pins to 1.21 and patches reaching into PodSpec
+# and ServiceSpec, this repository's `build` (both sets), and generated
+# projects of 100 templates (PodTemplateSpec and ServiceSpec each, with and
+# without descriptions). PARTS=workloads skips the definitions. OLD and NEW
+# each need their companion k8s-crd-resolver-validate beside them (or
+# neither has one).
 set -euo pipefail
 old=${1:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
 new=${2:?usage: compare-binaries.sh OLD_BINARY NEW_BINARY}
@@ -31,6 +42,7 @@ fail=0
 checked=0
 bytes=0
 for bundle in "$data"/*.bundle; do
+  [[ ${PARTS:-all} == workloads ]] && break
   v=$(basename "$bundle" .bundle)
   (cd "$repo/schemas" && "$lister" -list "$v") >"$work/names-$v"
   for pinned in no yes; do
@@ -81,5 +93,148 @@ for bundle in "$data"/*.bundle; do
     done
   done
 done
+
+# same WHAT OLD_DIR NEW_DIR: the two trees (outputs and what the runs said)
+# must be identical.
+same() {
+  checked=$((checked + 1))
+  bytes=$((bytes + $(find "$2" -type f -exec cat {} + | wc -c)))
+  if ! diff -r "$2" "$3" >"$work/tree.diff"; then
+    echo "DIFFERENT: $1"
+    head -20 "$work/tree.diff"
+    fail=1
+  fi
+}
+
+# The golden cases: each run by both binaries in a copy of its directory.
+for dir in "$repo"/testdata/compile/*/; do
+  c=$(basename "$dir")
+  flags=()
+  template=template.yaml root=""
+  if [[ -f $dir/case.yaml ]]; then
+    while IFS= read -r line; do
+      key=${line%%:*} val=${line#*:}
+      val=$(sed "s/^ *//; s/ *\$//; s/^[\"']//; s/[\"']\$//" <<<"$val")
+      case $key in
+        k8sVersion) flags+=(--k8s-version "$val") ;;
+        removeDescriptions) [[ $val == true ]] && flags+=(-r) ;;
+        maxDescriptionLength) flags+=(--max-description-length "$val") ;;
+        recursion) flags+=(--recursion "$val") ;;
+        patch) flags+=(-j "$val") ;;
+        budget) flags+=(--budget "$val") ;;
+        allowOutsideRoot) [[ $val == true ]] && flags+=(--allow-outside-root) ;;
+        template) template=$val ;;
+        root) root=$val ;;
+      esac
+    done < <(grep -E '^[a-zA-Z]+:' "$dir/case.yaml")
+  fi
+  [[ " ${flags[*]} " == *" --k8s-version "* ]] || flags+=(--k8s-version 1.30)
+  for extra in "" -r; do
+    for side in old new; do
+      rm -rf "$work/case-$side" "$work/out-$side"
+      mkdir -p "$work/out-$side"
+      cp -r "$dir" "$work/case-$side"
+      bin=$old
+      [[ $side == new ]] && bin=$new
+      (
+        cd "$work/case-$side/$root"
+        t=$template
+        [[ -n $root ]] && t=${template#"$root"/}
+        # shellcheck disable=SC2086 # extra is one flag or none
+        "$bin" resolve "${flags[@]}" $extra "$t" >"$work/out-$side/yaml" 2>"$work/out-$side/err" && echo 0 >"$work/out-$side/exit" || echo $? >"$work/out-$side/exit"
+      )
+      sed -i "s#$work/case-$side#CASE#g" "$work/out-$side/err"
+    done
+    same "golden $c ${flags[*]} $extra" "$work/out-old" "$work/out-new"
+  done
+done
+
+# The Dask hook, as dask-kubernetes' ci/pre-commit-crd.py runs us, over a
+# copy of testdata/dask-layout with two more CRDs of its shape whose
+# patches reach into PodSpec's containers and ServiceSpec's ports.
+cr=dask_kubernetes/operator/customresources
+for side in old new; do
+  rm -rf "$work/dask-$side" "$work/out-$side"
+  mkdir -p "$work/out-$side"
+  cp -r "$repo/testdata/dask-layout" "$work/dask-$side"
+  git -C "$work/dask-$side" init -q
+  cp "$work/dask-$side/$cr/daskcluster.yaml" "$work/dask-$side/$cr/daskjob.yaml"
+  sed -i 's/daskclusters/daskjobs/; s/daskcluster$/daskjob/; s/kind: DaskCluster/kind: DaskJob/; s/shortNames: .*//' "$work/dask-$side/$cr/daskjob.yaml"
+  cat >"$work/dask-$side/$cr/daskjob.patch.yaml" <<'EOF'
+[
+  {"op": "add", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/worker/properties/spec/properties/containers/items/properties/ports/items/properties/protocol/default", "value": "TCP"},
+  {"op": "add", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/scheduler/properties/service/properties/ports/items/properties/protocol/default", "value": "TCP"},
+  {"op": "test", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/worker/properties/spec/properties/dnsPolicy/type", "value": "string"},
+  {"op": "copy", "from": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/worker/properties/spec/properties/securityContext", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/podSecurityContext"},
+  {"op": "remove", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/scheduler/properties/spec/properties/volumes/items/properties/nfs"},
+  {"op": "move", "from": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/worker/properties/spec/properties/affinity", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/affinity"},
+  {"op": "replace", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/scheduler/properties/spec/properties/containers/items/required", "value": ["name", "image"]}
+]
+EOF
+  bin=$old
+  [[ $side == new ]] && bin=$new
+  for n in daskcluster daskworkergroup daskjob; do
+    for r in -r ""; do
+      # shellcheck disable=SC2086 # r is one flag or none
+      (cd "$work/dask-$side" && "$bin" $r -j "$cr/$n.patch.yaml" "$cr/$n.yaml" "$work/out-$side/$n$r.yaml") 2>"$work/out-$side/$n$r.err" || echo "exit $?" >>"$work/out-$side/$n$r.err"
+    done
+  done
+done
+same "the Dask hook (-r -j PATCH SRC DST)" "$work/out-old" "$work/out-new"
+
+# This repository's build, both sets, and generated projects of 100
+# templates.
+gen() {
+  local d=$1 remove=$2 i
+  mkdir -p "$d/templates"
+  git -C "$d" init -q
+  printf 'kubernetesVersion: "%s"\nsets:\n  - templates: ["templates/*.yaml"]\n    outputs: [dist]\n    removeDescriptions: %s\n' "$newest" "$remove" >"$d/.crd-resolver.yaml"
+  for ((i = 0; i < 100; i++)); do
+    cat >"$d/templates/kind$i.yaml" <<EOF
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: kind${i}s.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Kind$i, plural: kind${i}s}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                replicas: {type: integer, minimum: 0, default: 1}
+                template: {\$ref: io.k8s.api.core.v1.PodTemplateSpec}
+                service: {\$ref: io.k8s.api.core.v1.ServiceSpec}
+EOF
+  done
+}
+for what in repo gen-r gen; do
+  for side in old new; do
+    rm -rf "$work/p-$side"
+    case $what in
+      repo)
+        mkdir -p "$work/p-$side" && cp -r "$repo/templates" "$repo/.crd-resolver.yaml" "$work/p-$side/" && git -C "$work/p-$side" init -q
+        if [[ -d $repo/examples ]]; then cp -r "$repo/examples" "$work/p-$side/"; fi
+        ;;
+      gen-r) gen "$work/p-$side" true ;;
+      gen) gen "$work/p-$side" false ;;
+    esac
+    bin=$old
+    [[ $side == new ]] && bin=$new
+    (cd "$work/p-$side" && "$bin" build --quiet >"$work/p-$side/build.out" 2>&1 || echo "exit $?" >>"$work/p-$side/build.out")
+    grep -q "^exit" "$work/p-$side/build.out" && { echo "build of $what failed ($side): $(head -c 300 "$work/p-$side/build.out")"; fail=1; }
+    rm -rf "$work/p-$side/templates" "$work/p-$side/examples" "$work/p-$side/.git"
+  done
+  same "build of $what" "$work/p-old" "$work/p-new"
+done
+
 echo "compare-binaries: $checked compiles, $bytes bytes of YAML, $([[ $fail == 0 ]] && echo "all identical" || echo "differences above")"
 exit $fail

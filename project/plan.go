@@ -50,7 +50,8 @@ type FileStatus struct {
 	State State
 	// Template names the template producing the file ("" for an orphan).
 	Template string
-	// Current is the file's content on disk (nil when missing).
+	// Current is the file's content on disk (nil when missing or
+	// unchanged).
 	Current []byte
 	// Want is the compiled content (nil for an orphan).
 	Want []byte
@@ -76,7 +77,7 @@ func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
 			case err != nil:
 				return nil, fmt.Errorf("output of %s: %w", o.Template.Name, err)
 			case bytes.Equal(cur, o.Data):
-				fs.Current, fs.State = cur, Unchanged
+				fs.State = Unchanged // its copy is not kept: an up-to-date build held every output twice
 			default:
 				fs.Current, fs.State = cur, Stale
 			}

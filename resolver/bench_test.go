@@ -116,3 +116,44 @@ func BenchmarkCompileTemplatesDir(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompileDaskHook compiles testdata/dask-layout's templates as
+// Dask's pre-commit hook does (-r -j NAME.patch.yaml, a fresh Compiler per
+// file, refs pinned to 1.21, the newest minor the target): the pinned
+// minor's entries, and patches that resolve only what they touch.
+func BenchmarkCompileDaskHook(b *testing.B) {
+	root, err := filepath.Abs("../testdata/dask-layout")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr := filepath.Join(root, "dask_kubernetes/operator/customresources")
+	for _, name := range []string{"daskcluster", "daskworkergroup"} {
+		b.Run(name, func(b *testing.B) {
+			src, err := os.ReadFile(filepath.Join(cr, name+".yaml"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			patchSrc, err := os.ReadFile(filepath.Join(cr, name+".patch.yaml"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				p, err := ParsePatch(name+".patch.yaml", patchSrc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c, err := New(Options{WorkDir: root, Root: root, RemoveDescriptions: true, Patch: p})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := c.Compile(filepath.Join(cr, name+".yaml"), src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := res.YAML(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -94,6 +94,9 @@ type Compiler struct {
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
 	lazy        *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
+	// pinned holds the entries of the bundles of pinned minors that
+	// settle for the target (lazy.go: lazyFor), nil where they do not.
+	pinned map[string]*lazyStore
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
@@ -162,8 +165,7 @@ func New(opts Options) (*Compiler, error) {
 	// decoded only as deep as the template looks (lazy.go).
 	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
 		if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
-			c.lazy = &lazyStore{c: c, src: es, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}}
-			c.render.lazy = c.lazy
+			c.lazy = newLazyStore(c, version, es)
 		}
 	}
 	return c, nil

@@ -100,18 +100,25 @@
 // unless RemoveDescriptions, and settles, as it resolves their $refs, only
 // what depends on other definitions (list-map key defaults, the atomic
 // items of sets, and $ref sites that add more than text to their target).
-// A $ref pinning another minor than the target's gets the whole
-// structural pass instead (formats and list types depend on the minor).
+// A $ref pinning another minor than the target's is settled the same way
+// when what the structural pass decides by version comes out the same
+// (both minors 1.16 or later, every format the pinned minor knows known to
+// the target: pinning 1.21 for a 1.37 target); otherwise it gets the whole
+// pass (formats and list types depend on the minor).
 //
 // Without descriptions (RemoveDescriptions), a compile for the minor of
-// the bundle goes further: the bundle stores, for every definition that
-// resolves on its own, the YAML the emitter writes for each of its
-// top-level mappings and what they cost (PrebuildFragments), so only the
-// definitions the template's own $refs name are decoded; what they hold is
-// written and measured from the store. A pass that has to look inside
-// (list-map keys, allOf merging, root metadata, v1beta1 defaults, a JSON
-// patch, Document.Object) gets it resolved in full, once per Compiler, and
-// the output is the same bytes, warnings and sizes (TestLazyIsEager).
+// the bundle, or against a pinned minor settled as above, goes further:
+// the bundle stores, for every definition that resolves on its own, the
+// YAML the emitter writes for each of its top-level mappings and what
+// they cost (PrebuildFragments), so only the definitions the template's
+// own $refs name are decoded; what they hold is written and measured from
+// the store. A pass that has to look inside (list-map keys, allOf
+// merging, root metadata, v1beta1 defaults, Document.Object) gets it
+// resolved, once per Compiler: the definition's own values, what they
+// refer to still read from the store until something looks inside that
+// too. A JSON patch copies on write only the way to what each operation
+// touches, so it resolves the definitions on its paths and nothing else.
+// The output is the same bytes, warnings and sizes (TestLazyIsEager).
 //
 // A definition's description documents the field that refers to it: a
 // property that is a $ref and has no description of its own gets the

@@ -159,9 +159,9 @@ func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
 func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 	errsBefore := len(r.errs)
 	sc, out := crd.t.sc, crd.obj
-	// The v1beta1 rules and the patch read every schema: lazy entries
-	// resolved in full first (lazy.go).
-	if crd.t.apiVersion == apiextensionsV1beta1 || r.c.opts.Patch != nil {
+	// The v1beta1 rules read every schema: lazy entries resolved in full
+	// first (lazy.go). The patch resolves only what it touches.
+	if crd.t.apiVersion == apiextensionsV1beta1 {
 		if m, changed := materializeAll(out); changed {
 			out = m.(map[string]any)
 		}

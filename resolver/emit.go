@@ -100,7 +100,6 @@ func (e *emitter) flush() {
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
-	lazy   *lazyStore // the entries *lazyEntry values name (lazy.go)
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from
@@ -285,7 +284,7 @@ func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
 	case *lazyEntry:
 		e.buf.WriteByte('\n')
-		return e.entry(fragKey{t.name, t.key}, indent+2)
+		return e.entry(t.store, fragKey{t.name, t.key}, indent+2)
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')
@@ -386,7 +385,16 @@ func (e *emitter) plainOrQuoted(s string) {
 		return
 	}
 	e.buf.WriteByte('"')
-	for _, r := range s {
+	// Runs of printable ASCII other than '"' and '\\' (nearly all of a
+	// description) are copied whole; each other character as before.
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		e.buf.WriteString(s[start:i])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case '"':
 			e.buf.WriteString(`\"`)
@@ -409,10 +417,13 @@ func (e *emitter) plainOrQuoted(s string) {
 					fmt.Fprintf(&e.buf, `\U%08X`, r)
 				}
 			default:
-				e.buf.WriteRune(r)
+				e.buf.WriteString(s[i : i+size])
 			}
 		}
+		i += size
+		start = i
 	}
+	e.buf.WriteString(s[start:])
 	e.buf.WriteByte('"')
 }
 

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Lazy definitions: a compile without descriptions for the minor of a
-// bundle that stores fragments (1.16 and later) never decodes the
-// definitions its $refs reach through other definitions.
+// bundle that stores fragments (1.16 and later), or against a pinned
+// minor that settles for it (settles), never decodes the definitions its
+// $refs reach through other definitions.
 //
 // `make schemas` resolves every definition as a compile would
 // (PrebuildFragments) and stores, for each top-level value of it that is a
@@ -30,9 +33,10 @@ import (
 // name: their top-level values become *lazyEntry, opaque to every pass
 // that does not look inside them (the emitter writes the fragment, the
 // budget adds the cost). A pass that looks inside one (list-map keys,
-// allOf merging, v1beta1 defaults, a JSON patch, Document.Object) gets
-// the value resolved in full, once per Compiler (materialize), which is
-// exactly what the entry stands for. PrebuildFragments checks every
+// allOf merging, v1beta1 defaults, a JSON patch's path, Document.Object)
+// gets the value resolved, once per Compiler (materialize): exactly what
+// the entry stands for, its own values decoded, the entries they hold
+// still lazy. PrebuildFragments checks every
 // fragment against the emitter and every cost against the measurer when
 // the bundle is made.
 //
@@ -76,7 +80,7 @@ func (l *lazyEntry) value() (map[string]any, error) {
 func (l *lazyEntry) mustValue() map[string]any {
 	m, err := l.value()
 	if err != nil {
-		panic(fmt.Sprintf("resolver: entry %s.%s of the Kubernetes %s bundle: %v", l.name, l.key, l.store.c.version, err))
+		panic(fmt.Sprintf("resolver: entry %s.%s of the Kubernetes %s bundle: %v", l.name, l.key, l.store.version, err))
 	}
 	return m
 }
@@ -95,15 +99,31 @@ func asSchema(v any) map[string]any {
 
 // materializeAll returns v with every lazy entry resolved in full,
 // copying the maps and lists on the way to one (the others stay shared);
-// it reports whether there was any.
+// it reports whether there was any. A resolved entry holds entries of its
+// own (materialize), resolved in turn; each entry in full is kept by its
+// store, and each map is copied once per call, however often it is
+// shared.
 func materializeAll(v any) (any, bool) {
+	return deepen(v, map[unsafe.Pointer]deepened{})
+}
+
+type deepened struct {
+	v       any
+	changed bool
+}
+
+func deepen(v any, memo map[unsafe.Pointer]deepened) (any, bool) {
 	switch t := v.(type) {
 	case *lazyEntry:
-		return t.mustValue(), true
+		return t.deepValue(), true
 	case map[string]any:
+		id := mapID(t)
+		if d, ok := memo[id]; ok {
+			return d.v, d.changed
+		}
 		var out map[string]any
 		for k, x := range t {
-			if nx, changed := materializeAll(x); changed {
+			if nx, changed := deepen(x, memo); changed {
 				if out == nil {
 					out = maps.Clone(t)
 				}
@@ -111,12 +131,14 @@ func materializeAll(v any) (any, bool) {
 			}
 		}
 		if out != nil {
+			memo[id] = deepened{out, true}
 			return out, true
 		}
+		memo[id] = deepened{t, false}
 	case []any:
 		var out []any
 		for i, x := range t {
-			if nx, changed := materializeAll(x); changed {
+			if nx, changed := deepen(x, memo); changed {
 				if out == nil {
 					out = slices.Clone(t)
 				}
@@ -128,6 +150,31 @@ func materializeAll(v any) (any, bool) {
 		}
 	}
 	return v, false
+}
+
+// deepValue returns the entry resolved in full, no lazy entry left in
+// it (shared: never modify it).
+func (l *lazyEntry) deepValue() map[string]any {
+	k := fragKey{l.name, l.key}
+	l.store.mu.Lock()
+	m, ok := l.store.deep[k]
+	l.store.mu.Unlock()
+	if ok {
+		return m
+	}
+	v, _ := materializeAll(l.mustValue())
+	m = v.(map[string]any)
+	l.store.mu.Lock()
+	if l.store.deep == nil {
+		l.store.deep = map[fragKey]map[string]any{}
+	}
+	if have, ok := l.store.deep[k]; ok { // another goroutine's, equal
+		m = have
+	} else {
+		l.store.deep[k] = m
+	}
+	l.store.mu.Unlock()
+	return m
 }
 
 // lazyDef is the stored entries of one definition.
@@ -268,19 +315,72 @@ type fragSeg struct {
 
 type fragKey struct{ name, key string }
 
-// lazyStore is a Compiler's view of the entries of its bundle.
+// lazyStore is a Compiler's view of the entries of a bundle: its own, or
+// that of a pinned minor (lazyFor).
 type lazyStore struct {
-	c    *Compiler
-	src  entrySource
-	defs map[string]*lazyDef // parsed on first use; nil: the definition has none
+	c       *Compiler
+	version string // the bundle's minor
+	src     entrySource
+	defs    map[string]*lazyDef // parsed on first use; nil: the definition has none
 
 	// What materialize resolved, by a Compiler of its own (made on first
-	// need, with the same options, every definition in full): the results
+	// need, with the same options; see materialize): the results
 	// of a Compile stay safe to read, Document.Object included, from many
 	// goroutines at once, however far it has to look.
 	mu    sync.Mutex
 	fullC *Compiler
 	full  map[string]map[string]any
+	deep  map[fragKey]map[string]any // entries without lazy entries left (materializeAll)
+}
+
+func newLazyStore(c *Compiler, version string, src entrySource) *lazyStore {
+	return &lazyStore{c: c, version: version, src: src, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}}
+}
+
+// settles reports whether a definition the bundle of version stores
+// structural (Prebuild) is, as it is, what the whole structural pass
+// makes of it for the target: the bundle of the target's minor, or of a
+// pinned minor when both are 1.16 or later and the target knows every
+// format the pinned minor knows (formats and list types are all the pass
+// decides by version: the other minors' bundles are settled as the
+// target's, not normalised again).
+func (c *Compiler) settles(version string) bool {
+	if version == c.version {
+		return true
+	}
+	if c.major != 1 || c.minorN < 16 {
+		return false
+	}
+	ma, mi := parseVersion(version)
+	return ma == 1 && mi >= 16 && schemas.FormatsWithin(mi, c.minorN)
+}
+
+// lazyFor returns the store of the entries of the bundle of version, nil
+// when its definitions are resolved in full: a compile without
+// descriptions reads a pinned minor's entries as it reads the target's
+// when that minor settles for the target (settles). Their fragments are
+// the same text; the warnings they replay name the pinned minor in their
+// chains, as resolving them would.
+func (c *Compiler) lazyFor(version string) *lazyStore {
+	if version == c.version || c.lazy == nil {
+		return c.lazy
+	}
+	if s, ok := c.pinned[version]; ok {
+		return s
+	}
+	var s *lazyStore
+	if c.settles(version) {
+		b, canonical, err := c.bundleFor(version)
+		es, ok := b.(entrySource)
+		if ns, isNS := b.(normalizedSource); err == nil && ok && isNS && ns.Normalized() && canonical == version {
+			s = newLazyStore(c, version, es)
+		}
+	}
+	if c.pinned == nil {
+		c.pinned = map[string]*lazyStore{}
+	}
+	c.pinned[version] = s
+	return s
 }
 
 func (s *lazyStore) def(name string) (*lazyDef, error) {
@@ -295,13 +395,27 @@ func (s *lazyStore) def(name string) (*lazyDef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("entries of %s: %w", name, err)
 	}
+	if d != nil && s.version != s.c.version {
+		// Chains name the definitions of another minor than the
+		// target's with it (chainLabel).
+		for i := range d.warnings {
+			for j := range d.warnings[i].links {
+				d.warnings[i].links[j].label += " (Kubernetes " + s.version + ")"
+			}
+		}
+	}
 	s.defs[name] = d
 	return d, nil
 }
 
-// materialize resolves a definition in full, as a compile without entries
-// would, once per Compiler. Its diagnostics were replayed when the
-// definition was first used; they are not raised again.
+// materialize resolves a definition as a compile without entries would,
+// once per Compiler: its own values in full, what it refers to as lazy
+// as everywhere else (entries of a store of the resolving Compiler's own,
+// resolved the same way when something looks inside them). So a pass
+// that looks into one entry (a JSON patch's path, a list-map key)
+// resolves the definitions on its way, not everything they refer to. Its
+// diagnostics were replayed when the definition was first used; they are
+// not raised again.
 func (s *lazyStore) materialize(name string) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -309,14 +423,16 @@ func (s *lazyStore) materialize(name string) (map[string]any, error) {
 		return m, nil
 	}
 	if s.fullC == nil {
-		fc, err := New(s.c.opts)
+		opts := s.c.opts
+		opts.KubeVersion = s.version // the target's, or the pinned minor's (settled alike)
+		fc, err := New(opts)
 		if err != nil {
 			return nil, err
 		}
-		fc.eager, fc.lazy, fc.render.lazy = true, nil, nil
 		s.fullC = fc
 	}
 	r := s.fullC.bundleRun()
+	r.shallow = target{version: s.fullC.version, name: name}.key()
 	schema, err := r.follow(name, scope{version: s.fullC.version}, "#/definitions/"+name)
 	if err == nil && len(r.errs) > 0 {
 		err = errors.New("it does not resolve on its own")
@@ -336,8 +452,8 @@ func (c *Compiler) bundleRun() *run {
 
 // lazyTarget makes the cached target of a bundle definition of the
 // target's minor from its entries; false when it has none.
-func (r *run) lazyTarget(t target) (*cachedTarget, bool, error) {
-	d, err := r.c.lazy.def(t.name)
+func (r *run) lazyTarget(store *lazyStore, t target) (*cachedTarget, bool, error) {
+	d, err := store.def(t.name)
 	if err != nil || d == nil {
 		return nil, false, err
 	}
@@ -349,16 +465,17 @@ func (r *run) lazyTarget(t target) (*cachedTarget, bool, error) {
 		if _, ok := def[e.key].(map[string]any); !ok {
 			return nil, false, fmt.Errorf("%w: the entries of %s name %s, which is no mapping there", ErrInput, t.name, e.key)
 		}
-		def[e.key] = &lazyEntry{store: r.c.lazy, name: t.name, key: e.key, cost: e.cost}
+		def[e.key] = &lazyEntry{store: store, name: t.name, key: e.key, cost: e.cost}
 	}
 	r.c.normalized[mapID(def)] = struct{}{}
 	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(def)
 	return &cachedTarget{schema: def, bundle: d.warnings, cost: c}, true, nil
 }
 
-// entry writes the fragment of entry k as a block mapping at indent.
-func (e *emitter) entry(k fragKey, indent int) error {
-	d, err := e.cache.lazy.def(k.name)
+// entry writes the fragment of entry k of store as a block mapping at
+// indent.
+func (e *emitter) entry(store *lazyStore, k fragKey, indent int) error {
+	d, err := store.def(k.name)
 	if err != nil {
 		return err
 	}
@@ -372,7 +489,7 @@ func (e *emitter) entry(k fragKey, indent int) error {
 	}
 	return data.each(func(s fragSeg) error {
 		if s.text == nil {
-			return e.entry(s.ref, indent+s.indent)
+			return e.entry(store, s.ref, indent+s.indent)
 		}
 		e.shifted(s.text, indent)
 		return nil
@@ -453,7 +570,7 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 			entries[mapID(resolved[name][k].(map[string]any))] = fragKey{name, k}
 		}
 	}
-	store := &lazyStore{c: c, defs: map[string]*lazyDef{}}
+	store := &lazyStore{c: c, version: version, defs: map[string]*lazyDef{}}
 	for _, name := range names {
 		schema := resolved[name]
 		if schema == nil {
@@ -509,8 +626,8 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 			if err := plain.mapping(resolved[name][k].(map[string]any), 0, false); err != nil {
 				return nil, nil, err
 			}
-			expanded := &emitter{cache: &renderCache{lazy: store}}
-			if err := expanded.entry(fragKey{name, k}, 0); err != nil {
+			expanded := &emitter{cache: &renderCache{}}
+			if err := expanded.entry(store, fragKey{name, k}, 0); err != nil {
 				return nil, nil, fmt.Errorf("definition %s, %s: %w", name, k, err)
 			}
 			if !bytes.Equal(plain.buf.Bytes(), expanded.buf.Bytes()) {

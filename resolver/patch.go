@@ -2,8 +2,11 @@ package resolver
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Patch is a parsed RFC 6902 JSON patch, YAML or JSON, with the position of
@@ -90,18 +93,25 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 // What the operations add may not exceed DefaultBudget (a Compile applies
 // its patch within its own budget).
 func (p *Patch) Apply(doc any) (any, error) {
-	out, err := p.apply(doc, newBudget(0), nil)
+	out, err := p.apply(cleanCopy(doc), newBudget(0), nil)
 	if err != nil {
 		reveal(err.(*Error))
 	}
 	return out, err
 }
 
-// apply applies the patch to a copy of doc, charging what each operation
-// adds to b before it is built. after, if set, is called with the
-// document after each operation.
+// apply applies the patch to doc, charging what each operation adds to b
+// before it is built. after, if set, is called with the document after
+// each operation. doc is never changed: the maps and lists on the way to
+// what an operation changes are copied, once each, without the
+// compiler's private keys, and a lazy entry on the way is resolved in
+// full (lazy.go); everything else stays shared with doc. What an
+// operation reads (test, copy, move) is taken as a clean copy. So a
+// patch resolves in full only what it touches, and the document it
+// returns reads, measures and writes as the clean copy of doc patched
+// would.
 func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
-	doc = cleanCopy(doc)
+	w := &patcher{owned: map[unsafe.Pointer]bool{}}
 	for i, op := range p.ops {
 		if why := b.charge(op.growth(doc)); why != "" {
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s) would bring the compile to %s", i, op.describe(), why))}
@@ -111,7 +121,7 @@ func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, erro
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.nodeLimit(), human(b.limit)))}
 		}
 		var err error
-		doc, err = op.apply(doc)
+		doc, err = w.apply(op, doc)
 		if err != nil {
 			return nil, noteHint(&Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)})
 		}
@@ -139,7 +149,7 @@ func (op patchOp) listWork(doc any) int64 {
 	n := int64(0)
 	for _, p := range []string{op.path, op.from} {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			if l, ok := lookupOrNil(doc, p[:i]).([]any); ok {
+			if l, ok := cleanView(lookupOrNil(doc, p[:i])).([]any); ok {
 				n += int64(len(l))
 			}
 		}
@@ -148,9 +158,31 @@ func (op patchOp) listWork(doc any) int64 {
 }
 
 func lookupOrNil(doc any, ptr string) any {
-	v, err := lookupPointer(doc, ptr)
+	v, err := lookupClean(doc, ptr)
 	if err != nil {
 		return nil
+	}
+	return v
+}
+
+// lookupClean is lookupPointer as if over the clean copy of doc: a lazy
+// entry on the way is resolved, private keys are not there. The value it
+// returns is shared (possibly a lazy entry): read it through cleanCopy.
+func lookupClean(doc any, ptr string) (any, error) { return lookupPointerIn(doc, ptr, cleanView) }
+
+// cleanView returns v as the clean copy of doc would hold it, at its top
+// level: a lazy entry resolved, a map without the private keys (a shallow
+// copy when it has any); shared, never to be changed.
+func cleanView(v any) any {
+	switch t := v.(type) {
+	case *lazyEntry:
+		return cleanView(t.mustValue())
+	case map[string]any:
+		if _, ok := t[bundleDefault]; ok {
+			t = maps.Clone(t)
+			delete(t, bundleDefault)
+		}
+		return t
 	}
 	return v
 }
@@ -168,7 +200,7 @@ func (op patchOp) growth(doc any) cost {
 	case "add", "replace":
 		return m.measure(op.value).plus(key)
 	case "copy":
-		if v, err := lookupPointer(doc, op.from); err == nil {
+		if v, err := lookupClean(doc, op.from); err == nil {
 			return m.measure(v).plus(key)
 		}
 	case "move":
@@ -177,43 +209,50 @@ func (op patchOp) growth(doc any) cost {
 	return cost{}
 }
 
-func (op patchOp) apply(doc any) (any, error) {
+// patcher applies operations copy-on-write (see Patch.apply).
+type patcher struct {
+	// owned holds the maps and lists this patch made: they may be
+	// changed; anything else is shared.
+	owned map[unsafe.Pointer]bool
+}
+
+func (w *patcher) apply(op patchOp, doc any) (any, error) {
 	switch op.op {
 	case "add":
-		return addAt(doc, op.path, deepCopy(op.value))
+		return w.addAt(doc, op.path, deepCopy(op.value))
 	case "remove":
-		doc, _, err := removeAt(doc, op.path)
+		doc, _, err := w.removeAt(doc, op.path)
 		return doc, err
 	case "replace":
-		if _, err := lookupPointer(doc, op.path); err != nil {
+		if _, err := lookupClean(doc, op.path); err != nil {
 			return nil, err
 		}
-		doc, _, err := removeAt(doc, op.path)
+		doc, _, err := w.removeAt(doc, op.path)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, deepCopy(op.value))
+		return w.addAt(doc, op.path, deepCopy(op.value))
 	case "move":
 		if op.path != op.from && strings.HasPrefix(op.path, op.from+"/") {
 			return nil, fmt.Errorf("cannot move %s into itself", op.from)
 		}
-		doc, v, err := removeAt(doc, op.from)
+		doc, v, err := w.removeAt(doc, op.from)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, v)
+		return w.addAt(doc, op.path, cleanCopy(v))
 	case "copy":
-		v, err := lookupPointer(doc, op.from)
+		v, err := lookupClean(doc, op.from)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, deepCopy(v))
+		return w.addAt(doc, op.path, cleanCopy(v))
 	case "test":
-		v, err := lookupPointer(doc, op.path)
+		v, err := lookupClean(doc, op.path)
 		if err != nil {
 			return nil, err
 		}
-		if !jsonEqual(v, op.value) {
+		if v = cleanCopy(v); !jsonEqual(v, op.value) {
 			return nil, fmt.Errorf("test failed: the value is %v", v)
 		}
 		return doc, nil
@@ -223,28 +262,102 @@ func (op patchOp) apply(doc any) (any, error) {
 
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
 
-// parent splits a pointer into its parent's value and the last token.
-func parent(doc any, path string) (any, string, error) {
-	toks, err := splitPointer(path)
-	if err != nil {
-		return nil, "", err
+// own returns v as this patch may change it: v itself when the patch
+// made it, else a copy of its top level (a lazy entry resolved first,
+// without the private keys) that it now owns. Scalars are returned as
+// they are.
+func (w *patcher) own(v any) any {
+	switch t := v.(type) {
+	case *lazyEntry:
+		return w.own(t.mustValue())
+	case map[string]any:
+		if w.owned[mapID(t)] {
+			return t
+		}
+		t = maps.Clone(t)
+		if t == nil {
+			t = map[string]any{}
+		}
+		delete(t, bundleDefault)
+		w.owned[mapID(t)] = true
+		return t
+	case []any:
+		if len(t) == 0 || w.owned[unsafe.Pointer(unsafe.SliceData(t))] {
+			return t
+		}
+		return w.fresh(slices.Clone(t))
+	default:
+		return t
 	}
-	if len(toks) == 0 {
-		return nil, "", nil
-	}
-	parentPtr := path[:strings.LastIndexByte(path, '/')]
-	pv, err := lookupPointer(doc, parentPtr)
-	if err != nil {
-		return nil, "", err
-	}
-	return pv, toks[len(toks)-1], nil
 }
 
-func addAt(doc any, path string, v any) (any, error) {
+// fresh records a list the patch made.
+func (w *patcher) fresh(l []any) []any {
+	if len(l) > 0 {
+		w.owned[unsafe.Pointer(unsafe.SliceData(l))] = true
+	}
+	return l
+}
+
+// ownPath makes every map and list from the root of doc down to toks
+// (which lookupClean found) the patch's own; it returns the new root and
+// the value at toks.
+func (w *patcher) ownPath(doc any, toks []string) (root, at any) {
+	root = w.own(doc)
+	at = root
+	for _, tok := range toks {
+		switch t := at.(type) {
+		case map[string]any:
+			next := w.own(t[tok])
+			t[tok], at = next, next
+		case []any:
+			i, _ := parseIndex(tok, len(t))
+			next := w.own(t[i])
+			t[i], at = next, next
+		}
+	}
+	return root, at
+}
+
+// parent finds the parent of path (as lookupClean reports it) and makes
+// the way to it the patch's own: the new root, the parent, its pointer
+// tokens and the last token.
+func (w *patcher) parent(doc any, path string) (root, pv any, toks []string, tok string, err error) {
+	toks, err = splitPointer(path)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if len(toks) == 0 {
+		return doc, nil, nil, "", nil
+	}
+	if _, err := lookupClean(doc, path[:strings.LastIndexByte(path, '/')]); err != nil {
+		return nil, nil, nil, "", err
+	}
+	root, pv = w.ownPath(doc, toks[:len(toks)-1])
+	return root, pv, toks[:len(toks)-1], toks[len(toks)-1], nil
+}
+
+// setList puts the patch's new list l at toks (its parent's, owned).
+func (w *patcher) setList(root any, toks []string, l []any) any {
+	if len(toks) == 0 {
+		return l
+	}
+	root, gp := w.ownPath(root, toks[:len(toks)-1])
+	switch t := gp.(type) {
+	case map[string]any:
+		t[toks[len(toks)-1]] = l
+	case []any:
+		i, _ := parseIndex(toks[len(toks)-1], len(t))
+		t[i] = l
+	}
+	return root
+}
+
+func (w *patcher) addAt(doc any, path string, v any) (any, error) {
 	if path == "" {
 		return v, nil
 	}
-	pv, tok, err := parent(doc, path)
+	doc, pv, toks, tok, err := w.parent(doc, path)
 	if err != nil {
 		return nil, err
 	}
@@ -258,19 +371,20 @@ func addAt(doc any, path string, v any) (any, error) {
 				return nil, err
 			}
 		}
-		list := append(t[:i:i], append([]any{v}, t[i:]...)...)
-		return setAt(doc, path[:strings.LastIndexByte(path, '/')], list)
+		list := make([]any, 0, len(t)+1)
+		list = append(append(append(list, t[:i]...), v), t[i:]...)
+		return w.setList(doc, toks, w.fresh(list)), nil
 	default:
 		return nil, fmt.Errorf("cannot add to %s", describeValue(pv))
 	}
 	return doc, nil
 }
 
-func removeAt(doc any, path string) (any, any, error) {
+func (w *patcher) removeAt(doc any, path string) (any, any, error) {
 	if path == "" {
 		return nil, doc, nil
 	}
-	pv, tok, err := parent(doc, path)
+	doc, pv, toks, tok, err := w.parent(doc, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,31 +402,9 @@ func removeAt(doc any, path string) (any, any, error) {
 			return nil, nil, err
 		}
 		v := t[i]
-		list := append(t[:i:i], t[i+1:]...)
-		doc, err := setAt(doc, path[:strings.LastIndexByte(path, '/')], list)
-		return doc, v, err
+		list := make([]any, 0, len(t)-1)
+		list = append(append(list, t[:i]...), t[i+1:]...)
+		return w.setList(doc, toks, w.fresh(list)), v, nil
 	}
 	return nil, nil, fmt.Errorf("cannot remove from %s", describeValue(pv))
-}
-
-// setAt replaces the value at path, which exists.
-func setAt(doc any, path string, v any) (any, error) {
-	if path == "" {
-		return v, nil
-	}
-	pv, tok, err := parent(doc, path)
-	if err != nil {
-		return nil, err
-	}
-	switch t := pv.(type) {
-	case map[string]any:
-		t[tok] = v
-	case []any:
-		i, err := parseIndex(tok, len(t))
-		if err != nil {
-			return nil, err
-		}
-		t[i] = v
-	}
-	return doc, nil
 }

@@ -230,11 +230,12 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	outer := len(r.stack) == 0
+	shallow := outer && key == r.shallow
 	cached, ok := r.c.defs[key]
 	if !ok {
 		cached, ok = r.local[key]
 	}
-	if ok {
+	if ok && !shallow {
 		if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
 			r.stopForWork(sc, ptr)
 			return nil, errStopped
@@ -302,8 +303,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	// A definition the bundle stores entries for, decoded no deeper than
 	// its top level (lazy.go); what resolving it raises is replayed.
-	if t.file == "" && t.version == r.c.version && r.c.lazy != nil && !r.c.renormalize && !r.c.eager {
-		ct, ok, err := r.lazyTarget(t)
+	if store := r.lazyStoreOf(t); store != nil && !shallow {
+		ct, ok, err := r.lazyTarget(store, t)
 		if err != nil {
 			return nil, err
 		}
@@ -334,11 +335,12 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Stored structural for the target's minor: settled as it is
-		// resolved. Structural for another minor (a $ref pinning one):
-		// the whole pass, which changes nothing else, does what depends
-		// on the version (formats, list types before 1.16).
-		sc := scope{version: t.version, settle: pre && t.version == r.c.version && !r.c.renormalize}
+		// Stored structural for the target's minor, or for a pinned one
+		// that settles alike (lazy.go: settles): settled as it is
+		// resolved. Structural for another minor: the whole pass, which
+		// changes nothing else, does what depends on the version
+		// (formats, list types before 1.16).
+		sc := scope{version: t.version, settle: pre && r.c.settles(t.version) && !r.c.renormalize}
 		ptr := "#/definitions/" + t.name
 		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
 		if !sc.settle {
@@ -380,7 +382,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// properties each naming the next took forever). Not cached: targets
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
-	if r.cuts == cutsBefore && r.failures == failuresBefore {
+	if r.cuts == cutsBefore && r.failures == failuresBefore && !shallow {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c}
 		if t.file != r.template {
 			r.c.render.shared[mapID(resolved)] = struct{}{}
@@ -395,6 +397,16 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 	}
 	return resolved, nil
+}
+
+// lazyStoreOf returns the store of entries a bundle target is read from,
+// nil when it is resolved in full (a file target, or a test's eager or
+// renormalize).
+func (r *run) lazyStoreOf(t target) *lazyStore {
+	if t.file != "" || r.c.renormalize || r.c.eager {
+		return nil
+	}
+	return r.c.lazyFor(t.version)
 }
 
 // followWork is what resolving a $ref target (or cutting a cycle there)

@@ -29,7 +29,11 @@ type run struct {
 	cuts  int                      // cycle cuts so far; results containing one are not cached
 	local map[string]*cachedTarget // the template's own resolved targets, for this compile only
 	outer *site                    // the template's $ref being resolved, for work-budget errors
-	nest  int                      // schema levels resolveSchema is inside
+	// shallow is the key of the bundle definition a lazy store is
+	// materialising (lazy.go): resolved here, outermost, without its
+	// entries and uncached, while what it refers to stays lazy.
+	shallow string
+	nest    int // schema levels resolveSchema is inside
 
 	// Spending (budget.go).
 	budget  *budget

@@ -165,13 +165,20 @@ func localNames(d *document) []string {
 }
 
 // lookupPointer follows a JSON pointer (RFC 6901) through v.
-func lookupPointer(v any, ptr string) (any, error) {
+func lookupPointer(v any, ptr string) (any, error) { return lookupPointerIn(v, ptr, nil) }
+
+// lookupPointerIn is lookupPointer over what view(v) makes of each value
+// on the way (nil: the values themselves).
+func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
 	toks, err := splitPointer(ptr)
 	if err != nil {
 		return nil, err
 	}
 	at := ""
 	for _, tok := range toks {
+		if view != nil {
+			v = view(v)
+		}
 		switch t := v.(type) {
 		case map[string]any:
 			next, ok := t[tok]

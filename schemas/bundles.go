@@ -82,6 +82,11 @@ var bundle1_36 string
 //go:embed data/1.37.bundle
 var bundle1_37 string
 
+// sharedPool holds the structures and fragments of the bundles from 1.16 on.
+//
+//go:embed data/shared.pool
+var sharedPool string
+
 // embedded lists the bundles, oldest first.
 var embedded = []embeddedBundle{
 	{"1.12", bundle1_12},

@@ -10,19 +10,21 @@
 // borrowed, every Go module read (module@version and go.sum hash), the classification of
 // every property-less object (Source.Objects) and the count of each constraint keyword
 // imported; then the definitions, deflated in chunks of about 16 KiB of consecutive
-// definitions. In the bundles of the newest three minors (Manifest.Uncompressed) the
-// structure and fragment chunks are stored as they are, descriptions still deflated: a
-// compile against them reads what it needs where it lies in the binary. Regenerating a
-// bundle reproduces it byte for byte (with the same Go release). The format is defined in
-// internal/bundlefmt (the module's, shared with the generator).
+// definitions. From 1.16 on, the structures, descriptions and fragments (below) of every
+// bundle lie in one shared pool instead, data/shared.pool, each distinct byte string once
+// and stored as it is: consecutive minors share most definitions byte for byte (25 MB of
+// them are 5.7 MB distinct), so every minor is read in place, nothing inflated, in less
+// space than its deflated chunks took (8.1 MB of data, from 8.9). Regenerating reproduces
+// every bundle and the pool byte for byte (with the same Go release). The format is defined
+// in internal/bundlefmt (the module's, shared with the generator).
 //
 // From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
 // swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
 // form, extensions a CRD cannot hold dropped, Kubernetes' defaults under DefaultKey) and
 // makes every schema node structural for the minor, leaving only what depends on other
 // definitions to the compile (resolving $refs, the defaults of list-map keys). Its
-// descriptions are kept apart, in chunks of their own, keyed by JSON pointer: a compile that
-// removes descriptions never inflates them. They also store, for every definition that
+// descriptions are kept apart, keyed by JSON pointer: a compile that removes descriptions
+// never reads them. They also store, for every definition that
 // resolves on its own, its entries (Bundle.Fragments): the YAML a compile without
 // descriptions writes for each of its top-level mappings, with references to other
 // definitions' entries, what each costs in compact JSON, and the warnings resolving it
@@ -82,9 +84,9 @@
 // Latest and Canonical read only that list. Load opens the bundle of a version once per
 // process: it checks the index and decodes the manifest's header in place, without copying
 // or inflating anything (the rest of the manifest is decoded when Source or Validate asks).
-// Bundle.Definition then inflates the chunk the definition lies in, once per process (a
-// stored chunk is read in place), so compiling a CRD costs only the chunks of the
-// definitions it reaches. Sizes are capped and every chunk's CRC-32 is checked when it is
+// Bundle.Definition then reads the chunk the definition lies in (a pool chunk, in place;
+// a deflated chunk, inflated once per process), so compiling a CRD costs only the chunks
+// of the definitions it reaches. Sizes are capped and every chunk's CRC-32 is checked when it is
 // first read. Bundle.Validate checks a whole bundle (every $ref resolves, sorted names,
 // descriptions that name schemas, provenance); the tests run it on every embedded bundle, so
 // Load does not.
@@ -93,14 +95,14 @@
 //
 // versions.txt pins one k8s.io/kubernetes release per minor. `make schemas` (or
 // `go generate ./schemas`) downloads each pinned module, one at a time, through the Go
-// module proxy into a private temporary module cache, rewrites data/ and bundles.go,
+// module proxy into a private temporary module cache, rewrites data/ (the bundles it built,
+// then the pool and every bundle from 1.16 on, which read from it) and bundles.go,
 // deletes the downloads and runs the package tests. `make schemas ONLY=1.30` rebuilds one bundle.
 // Adding a Kubernetes release is one command, which finds the newest patch the proxy
 // serves, pins it and builds its bundle:
 //
 //	make schemas-add MINOR=1.38
 //
-// (which also rebuilds, deflated, the minor that leaves the newest three)
 // `make schemas-bump` re-pins every minor to its newest patch and rebuilds those that
 // changed. The generator is tools/schemagen, in the tools module (so `go install ./...`
 // never builds it); its doc comment lists its flags.

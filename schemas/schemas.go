@@ -30,7 +30,7 @@ var ErrUnknownVersion = errors.New("unknown Kubernetes version")
 var ErrNoDefinition = errors.New("no such definition")
 
 // std is the loader of the embedded bundles. Its only state is the per-version once-cache.
-var std = &loader{bundles: embedded}
+var std = &loader{bundles: embedded, pool: sharedPool}
 
 // Versions returns the embedded minors, oldest first, e.g. ["1.12", ..., "1.37"]. The slice
 // is a fresh copy the caller may modify.
@@ -59,6 +59,7 @@ func Load(version string) (*Bundle, error) { return std.load(version) }
 // loader over fixture bundles instead of resetting std.
 type loader struct {
 	bundles []embeddedBundle
+	pool    string // the shared pool (bundlefmt.Pool); "": none
 
 	once sync.Once
 	idx  loaderIndex
@@ -68,6 +69,9 @@ type loader struct {
 type loaderIndex struct {
 	versions []string         // oldest first
 	slots    map[string]*slot // minor -> its cache slot
+	pool     *bundlefmt.Pool  // opened on first load
+	poolErr  error
+	poolOnce sync.Once
 }
 
 // slot caches the result of loading one minor.
@@ -117,18 +121,29 @@ func (l *loader) load(version string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := l.index().slots[minor]
+	idx := l.index()
+	s := idx.slots[minor]
 	s.once.Do(func() {
-		s.bundle, s.err = open(minor, s.data)
+		idx.poolOnce.Do(func() {
+			if l.pool != "" {
+				idx.pool, idx.poolErr = bundlefmt.OpenPool(unsafe.Slice(unsafe.StringData(l.pool), len(l.pool)))
+			}
+		})
+		if idx.poolErr != nil {
+			s.err = fmt.Errorf("schemas: the shared pool: %w", idx.poolErr)
+			return
+		}
+		s.bundle, s.err = open(minor, s.data, idx.pool)
 	})
 	return s.bundle, s.err
 }
 
 // open indexes the bundle of minor: it checks the index, decodes the manifest's header and
 // inflates nothing. The bundle is read where data lies: in the binary's read-only data for an
-// embedded bundle (a string's bytes are never written, and neither are a Reader's).
-func open(minor, data string) (*Bundle, error) {
-	rd, err := bundlefmt.Open(unsafe.Slice(unsafe.StringData(data), len(data)))
+// embedded bundle (a string's bytes are never written, and neither are a Reader's), its
+// structures and fragments in pool (nil: none there).
+func open(minor, data string, pool *bundlefmt.Pool) (*Bundle, error) {
+	rd, err := bundlefmt.OpenPooled(unsafe.Slice(unsafe.StringData(data), len(data)), pool)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
 	}

@@ -176,7 +176,7 @@ func TestNoDefinition(t *testing.T) {
 }
 
 func TestLoadConcurrent(t *testing.T) {
-	l := &loader{bundles: embedded}
+	l := &loader{bundles: embedded, pool: sharedPool}
 	versions := l.index().versions
 	results := make([][]*Bundle, 8)
 	var wg sync.WaitGroup
@@ -414,7 +414,7 @@ func TestNormalizedFixture(t *testing.T) {
 func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		l := &loader{bundles: embedded}
+		l := &loader{bundles: embedded, pool: sharedPool}
 		if _, err := l.load("1.30"); err != nil {
 			b.Fatal(err)
 		}

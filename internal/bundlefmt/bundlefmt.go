@@ -14,12 +14,17 @@
 //	          chunk is stored as it is), inflated length, CRC-32 (IEEE) of the inflated bytes
 //	data      the chunks, raw deflate (RFC 1951) or stored
 //
+// A span whose chunk number is the chunk count or more lies in the shared pool (pool.go):
+// chunk (count + k) is the pool's chunk k. BuildPool moves every Normalized bundle's
+// structures, descriptions and fragments there (the bundle keeps no chunk of its own);
+// what Write writes has none.
+//
 // All integers are little-endian. A chunk holds consecutive definitions, in name order, up
 // to ChunkSize inflated bytes (a larger definition gets a chunk of its own); structures,
 // descriptions and fragments are chunked apart, so a compile that drops descriptions never
-// inflates them. A bundle whose manifest says Uncompressed stores its structure and fragment
-// chunks as they are: a compile reads them where they lie in the binary, with nothing to
-// inflate and no memory of its own (descriptions, 78% of the text, stay deflated).
+// inflates them. What lies in the pool (and the structures and fragments of a bundle whose
+// manifest says Uncompressed) is stored as it is: a compile reads it where it lies in the
+// binary, with nothing to inflate and no memory of its own.
 // Inflating one chunk for many definitions is what makes the format fast and small: a
 // deflate stream per definition spent most of its time building Huffman tables, and could
 // not share a word between definitions (the 1.37 bundle: 742 KB as a zip with one entry per
@@ -44,7 +49,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -56,13 +60,14 @@ import (
 // the keywords they put into the definitions. Version 3 replaced the zip archive by chunks
 // and stores the definitions of 1.16 and later structural, their descriptions apart
 // (Normalized). Version 4 stores chunks uncompressed where the manifest says Uncompressed.
-const FormatVersion = 4
+// Version 5 lets a bundle's structures and fragments lie in the shared pool (Pool).
+const FormatVersion = 5
 
 // Suffix ends a bundle's file name: data/1.37.bundle.
 const Suffix = ".bundle"
 
 // magic opens every bundle; its last byte is the format version.
-const magic = "KCRBNDL\x04"
+const magic = "KCRBNDL\x05"
 
 // ChunkSize is the inflated size up to which Write fills a chunk.
 const ChunkSize = 16 << 10
@@ -87,9 +92,9 @@ type Manifest struct {
 	// the swagger's definitions as they are, descriptions inline. It comes third, always
 	// written, so that DecodeHeader stops after it.
 	Normalized bool `json:"normalized"`
-	// Uncompressed says the structure and fragment chunks are stored as they are, not
-	// deflated. The generator sets it for the newest minors, which most compiles target:
-	// reading in place spares a compile the inflating and the memory it takes.
+	// Uncompressed says Write stored the structure and fragment chunks as they are, not
+	// deflated. The generator no longer sets it: BuildPool stores every Normalized bundle's
+	// in the shared pool, and drops it.
 	Uncompressed bool `json:"uncompressed,omitempty"`
 	// Module is the Go module the sources were read from, e.g. "k8s.io/kubernetes@v1.30.14".
 	Module string `json:"module"`
@@ -215,6 +220,24 @@ func KnownFormat(minor int, typ, format string) bool {
 		return format == "float" || format == "double"
 	}
 	return false
+}
+
+// FormatsWithin reports whether every format the apiserver of Kubernetes 1.from knows (on
+// any type) is known to that of 1.to: then a schema made structural for 1.from keeps every
+// format when made structural for 1.to, and nothing else about it changes (both 1.16 or
+// later; see resolver's pinned bundles).
+func FormatsWithin(from, to int) bool {
+	check := func(typ string, formats map[string]bool) bool {
+		for f := range formats {
+			if KnownFormat(from, typ, f) && !KnownFormat(to, typ, f) {
+				return false
+			}
+		}
+		return true
+	}
+	return check("string", stringFormats) && check("string", k8sNameFormats) &&
+		check("integer", map[string]bool{"int32": true, "int64": true}) &&
+		check("number", map[string]bool{"float": true, "double": true})
 }
 
 // stringFormats are the string formats every supported apiserver recognises (dashes removed,
@@ -360,40 +383,16 @@ func Write(w io.Writer, m Manifest, definitions, fragments map[string][]byte, fr
 		compressed[i] = buf.Bytes()
 	}
 
-	var out bytes.Buffer
-	u32 := func(v uint32) { out.Write(binary.LittleEndian.AppendUint32(nil, v)) }
-	out.WriteString(magic)
-	u32(uint32(len(manifest)))
-	out.Write(manifest)
-	u32(uint32(nameBlob.Len()))
-	out.Write(nameBlob.Bytes())
-	u32(uint32(len(defs)))
-	for _, d := range defs {
-		for _, v := range d {
-			u32(v)
-		}
-	}
-	u32(uint32(len(chunks)))
-	offset := out.Len() + 16*len(chunks)
+	raw := make([]rawChunk, len(chunks))
 	for i, c := range chunks {
-		u32(uint32(offset))
-		u32(uint32(len(compressed[i])))
-		u32(uint32(len(c)))
-		u32(crc32.ChecksumIEEE(c))
-		if compressed[i] == nil {
-			offset += len(c)
-		} else {
-			offset += len(compressed[i])
+		raw[i] = rawChunk{data: c, ulen: uint32(len(c)), crc: crc32.ChecksumIEEE(c)}
+		if compressed[i] != nil {
+			raw[i].data, raw[i].clen = compressed[i], uint32(len(compressed[i]))
 		}
 	}
-	for i, c := range compressed {
-		if c == nil {
-			c = chunks[i]
-		}
-		out.Write(c)
-	}
-	if out.Len() > math.MaxUint32 {
-		return errors.New("bundlefmt: a bundle of 4 GiB or more")
+	var out bytes.Buffer
+	if err := assemble(&out, manifest, nameBlob.String(), defs, raw); err != nil {
+		return err
 	}
 	if _, err := w.Write(out.Bytes()); err != nil {
 		return fmt.Errorf("bundlefmt: %w", err)
@@ -436,6 +435,7 @@ type Reader struct {
 	names  []string // sorted
 	table  []byte   // the definition table: nine u32 per definition
 	chunks []chunk
+	pool   *Pool // chunks numbered from len(chunks) on lie in it; nil: none do
 }
 
 type span struct{ chunk, off, n uint32 }
@@ -458,8 +458,12 @@ func (r *Reader) def(i, k int) span {
 // names, and every definition and chunk within bounds. The Reader reads data where it lies
 // (the bundles embedded in a binary are its read-only data): data must not change while
 // the Reader is in use, and what the Reader returns must not be changed.
-func Open(data []byte) (*Reader, error) {
-	r := &Reader{data: data}
+func Open(data []byte) (*Reader, error) { return OpenPooled(data, nil) }
+
+// OpenPooled is Open for a bundle whose spans may lie in pool (see Pool): a span's chunk
+// number from the bundle's chunk count on is a chunk of the pool.
+func OpenPooled(data []byte, pool *Pool) (*Reader, error) {
+	r := &Reader{data: data, pool: pool}
 	size := int64(len(data))
 	pos := int64(0)
 	read := func(n int64, what string) ([]byte, error) {
@@ -561,12 +565,23 @@ func Open(data []byte) (*Reader, error) {
 			if s.n == 0 && k > 0 {
 				continue
 			}
-			if int(s.chunk) >= len(r.chunks) || uint64(s.off)+uint64(s.n) > uint64(r.chunks[s.chunk].ulen) {
+			if ulen, ok := r.chunkLen(int(s.chunk)); !ok || uint64(s.off)+uint64(s.n) > uint64(ulen) {
 				return nil, fmt.Errorf("bundlefmt: definition %s lies outside its chunk", r.names[i])
 			}
 		}
 	}
 	return r, nil
+}
+
+// chunkLen returns the inflated length of chunk i, the bundle's own or the pool's.
+func (r *Reader) chunkLen(i int) (uint32, bool) {
+	if i < len(r.chunks) {
+		return r.chunks[i].ulen, true
+	}
+	if r.pool != nil && i-len(r.chunks) < len(r.pool.chunks) {
+		return r.pool.chunks[i-len(r.chunks)].ulen, true
+	}
+	return 0, false
 }
 
 // Names returns the definition names, sorted. The slice is shared: do not modify it.
@@ -615,10 +630,15 @@ func (r *Reader) appendSpan(dst []byte, s span) ([]byte, error) {
 	return append(dst, data[s.off:s.off+s.n]...), nil
 }
 
-// Check inflates every chunk and checks its CRC-32.
+// Check inflates every chunk and checks its CRC-32, those of the pool its definitions lie
+// in included.
 func (r *Reader) Check() error {
 	var errs []error
-	for i := range r.chunks {
+	n := len(r.chunks)
+	if r.pool != nil {
+		n += len(r.pool.chunks)
+	}
+	for i := range n {
 		if _, err := r.chunk(i); err != nil {
 			errs = append(errs, err)
 		}
@@ -629,21 +649,25 @@ func (r *Reader) Check() error {
 // inflaters reuses flate readers (each holds some 40 KB of tables).
 var inflaters sync.Pool
 
-// chunk returns chunk i inflated, inflating it on first use.
+// chunk returns chunk i inflated, inflating it on first use; from len(r.chunks) on, a
+// chunk of the pool.
 func (r *Reader) chunk(i int) ([]byte, error) {
+	if i >= len(r.chunks) {
+		return r.pool.chunk(i - len(r.chunks))
+	}
 	c := &r.chunks[i]
 	c.once.Do(func() {
-		c.data, c.err = r.inflate(i, c)
+		c.data, c.err = inflate(r.data, i, c)
 	})
 	return c.data, c.err
 }
 
-func (r *Reader) inflate(i int, c *chunk) ([]byte, error) {
+func inflate(all []byte, i int, c *chunk) ([]byte, error) {
 	var data []byte
 	if c.clen == 0 {
-		data = r.data[c.off : c.off+c.ulen : c.off+c.ulen]
+		data = all[c.off : c.off+c.ulen : c.off+c.ulen]
 	} else {
-		src := bytes.NewReader(r.data[c.off : c.off+c.clen])
+		src := bytes.NewReader(all[c.off : c.off+c.clen])
 		fr, _ := inflaters.Get().(io.ReadCloser)
 		if fr == nil {
 			fr = flate.NewReader(src)

@@ -51,7 +51,7 @@ type stats struct {
 // default of its OpenAPI v3 counterpart: from the release's own v3 documents, or from donor
 // when the release has none; and that what the Go declarations say is added (goAnnotate):
 // the classification of property-less objects and the value constraints of the markers.
-func build(r *release, donor *defaultsDonor, uncompressed bool) ([]byte, stats, error) {
+func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	var st stats
 	if r.Go == nil {
 		return nil, st, fmt.Errorf("%s: the Go source of the definitions was not read", r.Version)
@@ -132,8 +132,6 @@ func build(r *release, donor *defaultsDonor, uncompressed bool) ([]byte, stats, 
 			}
 			defs[name] = structure
 		}
-		// Stored as they are for the newest minors (see uncompressedMinors).
-		m.Uncompressed = uncompressed
 		// And the YAML a compile without descriptions writes for each, pre-rendered.
 		if frags, fragOrder, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs); err != nil {
 			return nil, st, fmt.Errorf("fragments: %w", err)

@@ -103,11 +103,11 @@ func readBundle(t *testing.T, data []byte) map[string]string {
 }
 
 func TestBuildDeterministic(t *testing.T) {
-	first, st, err := build(fixtureRelease(), nil, false)
+	first, st, err := build(fixtureRelease(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := build(fixtureRelease(), nil, false)
+	second, _, err := build(fixtureRelease(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestBuildDeterministic(t *testing.T) {
 }
 
 func TestBuildDefaults(t *testing.T) {
-	data, _, err := build(fixtureRelease(), nil, false)
+	data, _, err := build(fixtureRelease(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestBuildBorrowedDefaults(t *testing.T) {
 	r := fixtureRelease()
 	r.V3 = nil
 	donor := &defaultsDonor{Version: "v1.23.17", Schemas: schemas, SHA256: map[string]string{"k8s.io/kubernetes@v1.23.17/x.json": "00"}}
-	data, st, err := build(r, donor, false)
+	data, st, err := build(r, donor)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,12 @@
 //	make schemas-add MINOR=1.38  # pin the newest patch of a new minor and build it
 //	make schemas-bump          # re-pin every minor to its newest patch, rebuild changes
 //	go -C tools build -o ../bin/tools/ ./schemagen && (cd schemas && ../bin/tools/schemagen -list 1.37)
+//	go -C tools build -o ../bin/tools/ ./schemagen && (cd schemas && ../bin/tools/schemagen -pool)
+//	                           # only pool the bundles in data/ again (no download)
+//
+// Every run ends by moving the structures and fragments of every bundle from 1.16 on into
+// data/shared.pool, each distinct byte string once (bundlefmt.BuildPool), and writing
+// bundles.go.
 package main
 
 import (
@@ -24,6 +30,7 @@ import (
 	"fmt"
 	"go/format"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -36,11 +43,9 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
-// uncompressedMinors is how many of the newest pinned minors are built Uncompressed (their
-// structures and fragments stored as they are, see bundlefmt): the minors Kubernetes
-// supports, which most compiles target. Each costs some 0.5 MB of binary and spares a compile
-// against it the inflating (a tenth of a one-file run) and the memory it takes.
-const uncompressedMinors = 3
+// poolFile is the shared pool of the Normalized bundles' structures and fragments, in the
+// output directory (see bundlefmt.BuildPool).
+const poolFile = "shared" + bundlefmt.PoolSuffix
 
 // defaultsMinor is the oldest minor that publishes OpenAPI v3 documents; older minors borrow
 // its defaults.
@@ -55,8 +60,21 @@ func main() {
 		add          = flag.String("add", "", "minor to pin at its newest patch and build, e.g. 1.38")
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
 		list         = flag.String("list", "", "print the definition names of the bundle of this minor (in -out) and exit")
+		poolOnly     = flag.Bool("pool", false, "build nothing: pool the bundles in -out again and write the embed file")
 	)
 	flag.Parse()
+	if *poolOnly {
+		g := &generator{outDir: *outDir, log: os.Stderr}
+		err := g.pool()
+		if err == nil {
+			err = writeEmbedList(*embedFile, *outDir)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *list != "" {
 		if err := listDefinitions(os.Stdout, filepath.Join(*outDir, *list+bundlefmt.Suffix)); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -85,7 +103,17 @@ func listDefinitions(w io.Writer, file string) error {
 	if err != nil {
 		return err
 	}
-	rd, err := bundlefmt.Open(data)
+	pool, err := os.ReadFile(filepath.Join(filepath.Dir(file), poolFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var p *bundlefmt.Pool
+	if pool != nil {
+		if p, err = bundlefmt.OpenPool(pool); err != nil {
+			return err
+		}
+	}
+	rd, err := bundlefmt.OpenPooled(data, p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -121,10 +149,6 @@ func (g *generator) run(only, add string, bump bool) error {
 		fmt.Fprintf(g.log, "1.%d: newest patch is %s\n", minor, v)
 		pins[minor] = v
 		todo = []int{minor}
-		// The minor that leaves the newest uncompressedMinors is rebuilt deflated.
-		if _, ok := pins[minor-uncompressedMinors]; ok {
-			todo = append(todo, minor-uncompressedMinors)
-		}
 	case bump:
 		for _, minor := range slices.Sorted(maps.Keys(pins)) {
 			v, err := g.newestPatch(minor, pins[minor])
@@ -173,6 +197,11 @@ func (g *generator) run(only, add string, bump bool) error {
 			return fmt.Errorf("%s: %w", pins[minor], err)
 		}
 	}
+	// Every Normalized bundle's structures and fragments, those just built and the others,
+	// into the pool.
+	if err := g.pool(); err != nil {
+		return err
+	}
 	// Pins change only once their bundles are built, so versions.txt never names a release
 	// whose bundle is missing.
 	if add != "" || bump {
@@ -203,7 +232,7 @@ func (g *generator) buildOne(minor int, version string) error {
 			return err
 		}
 	}
-	data, st, err := build(r, donor, minor > g.newest-uncompressedMinors)
+	data, st, err := build(r, donor)
 	if err != nil {
 		return err
 	}
@@ -217,6 +246,58 @@ func (g *generator) buildOne(minor int, version string) error {
 	fmt.Fprintf(g.log, "  wrote %s: %d definitions, %d defaults copied, %d v3 conflicts, %d KiB, %s\n",
 		out, st.Definitions, st.Defaults, st.Conflicts, len(data)>>10, time.Since(t0).Round(100*time.Millisecond))
 	st.Go.log(g.log)
+	return nil
+}
+
+// pool moves the structures and fragments of every Normalized bundle in the output directory
+// into the shared pool (bundlefmt.BuildPool, newest minor first) and rewrites the bundles to
+// read from it. What it writes depends only on the definitions the bundles hold: a bundle
+// just built (self-contained) and one pooled before are read alike. A bundle of format 4
+// (before the pool; its layout is format 5's without pool spans) is read as format 5.
+func (g *generator) pool() error {
+	minors, err := bundleMinors(g.outDir)
+	if err != nil {
+		return err
+	}
+	var pool *bundlefmt.Pool
+	if data, err := os.ReadFile(filepath.Join(g.outDir, poolFile)); err == nil {
+		if pool, err = bundlefmt.OpenPool(data); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var readers []*bundlefmt.Reader
+	var files []string
+	for _, m := range slices.Backward(minors) {
+		file := filepath.Join(g.outDir, m+bundlefmt.Suffix)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if len(data) > 8 && string(data[:7]) == "KCRBNDL" && data[7] == 4 {
+			data[7] = bundlefmt.FormatVersion
+		}
+		rd, err := bundlefmt.OpenPooled(data, pool)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		readers = append(readers, rd)
+		files = append(files, file)
+	}
+	shared, out, err := bundlefmt.BuildPool(readers)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(g.outDir, poolFile), shared); err != nil {
+		return err
+	}
+	for i, file := range files {
+		if err := writeFileAtomic(file, out[i]); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(g.log, "pooled %d bundles: %s, %d KiB\n", len(files), poolFile, len(shared)>>10)
 	return nil
 }
 
@@ -382,6 +463,7 @@ func embedListSource(minors []string, dir string) ([]byte, error) {
 	for _, m := range minors {
 		fmt.Fprintf(&b, "\n//go:embed %s\nvar bundle%s string\n", path.Join(dir, m+bundlefmt.Suffix), strings.ReplaceAll(m, ".", "_"))
 	}
+	fmt.Fprintf(&b, "\n// sharedPool holds the structures and fragments of the bundles from 1.16 on.\n//\n//go:embed %s\nvar sharedPool string\n", path.Join(dir, poolFile))
 	b.WriteString("\n// embedded lists the bundles, oldest first.\nvar embedded = []embeddedBundle{\n")
 	for _, m := range minors {
 		fmt.Fprintf(&b, "\t{%q, bundle%s},\n", m, strings.ReplaceAll(m, ".", "_"))
