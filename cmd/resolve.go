@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,9 +69,6 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
-	}
-	if f.noValidate && f.validate && c.Flags().Changed("validate") {
-		return errors.New("--validate and --no-validate contradict each other")
 	}
 	if src != "-" && !f.noConfig && !c.Flags().Changed("root") {
 		proj, t, err := project.ForTemplate(absPath(wd, src), project.Options{Policy: f.policy(c), Force: f.force})
