@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Migrating off the Python tool's pins. Its templates name Kubernetes
@@ -138,7 +140,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	}
 	m.Minor = opts.KubernetesVersion
 	if m.Minor == "" {
-		keys := sortedMinors(minors)
+		keys := slices.SortedFunc(maps.Keys(minors), schemas.CompareMinors)
 		switch len(keys) {
 		case 0:
 			return nil, fmt.Errorf("%w: no pinned $ref (python://k8s_crd_resolver/schemata/... or a GitHub swagger.json URL) in %s: nothing to migrate", ErrConfig, dir)
@@ -250,25 +252,6 @@ func hasSiblingPatch(reader *fileio.Reader, path string) bool {
 		}
 	}
 	return false
-}
-
-func sortedMinors(m map[string][]string) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int { return minorNumber(a) - minorNumber(b) })
-	return keys
-}
-
-func minorNumber(v string) int {
-	n := 0
-	if _, m, ok := strings.Cut(v, "."); ok {
-		for _, c := range m {
-			n = n*10 + int(c-'0')
-		}
-	}
-	return n
 }
 
 // fsWalk calls fn on every .yaml, .yml and .json file below dir, in

@@ -1,11 +1,12 @@
 package resolver
 
 import (
-	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // A $ref in the Python tool's pinned forms (python://k8s_crd_resolver/
@@ -70,25 +71,5 @@ func (r *run) kubeVersions() []string {
 	for _, v := range r.minorLog {
 		seen[v] = true
 	}
-	return sortMinors(mapKeys(seen))
-}
-
-func mapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
-}
-
-// sortMinors sorts "1.N" versions numerically.
-func sortMinors(vs []string) []string {
-	slices.SortFunc(vs, func(a, b string) int { return cmp.Compare(minorOf(a), minorOf(b)) })
-	return vs
-}
-
-func minorOf(v string) int {
-	_, m, _ := strings.Cut(v, ".")
-	n, _ := strconv.Atoi(m)
-	return n
+	return slices.SortedFunc(maps.Keys(seen), schemas.CompareMinors)
 }

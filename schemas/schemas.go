@@ -197,7 +197,11 @@ func isNumber(s string) bool {
 	return true
 }
 
-// compareMinor orders canonical minors numerically ("1.9" < "1.16").
+// CompareMinors orders canonical minors ("1.9", "1.16") numerically, for
+// slices.SortFunc: "1.9" < "1.16".
+func CompareMinors(a, b string) int { return compareMinor(a, b) }
+
+// compareMinor is CompareMinors.
 func compareMinor(a, b string) int {
 	amaj, amin, _ := parseMinor(a)
 	bmaj, bmin, _ := parseMinor(b)
