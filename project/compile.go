@@ -44,7 +44,7 @@ func (o *Output) Objects() []map[string]any {
 	o.objectsOnce.Do(func() {
 		o.objects = make([]map[string]any, len(o.docs))
 		for i, d := range o.docs {
-			o.objects[i] = d.Object()
+			o.objects[i] = d.View() // what the outputs of a Compiler share, they share here too
 		}
 	})
 	return o.objects

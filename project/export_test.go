@@ -4,3 +4,9 @@ package project
 // import the apiserver's validation through internal/crdvalidate; this
 // package may not).
 var Twins = twins
+
+// IdentityTwins and Skeleton expose identityTwins and skeleton the same way.
+var (
+	IdentityTwins = identityTwins
+	Skeleton      = skeleton
+)

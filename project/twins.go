@@ -1,6 +1,11 @@
 package project
 
-import "reflect"
+import (
+	"fmt"
+	"hash/maphash"
+	"reflect"
+	"unsafe"
+)
 
 // equal reports whether the JSON values a and b are equal (reflect.DeepEqual,
 // faster for the maps, lists and scalars that compiled CRDs are made of).
@@ -10,6 +15,9 @@ func equal(a, b any) bool {
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
 			return false
+		}
+		if sameMap(x, y) {
+			return true
 		}
 		for k, v := range x {
 			w, ok := y[k]
@@ -80,24 +88,87 @@ func equal(a, b any) bool {
 // twins: equal except for descriptions where none can change whether the
 // CRD is valid. Descriptions that are not strings are compared as they are.
 func twins(a, b map[string]any) bool {
-	return equalExcept(a, b, map[string]func(x, y any) bool{"spec": spec})
+	return equalExcept(a, b, map[string]func(x, y any) bool{"spec": func(x, y any) bool { return spec(x, y, false) }})
 }
 
-// spec compares two CRD specs: at most one version each, schemas as twins.
-func spec(a, b any) bool {
+// Identity twins: CRDs that are twins but for their identity (metadata,
+// spec.group, spec.names and spec.scope: cert-manager's Issuer and
+// ClusterIssuer, or a project's many kinds each embedding a
+// PodTemplateSpec, have the same schema under other names).
+//
+// # Why the identity is validated apart from the rest
+//
+// In ValidateCustomResourceDefinition (the same release), the identity
+// is read by these checks only, each reading nothing but the identity:
+// the metadata checks (ValidateObjectMeta, whose name check compares
+// metadata.name with spec.names.plural + "." + spec.group), the group's
+// DNS and dot checks, the scope's enum, the names' required fields and
+// ValidateCustomResourceDefinitionNames, and the API approval of
+// protected groups (spec.group and metadata.annotations). No other check
+// reads an identity field, and these read no other field. So the problems
+// of a CRD are those of its identity and those of the rest, and for
+// identity twins the rest's are the same. Validate therefore judges an
+// identity twin of a valid CRD by its skeleton (skeleton in validate.go:
+// its identity around a minimal valid version) and carries the verdict;
+// when the skeleton has a problem, the CRD is validated whole, on its
+// own. apiextensions.k8s.io/v1beta1 CRDs, whose defaults differ, are
+// never identity twins. TestIdentityTwinsAreValidatedAlike
+// (twins_test.go) checks this against the apiserver's code, identity
+// field by identity field.
+
+// identityTwins reports whether the CRDs a and b are twins once their
+// identities are set aside (see above): both apiextensions.k8s.io/v1.
+func identityTwins(a, b map[string]any) bool {
+	if a["apiVersion"] != crdV1 || b["apiVersion"] != crdV1 {
+		return false
+	}
+	return equalExcept(a, b, map[string]func(x, y any) bool{
+		"metadata": func(x, y any) bool { return true },
+		"spec":     func(x, y any) bool { return spec(x, y, true) },
+	})
+}
+
+// sameIdentity reports whether the CRDs a and b have the same identity.
+func sameIdentity(a, b map[string]any) bool {
+	if !equal(a["metadata"], b["metadata"]) {
+		return false
+	}
+	sa, sb := mapOf(a["spec"]), mapOf(b["spec"])
+	for k := range identityKeys {
+		if !equal(sa[k], sb[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+const crdV1 = "apiextensions.k8s.io/v1"
+
+// identityKeys are the identity's keys in a CRD's spec.
+var identityKeys = map[string]bool{"group": true, "names": true, "scope": true}
+
+// spec compares two CRD specs: at most one version each, schemas as twins,
+// and without the identity's keys when anyIdentity.
+func spec(a, b any, anyIdentity bool) bool {
 	va, _ := mapOf(a)["versions"].([]any)
 	vb, _ := mapOf(b)["versions"].([]any)
 	if len(va) > 1 || len(vb) > 1 {
 		return false
 	}
-	return equalExcept(a, b, map[string]func(x, y any) bool{
+	special := map[string]func(x, y any) bool{
 		"versions": func(x, y any) bool {
 			return equalList(x, y, func(x, y any) bool {
 				return equalExcept(x, y, map[string]func(x, y any) bool{"schema": validation})
 			})
 		},
 		"validation": validation, // apiextensions.k8s.io/v1beta1
-	})
+	}
+	if anyIdentity {
+		for k := range identityKeys {
+			special[k] = func(x, y any) bool { return true }
+		}
+	}
+	return equalExcept(a, b, special)
 }
 
 // validation compares two {openAPIV3Schema: ...}.
@@ -159,6 +230,9 @@ func equalExcept(a, b any, special map[string]func(x, y any) bool, each ...func(
 	if !oka || !okb {
 		return oka == okb && equal(a, b)
 	}
+	if sameMap(ma, mb) { // a subtree shared from the compiler's cache: equal to itself, by any rule
+		return true
+	}
 	cmp := func(k string, x, y any) bool {
 		if f := special[k]; f != nil {
 			return f(x, y)
@@ -204,4 +278,117 @@ func equalList(a, b any, eq func(x, y any) bool) bool {
 		}
 	}
 	return true
+}
+
+// sameMap reports whether a and b are the same map (not only equal ones):
+// compiled CRDs share the subtrees of the $ref targets the compiler
+// cached, so most of two outputs' schemas are the same maps.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// mapKey identifies a map (for twinHash's memo).
+func mapKey(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// twinHasher hashes CRDs so that twins and identity twins hash alike:
+// it leaves out every description and, in apiextensions.k8s.io/v1 CRDs,
+// the identity (coarser than twins, never finer: outputs of one hash are
+// then compared with twins' rules). Maps are remembered by identity, so
+// a subtree many outputs share is hashed once. The hashes live for one
+// process (a random seed): they group, they are never written.
+type twinHasher struct {
+	seed maphash.Seed
+	memo map[unsafe.Pointer]uint64
+}
+
+func newTwinHasher() *twinHasher {
+	return &twinHasher{seed: maphash.MakeSeed(), memo: map[unsafe.Pointer]uint64{}}
+}
+
+// output hashes an output's Kubernetes version and CRDs, in order.
+func (h *twinHasher) output(o *Output) uint64 {
+	sum := maphash.String(h.seed, o.KubeVersion)
+	for _, obj := range o.Objects() {
+		sum = mix(sum, h.crd(obj))
+	}
+	return sum
+}
+
+// crd hashes a CRD without descriptions and, in v1, without its identity.
+func (h *twinHasher) crd(obj map[string]any) uint64 {
+	v1 := obj["apiVersion"] == crdV1
+	var sum uint64
+	for k, v := range obj {
+		switch {
+		case k == "metadata" && v1:
+		case k == "spec" && v1 && isMap(v):
+			var s uint64
+			for k2, v2 := range mapOf(v) {
+				if !identityKeys[k2] {
+					s += h.pair(k2, v2)
+				}
+			}
+			sum += h.pair(k, nil) ^ mix(s, 1)
+		default:
+			sum += h.pair(k, v)
+		}
+	}
+	return sum
+}
+
+// pair hashes one entry of a mapping (entries are summed: their order
+// does not count).
+func (h *twinHasher) pair(k string, v any) uint64 {
+	return mix(maphash.String(h.seed, k), h.value(v))
+}
+
+func (h *twinHasher) value(v any) uint64 {
+	switch t := v.(type) {
+	case map[string]any:
+		id := mapKey(t)
+		if s, ok := h.memo[id]; ok {
+			return s
+		}
+		s := uint64(1 << 62) // not len(t): descriptions are not counted
+		for k, x := range t {
+			if k != "description" {
+				s += h.pair(k, x)
+			}
+		}
+		s = mix(s, 2)
+		h.memo[id] = s
+		return s
+	case []any:
+		s := uint64(len(t)) + 3<<60
+		for _, x := range t {
+			s = mix(s, h.value(x))
+		}
+		return s
+	case string:
+		return maphash.String(h.seed, t)
+	case nil:
+		return 4
+	case bool:
+		if t {
+			return 5
+		}
+		return 6
+	}
+	// Numbers and anything else, by their text.
+	return maphash.String(h.seed, fmt.Sprint(v)) ^ 7
+}
+
+// mix combines two hashes, order mattering (splitmix64's finalizer).
+func mix(a, b uint64) uint64 {
+	x := a*0x9e3779b97f4a7c15 + b
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func isMap(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
 }

@@ -3,6 +3,7 @@ package project_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,14 +175,7 @@ sets:
     outputs: [large]
 `)
 			writeFile(t, dir, "w.yaml", strings.Replace(readFile(t, "template.yaml"), "SPEC", tc.spec, 1))
-			p, err := project.Open(dir, project.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs, err := p.Compile(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			outs := compileDir(t, dir)
 			if len(outs) != 2 || string(outs[0].Data) == string(outs[1].Data) {
 				t.Fatalf("want two outputs that differ (in descriptions), got %d", len(outs))
 			}
@@ -205,9 +199,165 @@ sets:
 	}
 }
 
+// compileDir compiles the project in dir.
+func compileDir(t *testing.T, dir string) []*project.Output {
+	t.Helper()
+	p, err := project.Open(dir, project.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outs
+}
+
 func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestIdentityTwinsAreValidatedAlike: for identity twins (twins.go), the
+// apiserver's validation finds a CRD valid exactly when it finds valid
+// both the CRD it is an identity twin of and its own skeleton; checked
+// for each identity field, with a valid and an invalid rest, with
+// identities valid and invalid. The skeleton's problems are its
+// identity's: an invalid identity is found by the skeleton alone.
+func TestIdentityTwinsAreValidatedAlike(t *testing.T) {
+	rests := map[string]string{
+		"valid rest":   edit(t),
+		"invalid rest": edit(t, `{pattern: "^a"}`, `{pattern: "^a["}`),
+	}
+	identities := []struct {
+		name  string
+		edits []string
+		valid bool
+	}{
+		{"the same identity", nil, true},
+		{"other names", []string{"name: widgets.example.com", "name: gadgets.other.io", "group: example.com", "group: other.io", "{kind: Widget, plural: widgets}", "{kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList, shortNames: [gd], categories: [all]}"}, true},
+		{"cluster scope", []string{"scope: Namespaced", "scope: Cluster"}, true},
+		{"an unknown scope", []string{"scope: Namespaced", "scope: Everywhere"}, false},
+		{"a name that is not plural.group", []string{"name: widgets.example.com", "name: widget.example.com"}, false},
+		{"a group without a dot", []string{"name: widgets.example.com", "name: widgets.example", "group: example.com", "group: example"}, false},
+		{"a protected group without approval", []string{"name: widgets.example.com", "name: widgets.apps.k8s.io", "group: example.com", "group: apps.k8s.io"}, false},
+		{"a protected group, approved", []string{"metadata: {name: widgets.example.com}", "metadata: {name: widgets.apps.k8s.io, annotations: {api-approved.kubernetes.io: \"https://github.com/kubernetes/kubernetes/pull/1\"}}", "group: example.com", "group: apps.k8s.io"}, true},
+		{"a kind equal to its listKind", []string{"{kind: Widget, plural: widgets}", "{kind: Widget, plural: widgets, listKind: Widget}"}, false},
+		{"a plural in capitals", []string{"name: widgets.example.com", "name: Widgets.example.com", "plural: widgets}", "plural: Widgets}"}, false},
+		{"a bad short name", []string{"{kind: Widget, plural: widgets}", "{kind: Widget, plural: widgets, shortNames: [w_1]}"}, false},
+		{"a bad category", []string{"{kind: Widget, plural: widgets}", "{kind: Widget, plural: widgets, categories: [\"a b\"]}"}, false},
+		{"a bad label", []string{"metadata: {name: widgets.example.com}", "metadata: {name: widgets.example.com, labels: {\"a b\": c}}"}, false},
+	}
+	for restName, rest := range rests {
+		a := obj(t, rest)
+		validA := valid(t, a)
+		if validA != (restName == "valid rest") {
+			t.Fatalf("%s: the apiserver finds it valid: %v", restName, validA)
+		}
+		for _, id := range identities {
+			t.Run(restName+"/"+id.name, func(t *testing.T) {
+				src := rest
+				for i := 0; i < len(id.edits); i += 2 {
+					if !strings.Contains(src, id.edits[i]) {
+						t.Fatalf("%q not in the CRD", id.edits[i])
+					}
+					src = strings.Replace(src, id.edits[i], id.edits[i+1], 1)
+				}
+				b := obj(t, src)
+				if !project.IdentityTwins(a, b) || !project.IdentityTwins(b, a) {
+					t.Fatal("not identity twins")
+				}
+				skel := valid(t, project.Skeleton(b))
+				if skel != id.valid {
+					t.Fatalf("the skeleton is valid: %v, want %v", skel, id.valid)
+				}
+				if got, want := valid(t, b), validA && skel; got != want {
+					t.Fatalf("the apiserver finds it valid: %v; the identity twin valid: %v, its skeleton: %v", got, validA, skel)
+				}
+			})
+		}
+	}
+	// Never identity twins: another rest, a v1beta1 CRD.
+	a := obj(t, edit(t))
+	if project.IdentityTwins(a, obj(t, edit(t, "size: {type: integer}", "size: {type: integer, maximum: 3}"))) {
+		t.Error("CRDs with other schemas are identity twins")
+	}
+	beta := obj(t, edit(t, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"))
+	if project.IdentityTwins(beta, beta) {
+		t.Error("v1beta1 CRDs are identity twins")
+	}
+}
+
+// TestValidateSendsSkeletons: of templates that differ only in their
+// names (and own descriptions), the first is sent whole and the others as
+// skeletons, in one call; an identity twin whose identity is invalid is
+// then validated whole, in a second call, with its own problems; a
+// warning about the first (compiled outputs have none, so the validator
+// adds one) reaches every twin, naming its own CRD.
+func TestValidateSendsSkeletons(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".crd-resolver.yaml", `kubernetesVersion: "1.30"
+sets:
+  - templates: ["*.yaml"]
+    outputs: [out]
+    removeDescriptions: true
+`)
+	spec := `{type: object, properties: {when: {type: string, description: DESC}, template: {$ref: io.k8s.api.core.v1.PodTemplateSpec}}}`
+	for i, name := range []string{"a", "b", "c", "d"} {
+		src := strings.Replace(readFile(t, "template.yaml"), "SPEC", strings.Replace(spec, "DESC", "kind "+name, 1), 1)
+		plural := name + "widgets"
+		if i == 3 {
+			plural = "D_widgets" // not a DNS label
+		}
+		src = strings.NewReplacer("name: widgets.example.com", "name: "+plural+".example.com", "kind: Widget, plural: widgets", "kind: W"+name+", plural: "+plural).Replace(src)
+		writeFile(t, dir, name+".yaml", src)
+	}
+	outs := compileDir(t, dir)
+	v := &warnsOnWhole{}
+	res, err := project.Validate(t.Context(), v, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// crdNames reads the root description: "mine" whole, "" for a skeleton.
+	want := [][]string{{"a.yaml mine", "b.yaml ", "c.yaml ", "d.yaml "}, {"d.yaml mine"}}
+	if fmt.Sprint(v.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q, want %q", v.calls, want)
+	}
+	for i, r := range res {
+		if r.Name != outs[i].Template.Name {
+			t.Fatalf("result %d names %s", i, r.Name)
+		}
+		if (len(r.Problems) > 0) != (i == 3) {
+			t.Errorf("%s: problems %v", r.Name, r.Problems)
+		}
+		if i == 3 {
+			continue
+		}
+		if len(r.Warnings) != 1 || r.Warnings[0].CRD != outs[i].CRDs[0] || r.Warnings[0].Message != "whole" {
+			t.Errorf("%s: warnings %v, want the first's, naming %s", r.Name, r.Warnings, outs[i].CRDs[0])
+		}
+	}
+}
+
+// warnsOnWhole is inProcess adding a warning about each CRD sent whole.
+type warnsOnWhole struct{ inProcess }
+
+func (v *warnsOnWhole) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
+	res, err := v.inProcess.Validate(ctx, docs)
+	for i, d := range docs {
+		for j, o := range d.Objects {
+			var m struct {
+				Metadata struct{ Name string }
+			}
+			if err := json.Unmarshal(o, &m); err != nil {
+				return nil, err
+			}
+			if crdNames(d)[j] != "" {
+				res[i].Warnings = append(res[i].Warnings, project.Problem{CRD: m.Metadata.Name, Message: "whole"})
+			}
+		}
+	}
+	return res, err
 }

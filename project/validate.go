@@ -161,17 +161,9 @@ func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, out
 			}
 			i, ok := docOf[o]
 			if !ok {
-				objs := make([]json.RawMessage, len(o.Objects()))
-				for j, obj := range o.Objects() {
-					raw, err := json.Marshal(obj)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
-					}
-					objs[j] = raw
-				}
 				i = len(crds)
 				docOf[o] = i
-				crds = append(crds, ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion})
+				crds = append(crds, ValidationDoc{Name: o.Template.Name, Objects: o.jsonObjects(), KubernetesVersion: o.KubeVersion})
 			}
 			idx = append(idx, i)
 		}
@@ -208,37 +200,46 @@ func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, out
 // Validate validates each output once (outputs written to several
 // directories have the same bytes), naming each by its template. An output
 // whose CRDs are twins (see twins.go) of an earlier output's, found valid,
-// is valid too and is not sent; the twin of an invalid output is validated
-// on its own, in a second call.
+// is valid too and is not sent; an identity twin of a valid output (the
+// same CRDs under other names) is judged by its skeletons, a fraction of
+// the work. The twin of an invalid output, and an identity twin whose
+// skeleton has a problem, are validated whole on their own, in a second
+// call.
+//
+// Finding twins takes time linear in the outputs: they are grouped by a
+// hash of what twins compare (twinHasher), and each is compared with the
+// first of its group; the subtrees outputs share are hashed and compared
+// once.
 func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
 	results := make([]ValidationResult, len(outs))
-	// twinOf[i] is the first output i is a twin of, or -1. Twins being an
-	// equivalence, that output is no twin of an earlier one.
-	twinOf := make([]int, len(outs))
-	parallel.Each(len(outs), func(i int) {
-		twinOf[i] = slices.IndexFunc(outs[:i], func(o *Output) bool { return outputTwins(o, outs[i]) })
-	})
-	var first []int
-	for i, j := range twinOf {
-		if j < 0 {
-			first = append(first, i)
+	rels := relate(outs)
+	var first []sendItem
+	for i, r := range rels {
+		switch {
+		case r.of < 0:
+			first = append(first, sendItem{out: i})
+		case r.identity:
+			first = append(first, sendItem{out: i, skeleton: true})
 		}
 	}
 	if err := validateSome(ctx, v, outs, first, results); err != nil {
 		return nil, err
 	}
-	var second []int
-	for i, j := range twinOf {
-		switch {
-		case j < 0:
-		case len(results[j].Problems) == 0:
-			results[i] = ValidationResult{Name: outs[i].Template.Name, Warnings: slices.Clone(results[j].Warnings)}
-		default:
-			second = append(second, i)
+	var second []sendItem
+	for i, r := range rels {
+		if r.of < 0 {
+			continue
 		}
+		rep := results[r.of]
+		if len(rep.Problems) > 0 || len(results[i].Problems) > 0 { // results[i]: the skeleton's
+			second = append(second, sendItem{out: i})
+			continue
+		}
+		warnings := renamed(rep.Warnings, outs[r.of].CRDs, outs[i].CRDs)
+		results[i] = ValidationResult{Name: outs[i].Template.Name, Warnings: append(warnings, results[i].Warnings...)}
 	}
 	if err := validateSome(ctx, v, outs, second, results); err != nil {
 		return nil, err
@@ -246,39 +247,90 @@ func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationRes
 	return results, nil
 }
 
-// outputTwins reports whether every CRD of b is a twin of a's.
-func outputTwins(a, b *Output) bool {
-	if a.KubeVersion != b.KubeVersion || !slices.Equal(a.CRDs, b.CRDs) || len(a.Objects()) != len(b.Objects()) {
-		return false
-	}
-	for i, obj := range a.Objects() {
-		if !twins(obj, b.Objects()[i]) {
-			return false
-		}
-	}
-	return true
+// relation is how an output relates to the earlier ones: of is the first
+// output it is a twin of (-1: none; that output is a twin of no earlier
+// one), identity whether their CRDs have other identities.
+type relation struct {
+	of       int
+	identity bool
 }
 
-// validateSome validates the outputs of the given indexes in one call of
-// v, and stores their results.
-func validateSome(ctx context.Context, v Validator, outs []*Output, indexes []int, results []ValidationResult) error {
-	if len(indexes) == 0 {
+// relate finds each output's relation, grouping by twinHasher's hash.
+func relate(outs []*Output) []relation {
+	h := newTwinHasher()
+	rels := make([]relation, len(outs))
+	groups := map[uint64][]int{} // hash: the outputs that are no twin of an earlier one
+	for i, o := range outs {
+		key := h.output(o)
+		rels[i] = relation{of: -1}
+		for _, j := range groups[key] {
+			if twin, identity := outputTwins(outs[j], o); twin {
+				rels[i] = relation{of: j, identity: identity}
+				break
+			}
+		}
+		if rels[i].of < 0 {
+			groups[key] = append(groups[key], i)
+		}
+	}
+	return rels
+}
+
+// outputTwins reports whether the CRDs of b are, in order, twins of a's
+// (all with the same identities) or identity twins (see twins.go).
+func outputTwins(a, b *Output) (twin, identity bool) {
+	oa, ob := a.Objects(), b.Objects()
+	if a.KubeVersion != b.KubeVersion || len(oa) != len(ob) {
+		return false, false
+	}
+	same := slices.Equal(a.CRDs, b.CRDs)
+	for i := range oa {
+		if same && !sameIdentity(oa[i], ob[i]) {
+			same = false
+		}
+	}
+	for i := range oa {
+		if same && !twins(oa[i], ob[i]) || !same && !identityTwins(oa[i], ob[i]) {
+			return false, false
+		}
+	}
+	return true, !same
+}
+
+// renamed is warnings of the CRDs from, each naming its CRD as the one of
+// the same place in to.
+func renamed(warnings []Problem, from, to []string) []Problem {
+	out := make([]Problem, len(warnings))
+	for i, w := range warnings {
+		if k := slices.Index(from, w.CRD); k >= 0 && k < len(to) {
+			w.CRD = to[k]
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// sendItem is an output to send: whole, or its skeletons.
+type sendItem struct {
+	out      int
+	skeleton bool
+}
+
+// validateSome validates the given outputs in one call of v, and stores
+// their results.
+func validateSome(ctx context.Context, v Validator, outs []*Output, items []sendItem, results []ValidationResult) error {
+	if len(items) == 0 {
 		return nil
 	}
-	docs := make([]ValidationDoc, len(indexes))
-	errs := make([]error, len(indexes))
-	parallel.Each(len(indexes), func(i int) {
-		o := outs[indexes[i]]
-		// The documents as JSON: the same values as the YAML in o.Data, and
-		// several times faster for the validator to read.
-		objs := make([]json.RawMessage, len(o.Objects()))
-		for j, obj := range o.Objects() {
-			raw, err := json.Marshal(obj)
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", o.Template.Name, err)
-				return
-			}
-			objs[j] = raw
+	docs := make([]ValidationDoc, len(items))
+	errs := make([]error, len(items))
+	parallel.Each(len(items), func(i int) {
+		o := outs[items[i].out]
+		var objs []json.RawMessage
+		if items[i].skeleton {
+			objs, errs[i] = skeletons(o)
+		} else {
+			objs = o.jsonObjects()
 		}
 		docs[i] = ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion}
 	})
@@ -292,8 +344,57 @@ func validateSome(ctx context.Context, v Validator, outs []*Output, indexes []in
 	if len(res) != len(docs) {
 		return fmt.Errorf("validator answered %d results for %d documents", len(res), len(docs))
 	}
-	for i, k := range indexes {
-		results[k] = res[i]
+	for i, it := range items {
+		results[it.out] = res[i]
 	}
 	return nil
+}
+
+// jsonObjects are the output's CRDs as JSON: the same values as its YAML,
+// several times faster for the validator to read.
+func (o *Output) jsonObjects() []json.RawMessage {
+	objs := make([]json.RawMessage, len(o.docs))
+	for i, d := range o.docs {
+		objs[i] = d.AppendJSON(make([]byte, 0, d.JSONSize()))
+	}
+	return objs
+}
+
+// skeletons are the output's CRDs reduced to their identities (skeleton),
+// as JSON.
+func skeletons(o *Output) ([]json.RawMessage, error) {
+	objs := make([]json.RawMessage, len(o.Objects()))
+	for i, obj := range o.Objects() {
+		raw, err := json.Marshal(skeleton(obj))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Template.Name, err)
+		}
+		objs[i] = raw
+	}
+	return objs, nil
+}
+
+// skeleton is the CRD obj reduced to its identity (see twins.go): its
+// apiVersion, kind, metadata, group, names and scope, around one served
+// storage version with the smallest structural schema. Its problems are
+// those of the CRD's identity.
+func skeleton(obj map[string]any) map[string]any {
+	spec := map[string]any{
+		"versions": []any{map[string]any{
+			"name": "v1", "served": true, "storage": true,
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}},
+		}},
+	}
+	for k := range identityKeys {
+		if x, ok := mapOf(obj["spec"])[k]; ok {
+			spec[k] = x
+		}
+	}
+	skel := map[string]any{"spec": spec}
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		if x, ok := obj[k]; ok {
+			skel[k] = x
+		}
+	}
+	return skel
 }

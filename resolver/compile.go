@@ -185,6 +185,7 @@ type Document struct {
 	// about what its YAML takes (the JSON's bytes and two spaces per level
 	// of every value), to size the output buffer.
 	jsonSize, yamlSize int64
+	render             *renderCache // the Compiler's: AppendJSON's shared texts
 }
 
 // JSONSize is the length in bytes of the CRD's compact JSON: exactly what
@@ -336,7 +337,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent), render: c.render})
 		}
 	}
 	warnings, errs := r.finish(display)

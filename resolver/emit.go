@@ -100,6 +100,7 @@ func (e *emitter) flush() {
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
+	jsonCache
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,9 @@ import (
 )
 
 // TestDocumentJSONSize: Document.JSONSize, measured during the compile, is
-// exactly len(json.Marshal(Object())) for every compiled golden case and
+// exactly len(json.Marshal(Object())), View equals Object, and AppendJSON writes exactly those
+// bytes (the first time, from the cache of shared subtrees after it, and
+// from several goroutines at once), for every compiled golden case and
 // for the Dask templates in templates/, with and without Kubernetes'
 // descriptions (shared $ref targets, patches and escapes included).
 func TestDocumentJSONSize(t *testing.T) {
@@ -24,6 +27,17 @@ func TestDocumentJSONSize(t *testing.T) {
 			b, err := json.Marshal(d.Object())
 			require.NoError(t, err)
 			require.Equal(t, int64(len(b)), d.JSONSize(), "%s: JSONSize against json.Marshal", d.Name)
+			require.Equal(t, string(b), string(d.AppendJSON(nil)), "%s: AppendJSON against json.Marshal", d.Name)
+			require.Equal(t, d.Object(), d.View(), "%s: View against Object", d.Name)
+			var wg sync.WaitGroup
+			got := make([][]byte, 4)
+			for i := range got {
+				wg.Go(func() { got[i] = d.AppendJSON([]byte("prefix")) })
+			}
+			wg.Wait()
+			for _, g := range got {
+				require.Equal(t, "prefix"+string(b), string(g), "%s: AppendJSON again, concurrently", d.Name)
+			}
 		}
 	}
 	dirs, err := filepath.Glob("../testdata/compile/*")
