@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -81,18 +82,15 @@ func (v *pluginValidator) ValidateResources(ctx context.Context, crds []project.
 
 // send runs one companion on the request.
 func (v *pluginValidator) send(ctx context.Context, request project.ValidationRequest) (*project.ValidationResponse, error) {
-	req, err := json.Marshal(request)
-	if err != nil {
-		return nil, err
-	}
 	c := v.ahead
 	v.ahead = nil
 	if c == nil {
+		var err error
 		if c, err = startCompanion(ctx, v.path); err != nil {
 			return nil, err
 		}
 	}
-	out, err := c.answer(req)
+	out, err := c.answer(func(w io.Writer) error { return writeRequest(w, request) })
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +108,7 @@ func (v *pluginValidator) send(ctx context.Context, request project.ValidationRe
 // an empty request, refuses it and exits.
 func (v *pluginValidator) Close() {
 	if v.ahead != nil {
-		_, _ = v.ahead.answer(nil)
+		_, _ = v.ahead.answer(func(io.Writer) error { return nil })
 		v.ahead = nil
 	}
 }
@@ -136,10 +134,14 @@ func startCompanion(ctx context.Context, path string) (*companion, error) {
 	return c, nil
 }
 
-// answer sends the request, then waits for the companion to exit and
-// returns what it printed.
-func (c *companion) answer(req []byte) ([]byte, error) {
-	_, werr := c.stdin.Write(req)
+// answer sends the request that write writes, then waits for the
+// companion to exit and returns what it printed.
+func (c *companion) answer(write func(io.Writer) error) ([]byte, error) {
+	bw := bufio.NewWriterSize(c.stdin, 64<<10)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	cerr := c.stdin.Close()
 	if err := c.p.Wait(); err != nil {
 		return nil, fmt.Errorf("%s --batch: %w: %s", c.path, err, strings.TrimSpace(c.stderr.String()))
@@ -148,4 +150,42 @@ func (c *companion) answer(req []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s --batch: sending the request: %w", c.path, err)
 	}
 	return c.stdout.Bytes(), nil
+}
+
+// writeRequest writes request as JSON, in the order of its fields, one
+// document at a time: each is rendered (ValidationDoc.Render) just before
+// it is written, and the companion validates it while the next one is
+// made, so neither process holds the CRDs of the whole request.
+func writeRequest(w io.Writer, request project.ValidationRequest) error {
+	head, err := json.Marshal(struct {
+		Version   int                   `json:"version"`
+		Resources []project.ResourceDoc `json:"resources,omitempty"`
+	}{request.Version, request.Resources})
+	if err != nil {
+		return err
+	}
+	// {"version":4,"resources":[...] then ,"documents":[ ... ]}
+	if _, err := w.Write(head[:len(head)-1]); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, `,"documents":[`); err != nil {
+		return err
+	}
+	for i, doc := range request.Documents {
+		doc.Objects, doc.Render = doc.Objs(), nil
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, ","); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "]}")
+	return err
 }

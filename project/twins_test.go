@@ -132,7 +132,7 @@ func (v *inProcess) Validate(ctx context.Context, docs []project.ValidationDoc) 
 
 func crdNames(d project.ValidationDoc) []string {
 	var out []string
-	for _, o := range d.Objects {
+	for _, o := range d.Objs() {
 		var m struct {
 			Spec struct {
 				Versions []struct {
@@ -347,7 +347,7 @@ type warnsOnWhole struct{ inProcess }
 func (v *warnsOnWhole) Validate(ctx context.Context, docs []project.ValidationDoc) ([]project.ValidationResult, error) {
 	res, err := v.inProcess.Validate(ctx, docs)
 	for i, d := range docs {
-		for j, o := range d.Objects {
+		for j, o := range d.Objs() {
 			var m struct {
 				Metadata struct{ Name string }
 			}

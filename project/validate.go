@@ -3,26 +3,28 @@ package project
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 )
 
 // ProtocolVersion is the version of ValidationRequest and
 // ValidationResponse. The companion refuses a request of another version.
-const ProtocolVersion = 3
+// Version 4: the keys in the order of ValidationRequest's fields, which
+// the companion needs to validate documents as they arrive.
+const ProtocolVersion = 4
 
 // ValidationRequest is what build and check send, as JSON on standard
-// input, to `k8s-crd-resolver-validate --batch`.
+// input, to `k8s-crd-resolver-validate --batch`: its keys in the order of
+// the fields (version first, resources before documents), each document
+// written as the companion reads and validates the ones before.
 type ValidationRequest struct {
-	Version   int             `json:"version"`
-	Documents []ValidationDoc `json:"documents"`
+	Version int `json:"version"`
 	// Resources are files of custom resources to judge against the CRDs
 	// of Documents. A request with Resources judges them only: its
 	// Documents, validated before, are not validated again.
-	Resources []ResourceDoc `json:"resources,omitempty"`
+	Resources []ResourceDoc   `json:"resources,omitempty"`
+	Documents []ValidationDoc `json:"documents"`
 }
 
 // ResourceDoc is one file of custom resources to judge (an example).
@@ -49,6 +51,17 @@ type ValidationDoc struct {
 	// KubernetesVersion selects which formats are known ("1.30"); empty
 	// means the newest embedded.
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// Render, when set, gives Objects on demand: the request is written
+	// one document at a time, each rendered as it goes (never sent).
+	Render func() []json.RawMessage `json:"-"`
+}
+
+// Objs are the document's Objects, rendered when Render is set.
+func (d ValidationDoc) Objs() []json.RawMessage {
+	if d.Render != nil {
+		return d.Render()
+	}
+	return d.Objects
 }
 
 // ValidationResponse is the companion's answer, as JSON on standard output:
@@ -163,7 +176,7 @@ func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, out
 			if !ok {
 				i = len(crds)
 				docOf[o] = i
-				crds = append(crds, ValidationDoc{Name: o.Template.Name, Objects: o.jsonObjects(), KubernetesVersion: o.KubeVersion})
+				crds = append(crds, ValidationDoc{Name: o.Template.Name, Render: o.jsonObjects, KubernetesVersion: o.KubeVersion})
 			}
 			idx = append(idx, i)
 		}
@@ -322,20 +335,19 @@ func validateSome(ctx context.Context, v Validator, outs []*Output, items []send
 	if len(items) == 0 {
 		return nil
 	}
+	// Skeletons are small: made now. Whole CRDs are rendered as the
+	// request is written (Render), so no more than one is held as JSON.
 	docs := make([]ValidationDoc, len(items))
-	errs := make([]error, len(items))
-	parallel.Each(len(items), func(i int) {
-		o := outs[items[i].out]
-		var objs []json.RawMessage
-		if items[i].skeleton {
-			objs, errs[i] = skeletons(o)
-		} else {
-			objs = o.jsonObjects()
+	for i, it := range items {
+		o := outs[it.out]
+		docs[i] = ValidationDoc{Name: o.Template.Name, KubernetesVersion: o.KubeVersion, Render: o.jsonObjects}
+		if it.skeleton {
+			objs, err := skeletons(o)
+			if err != nil {
+				return err
+			}
+			docs[i].Objects, docs[i].Render = objs, nil
 		}
-		docs[i] = ValidationDoc{Name: o.Template.Name, Objects: objs, KubernetesVersion: o.KubeVersion}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return err
 	}
 	res, err := v.Validate(ctx, docs)
 	if err != nil {

@@ -161,18 +161,7 @@ func TestBatchTrailingData(t *testing.T) {
 		req + `{"version": 1}`: "data after it",
 		req + "\n garbage\n":   "data after it",
 	} {
-		var stdout, stderr bytes.Buffer
-		c := newCmd(strings.NewReader(in), &stdout, &stderr)
-		c.SetArgs([]string{"--batch"})
-		err := c.Execute()
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", in, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: got %v, want an error saying %q", in, err, want)
-		case want != "" && stdout.Len() > 0:
-			t.Errorf("%q: answered %s", in, stdout.String())
-		}
+		batch(t, in, want)
 	}
 }
 
@@ -205,5 +194,45 @@ func TestUnknownVersionIsUsage(t *testing.T) {
 		if err == nil || errors.As(err, &code) || !strings.Contains(err.Error(), "unknown Kubernetes version") {
 			t.Errorf("--k8s-version %s: err = %v, want a usage error naming the version", v, err)
 		}
+	}
+}
+
+// TestBatchKeyOrder: the request is read as it arrives, so its keys come
+// in the order project.ValidationRequest marshals them (version first,
+// resources before documents); another order, a key twice or an unknown
+// key is refused, never answered.
+func TestBatchKeyOrder(t *testing.T) {
+	v := project.ProtocolVersion
+	for in, want := range map[string]string{
+		fmt.Sprintf(`{"version": %d, "documents": null}`, v):                        "",
+		fmt.Sprintf(`{"version": %d, "resources": [], "documents": []}`, v):         "",
+		fmt.Sprintf(`{"documents": [], "version": %d}`, v):                          "send version first",
+		fmt.Sprintf(`{"version": %d, "documents": [], "resources": []}`, v):         "send resources first",
+		fmt.Sprintf(`{"version": %d, "version": %d}`, v, v):                         "given twice",
+		fmt.Sprintf(`{"version": %d, "extra": 1}`, v):                               "unknown field",
+		fmt.Sprintf(`{"version": %d, "documents": [{"name": "x", "bogus": 1}]}`, v): "unknown field",
+		fmt.Sprintf(`{"version": %d, "documents": {}}`, v):                          "want a list",
+		`{"version": 1, "documents": []}`:                                           "protocol version 1",
+		`{}`:                                                                        "protocol version 0",
+	} {
+		batch(t, in, want)
+	}
+}
+
+// batch runs --batch on in: answered when want is "", else refused with
+// an error saying want, and not answered.
+func batch(t *testing.T, in, want string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	c := newCmd(strings.NewReader(in), &stdout, &stderr)
+	c.SetArgs([]string{"--batch"})
+	err := c.Execute()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", in, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: got %v, want an error saying %q", in, err, want)
+	case want != "" && stdout.Len() > 0:
+		t.Errorf("%s: answered %s", in, stdout.String())
 	}
 }

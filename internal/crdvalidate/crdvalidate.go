@@ -9,8 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
@@ -39,33 +41,96 @@ func Documents(ctx context.Context, docs []project.ValidationDoc) []project.Vali
 	results := make([]project.ValidationResult, len(docs))
 	var items []*item
 	for i, doc := range docs {
-		results[i].Name = doc.Name
-		version := doc.KubernetesVersion
-		if version == "" {
-			version = schemas.Latest()
-		}
-		raws, err := splitDocuments(doc)
-		if err != nil {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: err.Error()})
-			continue
-		}
-		if len(raws) == 0 {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: "the file holds no document"})
-			continue
-		}
-		for j, raw := range raws {
-			items = append(items, &item{doc: i, index: j + 1, raw: raw, version: version})
-		}
+		var its []*item
+		results[i], its = prepare(i, doc)
+		items = append(items, its...)
 	}
 	order := slices.Clone(items)
 	slices.SortStableFunc(order, func(a, b *item) int { return len(b.raw) - len(a.raw) })
 	parallel.Each(len(order), func(i int) { order[i].check(ctx) })
+	collect(results, items)
+	return results
+}
+
+// prepare splits the doc of index i into its CRDs, or into the result's
+// problem that it holds none.
+func prepare(i int, doc project.ValidationDoc) (project.ValidationResult, []*item) {
+	res := project.ValidationResult{Name: doc.Name}
+	version := doc.KubernetesVersion
+	if version == "" {
+		version = schemas.Latest()
+	}
+	raws, err := splitDocuments(doc)
+	if err != nil {
+		res.Problems = append(res.Problems, project.Problem{Message: err.Error()})
+		return res, nil
+	}
+	if len(raws) == 0 {
+		res.Problems = append(res.Problems, project.Problem{Message: "the file holds no document"})
+		return res, nil
+	}
+	items := make([]*item, len(raws))
+	for j, raw := range raws {
+		items[j] = &item{doc: i, index: j + 1, raw: raw, version: version}
+	}
+	return res, items
+}
+
+// collect adds what the checked items found to their documents' results.
+func collect(results []project.ValidationResult, items []*item) {
 	for _, it := range items {
 		r := &results[it.doc]
 		r.Problems = append(r.Problems, it.problems...)
 		r.Warnings = append(r.Warnings, it.warnings...)
 	}
-	return results
+}
+
+// Stream validates documents as they arrive, as Documents does, holding
+// only a bounded window of them: GOMAXPROCS workers, each decoding and
+// validating one CRD, and as many CRDs waiting (Add blocks when all are
+// busy). What a checked CRD leaves is its problems and warnings, so the
+// memory of a request of a thousand CRDs is that of a few (--batch reads
+// its request through a Stream while the main binary is still writing
+// it).
+type Stream struct {
+	ctx     context.Context
+	jobs    chan *item
+	wg      sync.WaitGroup
+	results []project.ValidationResult
+	items   []*item
+}
+
+// NewStream starts the workers of a Stream.
+func NewStream(ctx context.Context) *Stream {
+	n := runtime.GOMAXPROCS(0)
+	s := &Stream{ctx: ctx, jobs: make(chan *item, n)}
+	for range n {
+		s.wg.Go(func() {
+			for it := range s.jobs {
+				it.check(ctx)
+			}
+		})
+	}
+	return s
+}
+
+// Add queues the CRDs of doc, the next document.
+func (s *Stream) Add(doc project.ValidationDoc) {
+	res, items := prepare(len(s.results), doc)
+	s.results = append(s.results, res)
+	for _, it := range items {
+		s.items = append(s.items, it)
+		s.jobs <- it
+	}
+}
+
+// Results waits for every CRD added, and returns one result per document,
+// in order. The Stream takes no more documents.
+func (s *Stream) Results() []project.ValidationResult {
+	close(s.jobs)
+	s.wg.Wait()
+	collect(s.results, s.items)
+	return s.results
 }
 
 // item is one CRD of a request: its JSON, then what decoding and
@@ -140,12 +205,12 @@ func fieldProblem(crd string, e *field.Error) project.Problem {
 }
 
 // splitDocuments returns the JSON of every non-empty document of doc:
-// doc.Objects as they are, else each document of doc.Content, a YAML or
+// doc's Objects (Objs) as they are, else each document of doc.Content, a YAML or
 // JSON stream.
 func splitDocuments(doc project.ValidationDoc) ([][]byte, error) {
-	if doc.Objects != nil {
-		out := make([][]byte, len(doc.Objects))
-		for i, o := range doc.Objects {
+	if objs := doc.Objs(); objs != nil {
+		out := make([][]byte, len(objs))
+		for i, o := range objs {
 			out[i] = o
 		}
 		return out, nil

@@ -149,3 +149,39 @@ func TestDocumentsInParallel(t *testing.T) {
 		t.Errorf("the document of every case has %d problems, want at least %d: %v", n, len(dirs), last.Problems)
 	}
 }
+
+// TestStreamAgreesWithDocuments: a Stream, fed one document at a time,
+// gives the results Documents gives, in the same order: valid, invalid,
+// not a CRD, empty, several CRDs in one document.
+func TestStreamAgreesWithDocuments(t *testing.T) {
+	valid := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"as.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"kind":"A","plural":"as"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`
+	invalid := strings.Replace(valid, `"plural":"as"`, `"plural":"bs"`, 1)
+	var docs []project.ValidationDoc
+	for i := range 40 {
+		objs := []json.RawMessage{json.RawMessage(valid)}
+		switch i % 5 {
+		case 1:
+			objs = []json.RawMessage{json.RawMessage(invalid)}
+		case 2:
+			objs = []json.RawMessage{json.RawMessage(`{"kind":"ConfigMap"}`)}
+		case 3:
+			objs = []json.RawMessage{}
+		case 4:
+			objs = append(objs, json.RawMessage(invalid))
+		}
+		docs = append(docs, project.ValidationDoc{Name: fmt.Sprint("doc", i), Objects: objs})
+	}
+	docs[3].Objects = nil
+	docs[3].Content = "# nothing\n"
+	s := NewStream(t.Context())
+	for _, d := range docs {
+		s.Add(d)
+	}
+	got, want := s.Results(), Documents(t.Context(), docs)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("stream:\n%v\ndocuments:\n%v", got, want)
+	}
+	if len(want[1].Problems) == 0 || len(want[0].Problems) > 0 || len(want[4].Problems) == 0 {
+		t.Fatalf("the documents are not judged as meant: %v", want)
+	}
+}

@@ -368,10 +368,11 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 		var opts Options
 		for _, j := range resources[idx[0]].CRDs {
 			var b []byte
-			for _, o := range crds[j].Objects {
+			objs := crds[j].Objs()
+			for _, o := range objs {
 				b = append(append(b, o...), '\n')
 			}
-			if crds[j].Objects == nil {
+			if objs == nil {
 				b = []byte(crds[j].Content)
 			}
 			opts.CRDs = append(opts.CRDs, Input{Name: crds[j].Name, Content: b})

@@ -130,6 +130,32 @@ func (r *Reader) ReadFrom(name string, rd io.Reader) ([]byte, error) {
 	return readLimited(rd, name, r.limit)
 }
 
+// StreamFrom is ReadFrom for a reader consumed as it arrives (the
+// companion's request, validated while it is written): reading past the
+// limit fails with the error ReadFrom gives, and so does a failing rd.
+func (r *Reader) StreamFrom(name string, rd io.Reader) io.Reader {
+	return &limitedStream{rd: io.LimitReader(rd, r.limit+1), shown: name, limit: r.limit}
+}
+
+type limitedStream struct {
+	rd    io.Reader
+	shown string
+	limit int64
+	n     int64
+}
+
+func (l *limitedStream) Read(p []byte) (int, error) {
+	n, err := l.rd.Read(p)
+	l.n += int64(n)
+	if l.n > l.limit {
+		return 0, &Error{Path: l.shown, Msg: fmt.Sprintf("is larger than the %s limit", formatLimit(l.limit)), Err: ErrTooLarge}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, &Error{Path: l.shown, Msg: "cannot be read: " + errText(err), Err: err}
+	}
+	return n, err
+}
+
 // Stat returns what name leads to, confined like ReadFile but without
 // opening it. It is for choices such as "is there a patch beside this
 // template"; what is then read goes through ReadFile, which checks again
