@@ -64,12 +64,13 @@ func (e *emitter) documents(docs []any) error {
 }
 
 type emitter struct {
-	rec   *fragRecorder // PrebuildFragments: entries become references
-	buf   bytes.Buffer
-	keys  [][]string // mapping's key buffers, by indentation
-	cache *renderCache
-	out   io.Writer // when set, buf is flushed here as it fills
-	err   error     // the first error writing to out
+	rec     *fragRecorder // PrebuildFragments: entries become references
+	buf     bytes.Buffer
+	written map[unsafe.Pointer]region // shared mappings written in buf, once
+	keys    [][]string                // mapping's key buffers, by indentation
+	cache   *renderCache
+	out     io.Writer // when set, buf is flushed here as it fills
+	err     error     // the first error writing to out
 }
 
 // flushThreshold is how much output the emitter holds before it writes to
@@ -103,6 +104,20 @@ type renderCache struct {
 	jsonCache
 }
 
+// share registers a cached $ref target and the mappings it holds at its
+// top level (properties, items, additionalProperties...): a $ref site
+// copies the target's top-level keys into a mapping of its own, so the
+// target itself is seldom what a document holds, but its values are, at
+// every site.
+func (c *renderCache) share(target map[string]any) {
+	c.shared[mapID(target)] = struct{}{}
+	for _, v := range target {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			c.shared[mapID(m)] = struct{}{}
+		}
+	}
+}
+
 // cachedMapping writes m as the block mapping of a value at indent, from
 // the cache when m is a shared subtree. It reports false when m is not.
 func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
@@ -117,6 +132,29 @@ func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
 		return false, nil
 	}
 	text, ok := e.cache.text[id]
+	if !ok && e.out == nil {
+		// Appending: the first use is written in place, and only a second
+		// use in the same text turns what the first wrote into the cached
+		// text. Rendering every shared mapping apart, then copying it into
+		// its place, copied a deep subtree once per shared level above it,
+		// and most shared mappings of a build are used once.
+		r, seen := e.written[id]
+		if !seen {
+			start := e.buf.Len()
+			if err := e.mapping(m, indent, false); err != nil {
+				return true, err
+			}
+			if e.written == nil {
+				e.written = map[unsafe.Pointer]region{}
+			}
+			e.written[id] = region{start, e.buf.Len(), indent}
+			return true, nil
+		}
+		if text, ok = unshift(e.buf.Bytes()[r.start:r.end], r.indent); !ok {
+			return false, nil // not the shape written at indent: written anew
+		}
+		e.cache.text[id] = text
+	}
 	if !ok {
 		sub := &emitter{cache: e.cache}
 		if err := sub.mapping(m, 0, false); err != nil {
@@ -127,6 +165,42 @@ func (e *emitter) cachedMapping(m map[string]any, indent int) (bool, error) {
 	}
 	e.shifted(text, indent)
 	return true, nil
+}
+
+// region is where an emitter wrote a shared mapping, and at what indent.
+type region struct{ start, end, indent int }
+
+// unshift returns a copy of text, a mapping written at indent, as written
+// at indent 0: every line but the empty ones loses indent spaces (the
+// inverse of shifted). It reports false when a line does not start with
+// them.
+func unshift(text []byte, indent int) ([]byte, bool) {
+	out := make([]byte, 0, len(text))
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		line := text[:i]
+		if i > 1 {
+			if len(line) < indent || !allSpaces(line[:indent]) {
+				return nil, false
+			}
+			line = line[indent:]
+		}
+		out = append(out, line...)
+		text = text[i:]
+	}
+	return out, true
+}
+
+func allSpaces(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // shifted writes text, rendered at indent 0, at indent: every line but the

@@ -1,0 +1,69 @@
+package resolver
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRenderCacheIsRenderingInPlace: the Dask templates, compiled with
+// and without Kubernetes' descriptions by one Compiler (twice, so the
+// second round renders from the cache the first filled), render the same
+// bytes through AppendYAML and WriteYAML as EncodeYAML of their objects,
+// which shares nothing; and the cache was used: mappings shared by $ref
+// sites (a PodSpec's properties) are cached on their second use.
+func TestRenderCacheIsRenderingInPlace(t *testing.T) {
+	files, err := filepath.Glob("../templates/dask*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no templates", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remove := range []bool{false, true} {
+		c, err := New(Options{KubeVersion: "1.37", WorkDir: wd, RemoveDescriptions: remove})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			for _, f := range files {
+				if strings.HasSuffix(f, ".patch.yaml") {
+					continue
+				}
+				src, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := c.Compile(f, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []byte
+				for _, d := range res.Documents {
+					one, err := EncodeYAML(d.Object())
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = append(want, one...)
+				}
+				got, err := res.YAML()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var streamed bytes.Buffer
+				if err := res.WriteYAML(&streamed); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) || !bytes.Equal(streamed.Bytes(), want) {
+					t.Fatalf("descriptions removed %v, round %d, %s: AppendYAML same: %v, WriteYAML same: %v", remove, round, f, bytes.Equal(got, want), bytes.Equal(streamed.Bytes(), want))
+				}
+			}
+		}
+		if !remove && len(c.render.text) == 0 {
+			t.Error("with descriptions, no shared mapping was rendered from the cache")
+		}
+	}
+}
