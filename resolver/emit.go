@@ -97,9 +97,66 @@ func (e *emitter) flush() {
 // copied with its indentation shifted. The text is identical to rendering
 // in place: every line, literal block lines included, moves right by the
 // same amount, and empty lines stay empty.
+//
+// It also keeps the text of the bundle entries documents refer to, at the
+// indentation they were written at (see cachedEntry); nil entries (a
+// one-off emitter's cache) keep none.
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
+
+	entries    map[entryAt][]byte
+	entryBytes int // the text entries holds
+}
+
+// entryAt is a bundle entry written at an indentation.
+type entryAt struct {
+	store  *lazyStore
+	k      fragKey
+	indent int
+}
+
+// maxEntryCache bounds what a render cache keeps of entries' text: far
+// more than the few entries at a few indentations a build's templates
+// refer to (a PodTemplateSpec's are ~150 KiB), and what a Compiler's
+// cache holds at most whatever the templates.
+const maxEntryCache = 16 << 20
+
+// cachedEntry writes entry k of store at indent, from the cache when it
+// was written at that indent before, rendering it into the cache
+// otherwise. Every output of a build that embeds a PodTemplateSpec writes
+// the same entries at the same indentation: one copy of the finished text
+// costs a fraction of shifting each fragment into place line by line
+// again. The text is what entry writes, byte for byte.
+func (e *emitter) cachedEntry(store *lazyStore, k fragKey, indent int) error {
+	if e.rec != nil || e.cache.entries == nil {
+		return e.entry(store, k, indent)
+	}
+	at := entryAt{store, k, indent}
+	text, ok := e.cache.entries[at]
+	if !ok {
+		if e.cache.entryBytes >= maxEntryCache {
+			return e.entry(store, k, indent)
+		}
+		sub := &emitter{cache: e.cache}
+		if err := sub.entry(store, k, indent); err != nil {
+			return err
+		}
+		text = bytes.Clone(sub.buf.Bytes())
+		e.cache.entries[at] = text
+		e.cache.entryBytes += len(text)
+	}
+	if e.out != nil && len(text) > shiftPiece {
+		// Straight to the writer: the buffer keeps its size.
+		e.flush()
+		if e.err == nil {
+			_, e.err = e.out.Write(text)
+		}
+		return nil
+	}
+	e.buf.Write(text)
+	e.maybeFlush()
+	return nil
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from
@@ -284,7 +341,7 @@ func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
 	case *lazyEntry:
 		e.buf.WriteByte('\n')
-		return e.entry(t.store, fragKey{t.name, t.key}, indent+2)
+		return e.cachedEntry(t.store, fragKey{t.name, t.key}, indent+2)
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')
