@@ -4,3 +4,6 @@ package project
 // import the apiserver's validation through internal/crdvalidate; this
 // package may not).
 var Twins = twins
+
+// Peak is the most outputs the plan had rendered at once.
+func (pl *Plan) Peak() int { return pl.peak }

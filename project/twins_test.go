@@ -182,7 +182,7 @@ sets:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(outs) != 2 || string(outs[0].Data) == string(outs[1].Data) {
+			if len(outs) != 2 || content(t, outs[0]) == content(t, outs[1]) {
 				t.Fatalf("want two outputs that differ (in descriptions), got %d", len(outs))
 			}
 			v := &inProcess{}
