@@ -103,7 +103,8 @@ type Plan struct {
 // the file before it takes the next output. Neither the compiled nor the
 // old content of more outputs than there are workers is alive at once,
 // whatever the size of the project. Each worker renders the outputs one
-// Compile worker made (they share a render cache).
+// Compile worker made (they share a render cache) before it helps with
+// the others'.
 func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	pl := &Plan{}
 	if opts.Stage {
@@ -119,20 +120,33 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	workers := min(runtime.GOMAXPROCS(0), len(outs))
 	var failed atomic.Int64 // the first output that failed
 	failed.Store(int64(len(outs)))
+	// One queue per worker: the outputs of the Compile workers whose number
+	// it is (their render lock is then never contended); a worker that
+	// drains its own queue helps with the others' (file arguments may have
+	// kept the outputs of one Compile worker only).
+	queues := make([][]int, workers)
+	for i, o := range outs {
+		queues[o.shard%workers] = append(queues[o.shard%workers], i)
+	}
+	next := make([]atomic.Int64, workers)
 	var live, peak atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			var want, cur []byte // reused for every output of the worker
-			for i, o := range outs {
-				if o.shard%workers != w || int64(i) > failed.Load() {
-					continue
-				}
-				storeMax(&peak, live.Add(1))
-				statuses[i], want, cur, errs[i] = p.planOutput(pl, o, opts, want[:0], cur[:0])
-				live.Add(-1)
-				if errs[i] != nil {
-					storeMin(&failed, int64(i))
+			for k := range workers {
+				q := (w + k) % workers
+				for j := next[q].Add(1) - 1; j < int64(len(queues[q])); j = next[q].Add(1) - 1 {
+					i := queues[q][j]
+					if int64(i) > failed.Load() {
+						continue // after a failure: an earlier one is reported
+					}
+					storeMax(&peak, live.Add(1))
+					statuses[i], want, cur, errs[i] = p.planOutput(pl, outs[i], opts, want[:0], cur[:0])
+					live.Add(-1)
+					if errs[i] != nil {
+						storeMin(&failed, int64(i))
+					}
 				}
 			}
 		})

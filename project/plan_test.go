@@ -97,6 +97,26 @@ func TestPlanWindow(t *testing.T) {
 					t.Errorf("up to date: %s is %s, touched: %v", fs.Name, fs.State, err)
 				}
 			}
+			// The outputs of one Compile worker only (what file arguments may
+			// keep): every worker helps.
+			var some []*Output
+			for i, o := range outs {
+				if i%procs == 0 {
+					some = append(some, o)
+				}
+			}
+			plan, err = p.Plan(some, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != 2*len(some) || plan.Peak() > procs {
+				t.Errorf("a subset: %d files for %d outputs, %d rendered at once", len(plan.Files), len(some), plan.Peak())
+			}
+			for _, fs := range plan.Files {
+				if fs.State != Unchanged {
+					t.Errorf("a subset: %s is %s", fs.Name, fs.State)
+				}
+			}
 			if entries, _ := os.ReadDir(filepath.Join(dir, "dist")); len(entries) != n {
 				t.Errorf("dist holds %d entries, want %d (no temporary file left)", len(entries), n)
 			}
