@@ -109,6 +109,14 @@ type renderCache struct {
 	entryBytes int // the text entries holds
 }
 
+// keepEntry caches a copy of text as the entry at at, and returns it.
+func (e *emitter) keepEntry(at entryAt, text []byte) []byte {
+	text = bytes.Clone(text)
+	e.cache.entries[at] = text
+	e.cache.entryBytes += len(text)
+	return text
+}
+
 // entryAt is a bundle entry written at an indentation.
 type entryAt struct {
 	store  *lazyStore
@@ -123,8 +131,8 @@ type entryAt struct {
 const maxEntryCache = 16 << 20
 
 // cachedEntry writes entry k of store at indent, from the cache when it
-// was written at that indent before, rendering it into the cache
-// otherwise. Every output of a build that embeds a PodTemplateSpec writes
+// was written at that indent twice before, keeping it in the cache the
+// second time. Every output of a build that embeds a PodTemplateSpec writes
 // the same entries at the same indentation: one copy of the finished text
 // costs a fraction of shifting each fragment into place line by line
 // again. The text is what entry writes, byte for byte.
@@ -133,18 +141,30 @@ func (e *emitter) cachedEntry(store *lazyStore, k fragKey, indent int) error {
 		return e.entry(store, k, indent)
 	}
 	at := entryAt{store, k, indent}
-	text, ok := e.cache.entries[at]
-	if !ok {
-		if e.cache.entryBytes >= maxEntryCache {
-			return e.entry(store, k, indent)
+	text, seen := e.cache.entries[at]
+	switch {
+	case text != nil:
+	case !seen || e.cache.entryBytes >= maxEntryCache:
+		// Kept from its second use on: most entries of a small build are
+		// written once, and copying them into the cache would be waste.
+		if !seen && e.cache.entryBytes < maxEntryCache {
+			e.cache.entries[at] = nil
 		}
+		return e.entry(store, k, indent)
+	case e.out == nil:
+		// Written in place, then copied from the buffer.
+		start := e.buf.Len()
+		if err := e.entry(store, k, indent); err != nil {
+			return err
+		}
+		e.keepEntry(at, e.buf.Bytes()[start:])
+		return nil
+	default:
 		sub := &emitter{cache: e.cache}
 		if err := sub.entry(store, k, indent); err != nil {
 			return err
 		}
-		text = bytes.Clone(sub.buf.Bytes())
-		e.cache.entries[at] = text
-		e.cache.entryBytes += len(text)
+		text = e.keepEntry(at, sub.buf.Bytes())
 	}
 	if e.out != nil && len(text) > shiftPiece {
 		// Straight to the writer: the buffer keeps its size.
