@@ -58,19 +58,27 @@ output; 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			plan, err := comp.proj.Plan(comp.outs, comp.all)
+			// Each stale or missing file is staged as soon as it is compared (a temporary
+			// file beside it, removed on SIGINT or SIGTERM); Apply renames them all.
+			fileio.HandleSignals(os.Exit)
+			opts := project.PlanOptions{Orphans: comp.all, Stage: true}
+			// What pre-commit shows when the hook regenerates: the schema changes, read
+			// before Apply replaces or removes the files.
+			var cmp planComparer
+			if failOnChange {
+				opts.Compare = cmp.compare
+			}
+			plan, err := comp.proj.Plan(comp.outs, opts)
 			if err != nil {
 				return err
 			}
-			// What pre-commit shows when the hook regenerates: the schema changes, read
-			// before Apply replaces or removes the files.
+			defer plan.Close()
 			var groups []diffGroup
 			var groupsErr error
 			if failOnChange {
-				groups, groupsErr = planGroups(comp.proj, comp.outs, plan)
+				groups, groupsErr = cmp.groups(comp.proj, plan)
 			}
-			fileio.HandleSignals(os.Exit)
-			done, err := comp.proj.Apply(plan, comp.outs)
+			done, err := plan.Apply()
 			if err != nil {
 				printErrors(c.ErrOrStderr(), err) // every file refused, one line each
 				return quietExit(exitBadInput)
@@ -108,9 +116,9 @@ func jsonSize(o *project.Output) string {
 
 // printBuildSummary prints one line per template (outputs, JSON size,
 // Kubernetes version, what happened) with its warnings, then removals.
-func printBuildSummary(w io.Writer, comp *compiled, plan []*project.FileStatus, quiet bool) {
+func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bool) {
 	byPath := map[string]*project.FileStatus{}
-	for _, fs := range plan {
+	for _, fs := range plan.Files {
 		byPath[fs.Path] = fs
 	}
 	for _, o := range comp.outs {
@@ -134,7 +142,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan []*project.FileStatus, 
 			fmt.Fprintf(w, "  warning: %s\n", warn)
 		}
 	}
-	for _, fs := range plan {
+	for _, fs := range plan.Files {
 		if fs.State == project.Orphan {
 			fmt.Fprintf(w, "removed %s (generated, and no template produces it any more)\n", fs.Name)
 		}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -81,13 +82,26 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 			if err != nil {
 				return err
 			}
-			plan, err := comp.proj.Plan(comp.outs, comp.all)
+			// What the report needs of each file not up to date, made as the plan
+			// compares it: its diff and its schema comparison, not its bytes.
+			var cmp planComparer
+			var mu sync.Mutex
+			diffs := map[string]string{}
+			plan, err := comp.proj.Plan(comp.outs, project.PlanOptions{Orphans: comp.all, Compare: func(fs *project.FileStatus, o *project.Output, current, want []byte) {
+				cmp.compare(fs, o, current, want)
+				if fs.State == project.Stale {
+					d := project.Diff(fs, current, want)
+					mu.Lock()
+					diffs[fs.Path] = d
+					mu.Unlock()
+				}
+			}})
 			if err != nil {
 				return err
 			}
-			rep := newCheckReport(comp, plan)
+			rep := newCheckReport(comp, plan, diffs)
 			if !rep.UpToDate {
-				groups, err := planGroups(comp.proj, comp.outs, plan)
+				groups, err := cmp.groups(comp.proj, plan)
 				if err != nil {
 					rep.ChangesError = err.Error()
 				} else {
@@ -122,12 +136,14 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 	return c
 }
 
-func newCheckReport(comp *compiled, plan []*project.FileStatus) *checkReport {
+// newCheckReport lists the files of plan; diffs holds the diff of each stale file, by
+// path.
+func newCheckReport(comp *compiled, plan *project.Plan, diffs map[string]string) *checkReport {
 	rep := &checkReport{Stale: []checkFile{}, Missing: []checkFile{}, Unexpected: []checkFile{}, Warnings: []checkRemark{}}
-	for _, fs := range plan {
+	for _, fs := range plan.Files {
 		switch fs.State {
 		case project.Stale:
-			rep.Stale = append(rep.Stale, checkFile{File: fs.Name, Template: fs.Template, Diff: project.Diff(fs)})
+			rep.Stale = append(rep.Stale, checkFile{File: fs.Name, Template: fs.Template, Diff: diffs[fs.Path]})
 		case project.Missing:
 			rep.Missing = append(rep.Missing, checkFile{File: fs.Name, Template: fs.Template})
 		case project.Orphan:

@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -127,11 +129,18 @@ type diffGroup struct {
 
 // diffPair is one file's old and new content (nil: the file is missing on that side), and
 // the compiled objects of a side that was compiled in this run (parsed from the content
-// otherwise: reading YAML is most of the time a comparison takes).
+// otherwise: reading YAML is most of the time a comparison takes). sums identify the
+// content of the two sides (sha256, old then new).
 type diffPair struct {
 	name             string
 	old, new         []byte
 	oldObjs, newObjs []map[string]any
+	sums             [2][sha256.Size]byte
+}
+
+// pairOf is the pair of two contents (nil: missing on that side).
+func pairOf(name string, old, new []byte) diffPair {
+	return diffPair{name: name, old: old, new: new, sums: [2][sha256.Size]byte{sha256.Sum256(old), sha256.Sum256(new)}}
 }
 
 // compareCRDs parses and compares one pair.
@@ -156,23 +165,57 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 	return schemadiff.Compare(old, new), nil
 }
 
+// reportCache compares pairs once per distinct content: dist/ and a chart's crds/ hold the
+// same bytes. Safe for concurrent use (two workers comparing the same content at once
+// both compute it: the comparison is deterministic).
+type reportCache struct {
+	mu   sync.Mutex
+	reps map[[2][sha256.Size]byte]*schemadiff.Report
+}
+
+func (c *reportCache) report(p diffPair) (*schemadiff.Report, error) {
+	c.mu.Lock()
+	rep := c.reps[p.sums]
+	c.mu.Unlock()
+	if rep != nil {
+		return rep, nil
+	}
+	rep, err := compareCRDs(p)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.reps == nil {
+		c.reps = map[[2][sha256.Size]byte]*schemadiff.Report{}
+	}
+	c.reps[p.sums] = rep
+	c.mu.Unlock()
+	return rep, nil
+}
+
 // comparePairs compares each pair (once per distinct content) and groups the files whose
-// comparisons find the same changes: dist/ and a chart's crds/ hold the same bytes, and a
-// copy with Kubernetes' descriptions differs only in them.
+// comparisons find the same changes (see groupReports).
 func comparePairs(pairs []diffPair) ([]diffGroup, error) {
+	var cache reportCache
+	names := make([]string, len(pairs))
+	reps := make([]*schemadiff.Report, len(pairs))
+	for i, p := range pairs {
+		var err error
+		if reps[i], err = cache.report(p); err != nil {
+			return nil, err
+		}
+		names[i] = p.name
+	}
+	return groupReports(names, reps)
+}
+
+// groupReports groups the files whose comparisons find the same changes: dist/ and a
+// chart's crds/ hold the same bytes, and a copy with Kubernetes' descriptions differs only
+// in them.
+func groupReports(names []string, reps []*schemadiff.Report) ([]diffGroup, error) {
 	var groups []diffGroup
 	byChanges := map[string]int{}
-	cache := map[string]*schemadiff.Report{}
-	for _, p := range pairs {
-		content := string(p.old) + "\x00" + string(p.new)
-		rep := cache[content]
-		if rep == nil {
-			var err error
-			if rep, err = compareCRDs(p); err != nil {
-				return nil, err
-			}
-			cache[content] = rep
-		}
+	for fi, rep := range reps {
 		key, err := json.Marshal(rep.Changes)
 		if err != nil {
 			return nil, err
@@ -183,7 +226,7 @@ func comparePairs(pairs []diffPair) ([]diffGroup, error) {
 			byChanges[string(key)] = i
 			groups = append(groups, diffGroup{rep: rep})
 		}
-		groups[i].files = append(groups[i].files, p.name)
+		groups[i].files = append(groups[i].files, names[fi])
 		groups[i].descs = append(groups[i].descs, rep.DescriptionsChanged)
 	}
 	for gi, g := range groups {
@@ -286,8 +329,17 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 			fmt.Fprintf(c.ErrOrStderr(), "note: %s: its $refs pin Kubernetes %s, whatever --from/--to say, so the sides are the same there; 'k8s-crd-resolver migrate' rewrites the pins as bare names\n",
 				o.Template.Name, strings.Join(slices.DeleteFunc(slices.Clone(n.KubeVersions), func(v string) bool { return v == to }), ", "))
 		}
+		// Both sides are compared as objects: their text is only hashed, as it renders.
+		sums := [2][sha256.Size]byte{}
+		for i, out := range []*project.Output{o, n} {
+			h := sha256.New()
+			if err := out.Render(h); err != nil {
+				return nil, err
+			}
+			h.Sum(sums[i][:0])
+		}
 		for _, path := range o.Template.Outputs {
-			pairs = append(pairs, diffPair{name: proj.Rel(path), old: o.Data, new: n.Data, oldObjs: o.Objects(), newObjs: n.Objects()})
+			pairs = append(pairs, diffPair{name: proj.Rel(path), oldObjs: o.Objects(), newObjs: n.Objects(), sums: sums})
 		}
 	}
 	return comparePairs(pairs)
@@ -308,45 +360,74 @@ func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := proj.Plan(outs, true)
+	var cmp planComparer
+	plan, err := proj.Plan(outs, project.PlanOptions{Orphans: true, Compare: cmp.compare})
 	if err != nil {
 		return nil, err
 	}
-	return planGroups(proj, outs, plan)
+	return cmp.groups(proj, plan)
 }
 
-// planGroups compares the files of a plan that are not up to date: the file on disk (old)
-// with what build writes (new).
-func planGroups(proj *project.Project, outs []*project.Output, plan []*project.FileStatus) ([]diffGroup, error) {
-	byPath := map[string]*project.Output{}
-	for _, o := range outs {
-		for _, path := range o.Template.Outputs {
-			byPath[path] = o
-		}
+// planComparer compares the files of a plan that are not up to date: the file on disk
+// (old) with what build writes (new), each as the plan compares it (compare is a
+// project.PlanOptions.Compare), so that neither side's bytes outlive their comparison.
+// Safe for concurrent use.
+type planComparer struct {
+	cache  reportCache
+	mu     sync.Mutex
+	byPath map[string]comparedFile
+}
+
+type comparedFile struct {
+	rep *schemadiff.Report
+	err error
+}
+
+func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, current, want []byte) {
+	p := pairOf(fs.Name, current, want)
+	p.newObjs = o.ObjectsCopy()
+	rep, err := pc.cache.report(p)
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.byPath == nil {
+		pc.byPath = map[string]comparedFile{}
 	}
-	var pairs []diffPair
-	for _, fs := range plan {
-		p := diffPair{name: fs.Name}
-		if o := byPath[fs.Path]; o != nil {
-			p.newObjs = o.Objects()
-		}
+	pc.byPath[fs.Path] = comparedFile{rep, err}
+}
+
+// groups are the comparisons of the plan's files that are not up to date, in plan order
+// (the first error in that order fails them): those compare saw, and the orphans, read
+// now.
+func (pc *planComparer) groups(proj *project.Project, plan *project.Plan) ([]diffGroup, error) {
+	var names []string
+	var reps []*schemadiff.Report
+	for _, fs := range plan.Files {
+		var rep *schemadiff.Report
 		switch fs.State {
 		case project.Unchanged:
 			continue
-		case project.Stale:
-			p.old, p.new = fs.Current, fs.Want
-		case project.Missing:
-			p.new = fs.Want
+		case project.Stale, project.Missing:
+			cf, ok := pc.byPath[fs.Path]
+			if !ok {
+				return nil, fmt.Errorf("%s: not compared", fs.Name)
+			}
+			if cf.err != nil {
+				return nil, cf.err
+			}
+			rep = cf.rep
 		case project.Orphan:
 			cur, err := proj.ReadOutput(fs.Path)
 			if err != nil {
 				return nil, err
 			}
-			p.old = cur
+			if rep, err = pc.cache.report(pairOf(fs.Name, cur, nil)); err != nil {
+				return nil, err
+			}
 		}
-		pairs = append(pairs, p)
+		names = append(names, fs.Name)
+		reps = append(reps, rep)
 	}
-	return comparePairs(pairs)
+	return groupReports(names, reps)
 }
 
 // printDiffGroups prints each group under the files it covers (unless single, the two-file

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -171,16 +170,11 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 		}
 	}
 	if dst == "-" {
-		_, body, _ := bytes.Cut(o.Data, []byte("\n")) // standard output gets no header
-		_, err := c.OutOrStdout().Write(body)
-		return err
+		return o.RenderBody(c.OutOrStdout()) // standard output gets no header
 	}
 	inputs := slices.Clone(o.Files)
 	inputs = append(inputs, proj.ConfigFile)
-	return writeOutput(f, proj.Dir, inputs, o.CRDs, absPath(wd, dst), dst, func(w io.Writer) error {
-		_, err := w.Write(o.Data)
-		return err
-	})
+	return writeOutput(f, proj.Dir, inputs, o.CRDs, absPath(wd, dst), dst, o.Render)
 }
 
 // writeOutput writes the user's output path dst (abs) through the one

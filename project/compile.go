@@ -3,19 +3,23 @@ package project
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
-// Output is one compiled template.
+// Output is one compiled template. It holds the compiled CRDs, not their
+// text: Append and Render write the file content (GeneratedHeader, then the
+// CRD YAML) on demand, the same bytes on every call, mostly copies of
+// fragments the Compiler rendered once. A build of a thousand templates
+// then holds one file's text per core, not a thousand.
 type Output struct {
 	Template *Template
-	// Data is the file content: GeneratedHeader, then the CRD YAML.
-	Data []byte
 	// KubeVersion is the Kubernetes minor compiled against, e.g. "1.30".
 	KubeVersion string
 	// KubeVersions are the minors the content came from (the generated
@@ -35,10 +39,51 @@ type Output struct {
 	docs        []resolver.Document // the compiled CRDs
 	objects     []map[string]any    // docs as plain values, made on first use (most builds never ask)
 	objectsOnce sync.Once
+	objectsMade atomic.Bool // objects is set
+
+	res    *resolver.Result // renders the YAML
+	header string           // GeneratedHeader
+	// render is held while rendering: the Compiler's render cache, which
+	// res shares with every output of the same Compile worker, is not
+	// safe for concurrent use. shard is that worker's number (Plan renders
+	// each shard's outputs on one worker, so the lock is never contended).
+	render *sync.Mutex
+	shard  int
+}
+
+// Append appends the file content (GeneratedHeader, then the CRD YAML) to
+// dst and returns the extended slice; with room in dst, it is written in
+// place. Safe for concurrent use.
+func (o *Output) Append(dst []byte) ([]byte, error) {
+	o.render.Lock()
+	defer o.render.Unlock()
+	out, err := o.res.AppendYAML(append(dst, o.header...))
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", o.Template.Name, err)
+	}
+	return out, nil
+}
+
+// Bytes returns the file content in a buffer of its own (Append to nil).
+func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
+
+// Render streams the file content to w, a bounded piece at a time (the
+// whole text is never held). Safe for concurrent use.
+func (o *Output) Render(w io.Writer) error {
+	o.render.Lock()
+	defer o.render.Unlock()
+	return o.res.WriteYAMLAfter(w, o.header)
+}
+
+// RenderBody is Render without the header (what standard output gets).
+func (o *Output) RenderBody(w io.Writer) error {
+	o.render.Lock()
+	defer o.render.Unlock()
+	return o.res.WriteYAML(w)
 }
 
 // Objects are the compiled CRDs as decoded JSON, in the order of CRDs, for callers that
-// read schemas without parsing Data again. They are made on the first call, and shared: read
+// read schemas without parsing the rendered YAML. They are made on the first call, and shared: read
 // them, never change them. Safe for concurrent use.
 func (o *Output) Objects() []map[string]any {
 	o.objectsOnce.Do(func() {
@@ -46,8 +91,24 @@ func (o *Output) Objects() []map[string]any {
 		for i, d := range o.docs {
 			o.objects[i] = d.View() // what the outputs of a Compiler share, they share here too
 		}
+		o.objectsMade.Store(true)
 	})
 	return o.objects
+}
+
+// ObjectsCopy is Objects for a caller that reads them once and lets them
+// go: the shared ones when made already, else a fresh copy that is not
+// kept (check, comparing a thousand stale outputs, holds one at a time).
+// Safe for concurrent use.
+func (o *Output) ObjectsCopy() []map[string]any {
+	if o.objectsMade.Load() {
+		return o.Objects()
+	}
+	objs := make([]map[string]any, len(o.docs))
+	for i, d := range o.docs {
+		objs[i] = d.Object()
+	}
+	return objs
 }
 
 // Compile compiles every template (only those for which keep returns
@@ -72,8 +133,11 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	for w := range workers {
 		wg.Go(func() {
 			compilers := map[string]*resolver.Compiler{}
+			render := &sync.Mutex{}
 			for i := w; i < len(todo); i += workers {
-				outs[i], errs[i] = p.compile(compilers, todo[i])
+				if outs[i], errs[i] = p.compile(compilers, todo[i]); outs[i] != nil {
+					outs[i].render, outs[i].shard = render, w
+				}
 			}
 		})
 	}
@@ -119,16 +183,13 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	if err != nil {
 		return nil, err
 	}
-	data, err := res.AppendYAML([]byte(GeneratedHeader(t.Name, res.KubeVersions...)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Name, err)
-	}
 	out := &Output{
 		Template:     t,
 		KubeVersion:  c.KubeVersion(),
 		KubeVersions: res.KubeVersions,
-		Data:         data,
 		Files:        slices.Clone(res.Files),
+		res:          res,
+		header:       GeneratedHeader(t.Name, res.KubeVersions...),
 	}
 	if t.Patch != "" {
 		out.Files = append(out.Files, t.Patch)

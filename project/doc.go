@@ -24,21 +24,28 @@
 // # Compile
 //
 // Compile runs every template through the resolver, applies its patch,
-// prefixes the generated-file header (GeneratedHeader) and applies the size
+// keeps the generated-file header (GeneratedHeader) and applies the size
 // guard (size.go) to each CRD's compact JSON, as the resolver measured it
 // (resolver.Document.JSONSize): a warning above WarnSize, where client-side
 // `kubectl apply` can no longer create it, and an error above MaxSize, near
 // what a default etcd stores. Each Output records the files the template read (Files), so a
 // caller holding a list of changed files can select exactly the templates
-// that reach them (Affected).
+// that reach them (Affected). An Output keeps the compiled CRDs, not their
+// text: Append and Render write the file content on demand (the same bytes
+// every time, mostly copies of fragments the Compiler rendered once).
 //
 // # Plan and apply
 //
 // Plan compares the outputs with the files on disk: unchanged, stale,
 // missing, and orphaned (a file carrying our header that no template
-// produces any more). Apply writes only stale and missing files, each
-// atomically, and removes only orphans, which this tool wrote. Diff renders
-// a stale file as a unified diff.
+// produces any more). It works through a window of one worker per core,
+// each rendering one output into a buffer it reuses and reading its files
+// into another, so memory does not grow with the project: what a caller
+// needs of a file that is not up to date (Diff's unified diff, a schema
+// comparison) is made then (PlanOptions.Compare), and build's new content
+// is staged in a temporary file then (PlanOptions.Stage). Apply renames
+// the staged files, all or none, each atomically, and removes only
+// orphans, which this tool wrote; unchanged files are never touched.
 //
 // # Validation
 //

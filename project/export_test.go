@@ -10,3 +10,6 @@ var (
 	IdentityTwins = identityTwins
 	Skeleton      = skeleton
 )
+
+// Peak is the most outputs the plan had rendered at once.
+func (pl *Plan) Peak() int { return pl.peak }

@@ -8,13 +8,15 @@ import (
 	iofs "io/fs"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 )
 
 // State is how an output file on disk compares with the compiled CRD.
@@ -50,72 +52,227 @@ type FileStatus struct {
 	State State
 	// Template names the template producing the file ("" for an orphan).
 	Template string
-	// Current is the file's content on disk (nil when missing or
-	// unchanged).
-	Current []byte
-	// Want is the compiled content (nil for an orphan).
-	Want []byte
+
+	staged   *fileio.Staged // the new content, waiting for Apply
+	stageErr error          // why it could not be staged
+}
+
+// PlanOptions say what Plan does besides comparing.
+type PlanOptions struct {
+	// Orphans also lists every generated file in the output directories
+	// of all sets that no output produces: set it only when outs holds
+	// every template.
+	Orphans bool
+	// Stage writes the new content of each stale or missing file into a
+	// temporary file beside it as soon as it is compared, for Apply to
+	// rename (what build does). A file that cannot be staged is reported
+	// by Apply, with every other.
+	Stage bool
+	// Compare, when not nil, is called for each stale or missing file as
+	// soon as its state is known, on the worker that compared it: current
+	// is the file on disk (nil when missing), want the compiled content.
+	// Both are valid only during the call (their buffers are reused):
+	// keep what a report needs (Diff's text, a schema comparison), never
+	// the bytes. Calls for different files run concurrently.
+	Compare func(fs *FileStatus, o *Output, current, want []byte)
+}
+
+// Plan is how the output files compare with the compiled outputs and,
+// when Project.Plan was asked to stage, the new content of every stale
+// and missing file, written to temporary files that Apply renames. Close
+// removes what Apply did not rename.
+type Plan struct {
+	// Files holds one FileStatus per output path (and orphan), sorted by
+	// name.
+	Files []*FileStatus
+
+	w    *fileio.Writer // the door staging writes through; nil without Stage
+	peak int            // the most outputs rendered at once (a test's)
 }
 
 // Plan compares outs with the files on disk, one FileStatus per output
-// path, sorted by name. With orphans, it also lists every generated file
-// in the output directories of all sets that no output produces; pass it
-// only when outs holds every template. Outputs are read back through the
-// project's door: an output path that is a FIFO, a device, a directory, a
-// link out of the project, or larger than the input limit is an error,
-// and nothing of it is read or shown.
-func (p *Project) Plan(outs []*Output, orphans bool) ([]*FileStatus, error) {
-	var plan []*FileStatus
-	planned := map[string]bool{}
-	for _, o := range outs {
-		for _, path := range o.Template.Outputs {
-			fs := &FileStatus{Path: path, Name: p.Rel(path), Template: o.Template.Name, Want: o.Data}
-			cur, err := p.reader.ReadFile(path)
-			switch {
-			case errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
-				fs.State = Missing
-			case err != nil:
-				return nil, fmt.Errorf("output of %s: %w", o.Template.Name, err)
-			case bytes.Equal(cur, o.Data):
-				fs.State = Unchanged // its copy is not kept: an up-to-date build held every output twice
-			default:
-				fs.Current, fs.State = cur, Stale
+// path, sorted by name; with opts.Orphans, it also lists the orphans.
+// Outputs are read back through the project's door: an output path that
+// is a FIFO, a device, a directory, a link out of the project, or larger
+// than the input limit is an error (the first of outs' order), and
+// nothing of it is read or shown; nothing staged is then left behind.
+//
+// The outputs go through a window of one worker per core (GOMAXPROCS):
+// each renders one output into a buffer it reuses, reads each of its
+// files into another, decides the state, and calls opts.Compare or stages
+// the file before it takes the next output. Neither the compiled nor the
+// old content of more outputs than there are workers is alive at once,
+// whatever the size of the project. Each worker renders the outputs one
+// Compile worker made (they share a render cache) before it helps with
+// the others'.
+func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
+	pl := &Plan{}
+	if opts.Stage {
+		pl.w = p.outputWriter(outs)
+	}
+	defer func() {
+		if err != nil {
+			pl.Close()
+		}
+	}()
+	statuses := make([][]*FileStatus, len(outs))
+	errs := make([]error, len(outs))
+	workers := min(runtime.GOMAXPROCS(0), len(outs))
+	var failed atomic.Int64 // the first output that failed
+	failed.Store(int64(len(outs)))
+	// One queue per worker: the outputs of the Compile workers whose number
+	// it is (their render lock is then never contended); a worker that
+	// drains its own queue helps with the others' (file arguments may have
+	// kept the outputs of one Compile worker only).
+	queues := make([][]int, workers)
+	for i, o := range outs {
+		queues[o.shard%workers] = append(queues[o.shard%workers], i)
+	}
+	next := make([]atomic.Int64, workers)
+	var live, peak atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var want, cur []byte // reused for every output of the worker
+			for k := range workers {
+				q := (w + k) % workers
+				for j := next[q].Add(1) - 1; j < int64(len(queues[q])); j = next[q].Add(1) - 1 {
+					i := queues[q][j]
+					if int64(i) > failed.Load() {
+						continue // after a failure: an earlier one is reported
+					}
+					storeMax(&peak, live.Add(1))
+					statuses[i], want, cur, errs[i] = p.planOutput(pl, outs[i], opts, want[:0], cur[:0])
+					live.Add(-1)
+					if errs[i] != nil {
+						storeMin(&failed, int64(i))
+					}
+				}
 			}
+		})
+	}
+	wg.Wait()
+	pl.peak = int(peak.Load())
+	planned := map[string]bool{}
+	for i, o := range outs {
+		pl.Files = append(pl.Files, statuses[i]...) // all of them: Close aborts what is staged
+		for _, path := range o.Template.Outputs {
 			planned[path] = true
-			plan = append(plan, fs)
 		}
 	}
-	if orphans {
-		w := p.writer(nil, nil)
-		defer w.Close()
-		dirs := map[string]bool{}
-		for _, s := range p.Config.Sets {
-			for _, d := range s.Outputs {
-				dirs[p.abs(d)] = true
-			}
+	if f := failed.Load(); f < int64(len(outs)) {
+		return nil, errs[f]
+	}
+	if opts.Orphans {
+		orphans, err := p.orphans(planned)
+		if err != nil {
+			return nil, err
 		}
-		for _, dir := range slices.Sorted(maps.Keys(dirs)) {
-			entries, err := w.ReadDir(dir)
+		pl.Files = append(pl.Files, orphans...)
+	}
+	slices.SortFunc(pl.Files, func(a, b *FileStatus) int { return strings.Compare(a.Name, b.Name) })
+	return pl, nil
+}
+
+func storeMax(a *atomic.Int64, v int64) {
+	for old := a.Load(); v > old && !a.CompareAndSwap(old, v); old = a.Load() {
+	}
+}
+
+func storeMin(a *atomic.Int64, v int64) {
+	for old := a.Load(); v < old && !a.CompareAndSwap(old, v); old = a.Load() {
+	}
+}
+
+// planOutput renders o into want, compares it with each of its files
+// (read into cur) and acts on those that differ; it returns the buffers
+// for the next output.
+func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []byte) (_ []*FileStatus, _, _ []byte, err error) {
+	want, err = o.Append(want)
+	if err != nil {
+		return nil, want, cur, err
+	}
+	var out []*FileStatus
+	for _, path := range o.Template.Outputs {
+		fs := &FileStatus{Path: path, Name: p.Rel(path), Template: o.Template.Name}
+		var current []byte
+		cur, err = p.reader.AppendFile(cur[:0], path)
+		switch {
+		case errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
+			fs.State = Missing
+		case err != nil:
+			return out, want, cur, fmt.Errorf("output of %s: %w", o.Template.Name, err) // out: what it staged, to abort
+		case bytes.Equal(cur, want):
+			fs.State = Unchanged
+		default:
+			fs.State, current = Stale, cur
+		}
+		out = append(out, fs)
+		if fs.State == Unchanged {
+			continue
+		}
+		if opts.Compare != nil {
+			opts.Compare(fs, o, current, want)
+		}
+		if pl.w != nil {
+			fs.staged, fs.stageErr = pl.w.Stage(path, func(wr io.Writer) error {
+				_, err := wr.Write(want)
+				return err
+			})
+		}
+	}
+	return out, want, cur, nil
+}
+
+// orphans lists the generated files in the output directories of all sets
+// that are not planned.
+func (p *Project) orphans(planned map[string]bool) ([]*FileStatus, error) {
+	w := p.writer(nil, nil)
+	defer w.Close()
+	dirs := map[string]bool{}
+	for _, s := range p.Config.Sets {
+		for _, d := range s.Outputs {
+			dirs[p.abs(d)] = true
+		}
+	}
+	var out []*FileStatus
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		entries, err := w.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			if planned[path] || !e.Type().IsRegular() || !isYAMLName(e.Name()) {
+				continue
+			}
+			line, err := w.FirstLine(path)
 			if err != nil {
 				return nil, err
 			}
-			for _, e := range entries {
-				path := filepath.Join(dir, e.Name())
-				if planned[path] || !e.Type().IsRegular() || !isYAMLName(e.Name()) {
-					continue
-				}
-				line, err := w.FirstLine(path)
-				if err != nil {
-					return nil, err
-				}
-				if IsGeneratedLine(line) {
-					plan = append(plan, &FileStatus{Path: path, Name: p.Rel(path), State: Orphan, Current: line})
-				}
+			if IsGeneratedLine(line) {
+				out = append(out, &FileStatus{Path: path, Name: p.Rel(path), State: Orphan})
 			}
 		}
 	}
-	slices.SortFunc(plan, func(a, b *FileStatus) int { return strings.Compare(a.Name, b.Name) })
-	return plan, nil
+	return out, nil
+}
+
+// outputWriter is the door build writes outs through: no file they read
+// (nor the configuration) is ever overwritten.
+func (p *Project) outputWriter(outs []*Output) *fileio.Writer {
+	inputs := []string{}
+	if p.ConfigFile != "" {
+		inputs = append(inputs, p.ConfigFile)
+	}
+	crds := map[string][]string{}
+	for _, o := range outs {
+		inputs = append(inputs, o.Files...)
+		for _, path := range o.Template.Outputs {
+			crds[path] = o.CRDs
+		}
+	}
+	return p.writer(inputs, crds)
 }
 
 // writer returns the door the project writes through; inputs are the
@@ -137,71 +294,49 @@ func isYAMLName(name string) bool {
 	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
 }
 
-// Apply brings the files of plan up to date: it writes stale and missing
-// files and removes orphans (files this tool generated), through the
-// project's door. Every file is first written to a temporary file beside
-// it; only when all of them are written are they renamed into place, so a
-// failure while writing (a full disk, a refused target) changes nothing.
-// Each rename is atomic; the set of renames is not (a crash between two
-// leaves some files updated). Orphans are removed last. It returns the
+// Apply brings the files of the plan up to date: it renames the staged
+// stale and missing files into place and removes orphans (files this tool
+// generated), through the project's door. The plan must have been made
+// with Stage: every file was written to a temporary file beside it then;
+// only when all of them were written are they renamed into place, so a
+// failure while writing (a full disk, a refused target) changes nothing,
+// and every file that failed is reported, in plan order (a project
+// switching tools learns of all the files it must move or --force in one
+// run). Each rename is atomic; the set of renames is not (a crash between
+// two leaves some files updated). Orphans are removed last. It returns the
 // statuses it acted on. Unchanged files are not touched, so their
-// modification times stay. outs are the compiled outputs: no file they
-// read is ever overwritten.
-func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, error) {
-	inputs := []string{}
-	if p.ConfigFile != "" {
-		inputs = append(inputs, p.ConfigFile)
+// modification times stay.
+func (pl *Plan) Apply() ([]*FileStatus, error) {
+	if pl.w == nil {
+		return nil, errors.New("project: Apply of a plan made without Stage")
 	}
-	crds := map[string][]string{}
-	for _, o := range outs {
-		inputs = append(inputs, o.Files...)
-		for _, path := range o.Template.Outputs {
-			crds[path] = o.CRDs
-		}
-	}
-	w := p.writer(inputs, crds)
-	defer w.Close()
 	var pending []*FileStatus
-	for _, fs := range plan {
+	var errs []error
+	for _, fs := range pl.Files {
 		if fs.State == Stale || fs.State == Missing {
 			pending = append(pending, fs)
+			errs = append(errs, fs.stageErr)
 		}
 	}
-	// Staged on every core (writing the files is a sixth of a build that
-	// writes them all); a failure aborts every one, and every failure is
-	// reported, in plan order (a project switching tools learns of all
-	// the files it must move or --force in one run).
-	staged := make([]*fileio.Staged, len(pending))
-	errs := make([]error, len(pending))
-	parallel.Each(len(pending), func(i int) {
-		staged[i], errs[i] = w.Stage(pending[i].Path, func(wr io.Writer) error {
-			_, err := wr.Write(pending[i].Want)
-			return err
-		})
-	})
 	if err := errors.Join(errs...); err != nil {
-		for _, s := range staged {
-			if s != nil {
-				s.Abort()
-			}
-		}
+		pl.abort()
 		return nil, err
 	}
 	var done []*FileStatus
-	for i, s := range staged {
-		if err := s.Commit(); err != nil {
-			for _, rest := range staged[i+1:] {
-				rest.Abort()
-			}
+	for _, fs := range pending {
+		err := fs.staged.Commit()
+		fs.staged = nil
+		if err != nil {
+			pl.abort()
 			return done, err
 		}
-		done = append(done, pending[i])
+		done = append(done, fs)
 	}
-	for _, fs := range plan {
+	for _, fs := range pl.Files {
 		if fs.State != Orphan {
 			continue
 		}
-		if err := w.Remove(fs.Path); err != nil {
+		if err := pl.w.Remove(fs.Path); err != nil {
 			return done, err
 		}
 		done = append(done, fs)
@@ -209,9 +344,30 @@ func (p *Project) Apply(plan []*FileStatus, outs []*Output) ([]*FileStatus, erro
 	return done, nil
 }
 
-// Diff renders a unified diff (3 lines of context) from the file on disk
-// to the compiled content. It is "" for an unchanged file.
-func Diff(fs *FileStatus) string {
+// abort removes the temporary files not renamed.
+func (pl *Plan) abort() {
+	for _, fs := range pl.Files {
+		if fs.staged != nil {
+			fs.staged.Abort()
+			fs.staged = nil
+		}
+	}
+}
+
+// Close removes the temporary files Apply did not rename and releases the
+// door. It may be called more than once.
+func (pl *Plan) Close() {
+	pl.abort()
+	if pl.w != nil {
+		pl.w.Close()
+		pl.w = nil
+	}
+}
+
+// Diff renders a unified diff (3 lines of context) from current, the file
+// on disk, to want, the compiled content (what PlanOptions.Compare is
+// given). It is "" for an unchanged file.
+func Diff(fs *FileStatus, current, want []byte) string {
 	if fs.State == Unchanged {
 		return ""
 	}
@@ -223,8 +379,8 @@ func Diff(fs *FileStatus) string {
 		to = "/dev/null"
 	}
 	d := difflib.UnifiedDiff{
-		A:        splitLines(fs.Current),
-		B:        splitLines(fs.Want),
+		A:        splitLines(current),
+		B:        splitLines(want),
 		FromFile: from,
 		ToFile:   to,
 		Context:  3,
@@ -251,8 +407,7 @@ func splitLines(data []byte) []string {
 	return lines
 }
 
-// ReadOutput reads an output file (a stale or orphan one, whose Current holds only its first
-// line for an orphan) through the project's door.
+// ReadOutput reads an output file (an orphan's, say) through the project's door.
 func (p *Project) ReadOutput(path string) ([]byte, error) {
 	return p.reader.ReadFile(path)
 }

@@ -2,10 +2,12 @@ package project
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -179,22 +181,38 @@ func TestAffectedAndPlan(t *testing.T) {
 	write(t, dir, "dist/b.yaml", GeneratedHeader("templates/b.yaml", "1.29")+"old\n")
 	write(t, dir, "dist/gone.yaml", GeneratedHeader("templates/gone.yaml", "1.30")+"x: 1\n")
 	write(t, dir, "dist/mine.yaml", "hand-written: true\n")
-	plan, err := p.Plan(outs, true)
+	var mu sync.Mutex
+	diffs := map[string]string{}
+	plan, err := p.Plan(outs, PlanOptions{Orphans: true, Stage: true, Compare: func(fs *FileStatus, _ *Output, current, want []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		diffs[fs.Name] = Diff(fs, current, want)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer plan.Close()
 	var got []string
-	for _, fs := range plan {
+	for _, fs := range plan.Files {
 		got = append(got, fs.Name+"="+fs.State.String())
 	}
 	want := []string{"dist/a.yaml=missing", "dist/b.yaml=stale", "dist/c.yaml=missing", "dist/gone.yaml=orphan"}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan %v, want %v", got, want)
 	}
-	if d := Diff(plan[1]); !strings.Contains(d, "--- a/dist/b.yaml\n+++ b/dist/b.yaml\n") || !strings.Contains(d, "\n-old\n") || !strings.Contains(d, "\n+# Code generated") {
+	if d := diffs["dist/b.yaml"]; !strings.Contains(d, "--- a/dist/b.yaml\n+++ b/dist/b.yaml\n") || !strings.Contains(d, "\n-old\n") || !strings.Contains(d, "\n+# Code generated") {
 		t.Errorf("diff:\n%s", d)
 	}
-	if _, err := p.Apply(plan, outs); err != nil {
+	if d := diffs["dist/a.yaml"]; !strings.HasPrefix(d, "--- /dev/null\n+++ b/dist/a.yaml\n") {
+		t.Errorf("diff of a missing file:\n%s", d)
+	}
+	if len(diffs) != 3 {
+		t.Errorf("Compare saw %v, want the stale and missing files", slices.Sorted(maps.Keys(diffs)))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist/a.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a staged file is visible before Apply")
+	}
+	if _, err := plan.Apply(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dist/gone.yaml")); !errors.Is(err, os.ErrNotExist) {
@@ -203,8 +221,8 @@ func TestAffectedAndPlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "dist/mine.yaml")); err != nil {
 		t.Error("a file build did not create was removed")
 	}
-	plan, _ = p.Plan(outs, true)
-	for _, fs := range plan {
+	plan, _ = p.Plan(outs, PlanOptions{Orphans: true})
+	for _, fs := range plan.Files {
 		if fs.State != Unchanged {
 			t.Errorf("after Apply: %s is %s", fs.Name, fs.State)
 		}

@@ -176,7 +176,7 @@ sets:
 `)
 			writeFile(t, dir, "w.yaml", strings.Replace(readFile(t, "template.yaml"), "SPEC", tc.spec, 1))
 			outs := compileDir(t, dir)
-			if len(outs) != 2 || string(outs[0].Data) == string(outs[1].Data) {
+			if len(outs) != 2 || content(t, outs[0]) == content(t, outs[1]) {
 				t.Fatalf("want two outputs that differ (in descriptions), got %d", len(outs))
 			}
 			v := &inProcess{}

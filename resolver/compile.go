@@ -157,7 +157,7 @@ func New(opts Options) (*Compiler, error) {
 		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
 		sizes:      map[unsafe.Pointer]cost{},
-		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}},
+		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}, entries: map[entryAt][]byte{}},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)
@@ -260,7 +260,12 @@ type Result struct {
 func (r *Result) YAML() ([]byte, error) { return r.AppendYAML(nil) }
 
 // AppendYAML appends what YAML returns to dst and returns the extended
-// slice (a caller prefixing a header writes it once, in one buffer).
+// slice (a caller prefixing a header writes it once, in one buffer). When
+// dst has room for the text it is written in place: a caller rendering
+// many Results reuses one buffer.
+//
+// Rendering reads and fills the Compiler's render cache: like Compile, it
+// is not safe for concurrent use with the Compiler or its other Results.
 func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	// Room for the whole text up front: growing by doubling copies (and
 	// faults in) every intermediate buffer. Block YAML of a schema is
@@ -272,8 +277,11 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	// A make of the capacity, not slices.Grow: growing appends zeros up to
 	// the capacity, touching every page of an estimate that is a tenth too
 	// large, where fresh memory from make is left for the writes to touch.
-	buf := make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
-	copy(buf, dst)
+	buf := dst
+	if int64(cap(dst)) < size {
+		buf = make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
+		copy(buf, dst)
+	}
 	return appendDocuments(buf, r.objects(), r.render)
 }
 

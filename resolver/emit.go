@@ -98,10 +98,17 @@ func (e *emitter) flush() {
 // copied with its indentation shifted. The text is identical to rendering
 // in place: every line, literal block lines included, moves right by the
 // same amount, and empty lines stay empty.
+//
+// It also keeps the text of the bundle entries documents refer to, at the
+// indentation they were written at (see cachedEntry); nil entries (a
+// one-off emitter's cache) keep none.
 type renderCache struct {
 	shared map[unsafe.Pointer]struct{}
 	text   map[unsafe.Pointer][]byte
 	jsonCache
+
+	entries    map[entryAt][]byte
+	entryBytes int // the text entries holds
 }
 
 // share registers a cached $ref target and the mappings it holds at its
@@ -116,6 +123,76 @@ func (c *renderCache) share(target map[string]any) {
 			c.shared[mapID(m)] = struct{}{}
 		}
 	}
+}
+
+// keepEntry caches a copy of text as the entry at at, and returns it.
+func (e *emitter) keepEntry(at entryAt, text []byte) []byte {
+	text = bytes.Clone(text)
+	e.cache.entries[at] = text
+	e.cache.entryBytes += len(text)
+	return text
+}
+
+// entryAt is a bundle entry written at an indentation.
+type entryAt struct {
+	store  *lazyStore
+	k      fragKey
+	indent int
+}
+
+// maxEntryCache bounds what a render cache keeps of entries' text: far
+// more than the few entries at a few indentations a build's templates
+// refer to (a PodTemplateSpec's are ~150 KiB), and what a Compiler's
+// cache holds at most whatever the templates.
+const maxEntryCache = 16 << 20
+
+// cachedEntry writes entry k of store at indent, from the cache when it
+// was written at that indent twice before, keeping it in the cache the
+// second time. Every output of a build that embeds a PodTemplateSpec writes
+// the same entries at the same indentation: one copy of the finished text
+// costs a fraction of shifting each fragment into place line by line
+// again. The text is what entry writes, byte for byte.
+func (e *emitter) cachedEntry(store *lazyStore, k fragKey, indent int) error {
+	if e.rec != nil || e.cache.entries == nil {
+		return e.entry(store, k, indent)
+	}
+	at := entryAt{store, k, indent}
+	text, seen := e.cache.entries[at]
+	switch {
+	case text != nil:
+	case !seen || e.cache.entryBytes >= maxEntryCache:
+		// Kept from its second use on: most entries of a small build are
+		// written once, and copying them into the cache would be waste.
+		if !seen && e.cache.entryBytes < maxEntryCache {
+			e.cache.entries[at] = nil
+		}
+		return e.entry(store, k, indent)
+	case e.out == nil:
+		// Written in place, then copied from the buffer.
+		start := e.buf.Len()
+		if err := e.entry(store, k, indent); err != nil {
+			return err
+		}
+		e.keepEntry(at, e.buf.Bytes()[start:])
+		return nil
+	default:
+		sub := &emitter{cache: e.cache}
+		if err := sub.entry(store, k, indent); err != nil {
+			return err
+		}
+		text = e.keepEntry(at, sub.buf.Bytes())
+	}
+	if e.out != nil && len(text) > shiftPiece {
+		// Straight to the writer: the buffer keeps its size.
+		e.flush()
+		if e.err == nil {
+			_, e.err = e.out.Write(text)
+		}
+		return nil
+	}
+	e.buf.Write(text)
+	e.maybeFlush()
+	return nil
 }
 
 // cachedMapping writes m as the block mapping of a value at indent, from
@@ -359,7 +436,7 @@ func (e *emitter) value(v any, indent int) error {
 	switch t := v.(type) {
 	case *lazyEntry:
 		e.buf.WriteByte('\n')
-		return e.entry(t.store, fragKey{t.name, t.key}, indent+2)
+		return e.cachedEntry(t.store, fragKey{t.name, t.key}, indent+2)
 	case map[string]any:
 		if visibleLen(t) > 0 {
 			e.buf.WriteByte('\n')

@@ -64,7 +64,7 @@ func (r *Reader) ReadExplicit(name string) ([]byte, error) {
 			return nil, err
 		}
 		defer f.Close()
-		return readLimitedHint(f, abs, r.limit, fi.Size())
+		return readLimitedHint(nil, f, abs, r.limit, fi.Size())
 	}
 	// A pipe is opened as cat opens it: blocking until its writer is
 	// there (a process substitution's always is).

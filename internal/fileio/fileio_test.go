@@ -87,6 +87,32 @@ func TestReader(t *testing.T) {
 	}
 }
 
+// TestAppendFile: a read into a reused buffer appends in place when it has
+// room, applies the limit to the file (not to what dst holds), and leaves
+// dst as it was on a refusal.
+func TestAppendFile(t *testing.T) {
+	root := t.TempDir()
+	put(t, filepath.Join(root, "ten.txt"), "0123456789")
+	put(t, filepath.Join(root, "eleven.txt"), "0123456789X")
+	r := NewReader(root, false, 10)
+	defer r.Close()
+	buf := make([]byte, 0, 64)
+	buf = append(buf, "prefix:"...)
+	got, err := r.AppendFile(buf, filepath.Join(root, "ten.txt"))
+	if err != nil || string(got) != "prefix:0123456789" || &got[0] != &buf[0] {
+		t.Errorf("AppendFile = %q, %v (in place: %t)", got, err, err == nil && &got[0] == &buf[0])
+	}
+	if got, err := r.AppendFile(buf, filepath.Join(root, "eleven.txt")); !errors.Is(err, ErrTooLarge) || string(got) != "prefix:" {
+		t.Errorf("over the limit: %q, %v", got, err)
+	}
+	if got, err := r.AppendFile(buf, root); err == nil || string(got) != "prefix:" {
+		t.Errorf("a directory: %q, %v", got, err)
+	}
+	if got, err := r.AppendFile(nil, filepath.Join(root, "ten.txt")); err != nil || string(got) != "0123456789" {
+		t.Errorf("into nil: %q, %v", got, err)
+	}
+}
+
 func TestWriter(t *testing.T) {
 	root := t.TempDir()
 	owned := func(line []byte) bool { return bytes.Equal(line, []byte("# ours")) }

@@ -93,10 +93,16 @@ func (r *Reader) Display(abs string) string { return display(r.root, abs) }
 
 // ReadFile reads the whole file name (absolute, or relative to the working
 // directory).
-func (r *Reader) ReadFile(name string) ([]byte, error) {
+func (r *Reader) ReadFile(name string) ([]byte, error) { return r.AppendFile(nil, name) }
+
+// AppendFile is ReadFile appending to dst, whose spare capacity it reads
+// into (a caller reading many files reuses one buffer); it returns the
+// extended slice. The limit applies to the file, not to dst. On an error
+// it returns dst as it was.
+func (r *Reader) AppendFile(dst []byte, name string) ([]byte, error) {
 	f, shown, err := r.open(name)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
 	defer f.Close()
 	// The size the opened file states sizes the buffer (reading grows it
@@ -106,7 +112,11 @@ func (r *Reader) ReadFile(name string) ([]byte, error) {
 	if fi, err := f.Stat(); err == nil {
 		hint = fi.Size()
 	}
-	return readLimitedHint(f, shown, r.limit, hint)
+	b, err := readLimitedHint(dst, f, shown, r.limit, hint)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
 }
 
 // ReadHead reads at most n bytes from the start of the file name, for
@@ -360,13 +370,19 @@ func isEscape(err error) bool {
 }
 
 func readLimited(rd io.Reader, shown string, limit int64) ([]byte, error) {
-	return readLimitedHint(rd, shown, limit, 0)
+	return readLimitedHint(nil, rd, shown, limit, 0)
 }
 
-// readLimitedHint is readLimited with a buffer sized for hint bytes (a
-// file's stated size; at most the limit), grown as reading needs.
-func readLimitedHint(rd io.Reader, shown string, limit, hint int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(hint, 0), limit)+1)
+// readLimitedHint is readLimited appending to dst, with room made for
+// hint bytes (a file's stated size; at most the limit), grown as reading
+// needs.
+func readLimitedHint(dst []byte, rd io.Reader, shown string, limit, hint int64) ([]byte, error) {
+	start := len(dst)
+	b := dst
+	if want := start + int(min(max(hint, 0), limit)) + 1; cap(b) < want {
+		b = make([]byte, start, want)
+		copy(b, dst)
+	}
 	var err error
 	lr := io.LimitReader(rd, limit+1)
 	for {
@@ -386,7 +402,7 @@ func readLimitedHint(rd io.Reader, shown string, limit, hint int64) ([]byte, err
 	if err != nil {
 		return nil, &Error{Path: shown, Msg: "cannot be read: " + errText(err), Err: err}
 	}
-	if int64(len(b)) > limit {
+	if int64(len(b)-start) > limit {
 		return nil, &Error{Path: shown, Msg: fmt.Sprintf("is larger than the %s limit", formatLimit(limit)), Err: ErrTooLarge}
 	}
 	return b, nil

@@ -270,7 +270,7 @@ func (w *Writer) stage(name string, write func(io.Writer) error, keepSame bool) 
 	w.mu.Lock()
 	d, err := w.dir(filepath.Dir(abs), true)
 	if err == nil && !w.cleaned[d] {
-		// Only a run that writes cleans up: check and Plan write nothing.
+		// Only a run that writes cleans up: check writes nothing.
 		removeLeftovers(d)
 		w.cleaned[d] = true
 	}

@@ -62,7 +62,11 @@ func BenchmarkParseAndCompareDask(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, o := range outs {
-			*side.dst = append(*side.dst, o.Data)
+			data, err := o.Bytes()
+			if err != nil {
+				b.Fatal(err)
+			}
+			*side.dst = append(*side.dst, data)
 		}
 	}
 	b.ResetTimer()

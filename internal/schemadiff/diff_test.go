@@ -141,7 +141,9 @@ func TestObjectsAndYAMLAgree(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, outs)
 		for _, o := range outs {
-			fromYAML, err := Parse(o.Template.Name, o.Data, 0)
+			data, err := o.Bytes()
+			require.NoError(t, err)
+			fromYAML, err := Parse(o.Template.Name, data, 0)
 			require.NoError(t, err)
 			fromObjects, err := FromObjects(o.Template.Name, o.Objects())
 			require.NoError(t, err)

@@ -1,0 +1,125 @@
+package project
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestPlanWindow: however many outputs a project has, Plan holds the text
+// of at most one per core at once (build and check used to hold every
+// output's, twice when up to date), and what it stages and compares is
+// each output's exact content, in two output directories, with one
+// file stale, the others missing, then all unchanged and left alone.
+func TestPlanWindow(t *testing.T) {
+	for _, procs := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			dir := t.TempDir()
+			write(t, dir, ".git/HEAD", "")
+			write(t, dir, ConfigFileName, "sets:\n- templates: ['templates/*.yaml']\n  outputs: [dist, chart/crds]\n")
+			const n = 40
+			for i := range n {
+				write(t, dir, fmt.Sprintf("templates/t%02d.yaml", i), template(fmt.Sprintf("t%02ds", i), "io.k8s.api.core.v1.ServiceSpec"))
+			}
+			write(t, dir, "dist/t07.yaml", GeneratedHeader("templates/t07.yaml", "1.30")+"old\n")
+			p, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, err := p.Compile(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var live, most atomic.Int64
+			var mu sync.Mutex
+			seen := map[string]State{}
+			compare := func(fs *FileStatus, o *Output, current, want []byte) {
+				defer live.Add(-1)
+				storeMax(&most, live.Add(1))
+				if data, err := o.Bytes(); err != nil || !bytes.Equal(data, want) {
+					t.Errorf("%s: Compare got other bytes than the output's (%v)", fs.Name, err)
+				}
+				if (fs.State == Missing) != (current == nil) {
+					t.Errorf("%s: %s with %d bytes on disk", fs.Name, fs.State, len(current))
+				}
+				mu.Lock()
+				seen[fs.Name] = fs.State
+				mu.Unlock()
+			}
+			plan, err := p.Plan(outs, PlanOptions{Orphans: true, Stage: true, Compare: compare})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plan.Close()
+			if plan.Peak() < 1 || plan.Peak() > procs || most.Load() > int64(procs) {
+				t.Errorf("%d outputs rendered at once, %d compared at once: want at most GOMAXPROCS, %d", plan.Peak(), most.Load(), procs)
+			}
+			if len(plan.Files) != 2*n || len(seen) != 2*n || seen["dist/t07.yaml"] != Stale || seen["dist/t08.yaml"] != Missing {
+				t.Errorf("%d files planned, %d compared, t07 %s, t08 %s", len(plan.Files), len(seen), seen["dist/t07.yaml"], seen["dist/t08.yaml"])
+			}
+			done, err := plan.Apply()
+			if err != nil || len(done) != 2*n {
+				t.Fatalf("Apply: %d done, %v", len(done), err)
+			}
+			old := time.Now().Add(-time.Hour)
+			for _, o := range outs {
+				want, err := o.Bytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, path := range o.Template.Outputs {
+					if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+						t.Errorf("%s: not the output's bytes (%v)", path, err)
+					}
+					if err := os.Chtimes(path, old, old); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			plan, err = p.Plan(outs, PlanOptions{Orphans: true, Stage: true, Compare: compare})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plan.Close()
+			if done, err := plan.Apply(); err != nil || len(done) != 0 {
+				t.Errorf("up to date: Apply did %d, %v", len(done), err)
+			}
+			for _, fs := range plan.Files {
+				fi, err := os.Stat(fs.Path)
+				if fs.State != Unchanged || err != nil || !fi.ModTime().Equal(old) {
+					t.Errorf("up to date: %s is %s, touched: %v", fs.Name, fs.State, err)
+				}
+			}
+			// The outputs of one Compile worker only (what file arguments may
+			// keep): every worker helps.
+			var some []*Output
+			for i, o := range outs {
+				if i%procs == 0 {
+					some = append(some, o)
+				}
+			}
+			plan, err = p.Plan(some, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != 2*len(some) || plan.Peak() > procs {
+				t.Errorf("a subset: %d files for %d outputs, %d rendered at once", len(plan.Files), len(some), plan.Peak())
+			}
+			for _, fs := range plan.Files {
+				if fs.State != Unchanged {
+					t.Errorf("a subset: %s is %s", fs.Name, fs.State)
+				}
+			}
+			if entries, _ := os.ReadDir(filepath.Join(dir, "dist")); len(entries) != n {
+				t.Errorf("dist holds %d entries, want %d (no temporary file left)", len(entries), n)
+			}
+		})
+	}
+}
