@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -115,10 +116,16 @@ func (o *Output) ObjectsCopy() []map[string]any {
 // true, when keep is not nil). Every failure is reported: the error joins
 // one resolver.ErrorList (or other error) per failed template.
 //
-// The templates are compiled on every core: template i by worker i mod
-// GOMAXPROCS, each worker with Compilers of its own (a Compiler is not safe
-// for concurrent use). What comes out does not depend on which Compiler
-// compiled it, and the outputs and errors keep the templates' order.
+// The templates are compiled on every core, each worker with Compilers of
+// its own (a Compiler is not safe for concurrent use): the templates,
+// ordered by the Compiler they need (stably), are cut into one contiguous
+// run per worker, so the templates of a set go to as few workers as the
+// count allows, and what their Compiler resolved for one (a PodSpec with
+// its descriptions) serves the next. Dealt round-robin, each of this
+// repository's sets went to both workers, and each worker resolved
+// everything of both (its whole build took 25 ms instead of 22). What
+// comes out does not depend on which Compiler compiled it, and the
+// outputs and errors keep the templates' order.
 func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	var todo []*Template
 	for _, t := range p.Templates {
@@ -128,13 +135,19 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	}
 	outs := make([]*Output, len(todo))
 	errs := make([]error, len(todo))
+	order := make([]int, len(todo))
+	keys := make([]string, len(todo))
+	for i, t := range todo {
+		order[i], keys[i] = i, compilerKey(t.Policy.options(p.Dir))
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			compilers := map[string]*resolver.Compiler{}
 			render := &sync.Mutex{}
-			for i := w; i < len(todo); i += workers {
+			for _, i := range order[w*len(todo)/workers : (w+1)*len(todo)/workers] {
 				if outs[i], errs[i] = p.compile(compilers, todo[i]); outs[i] != nil {
 					outs[i].render, outs[i].shard = render, w
 				}
@@ -145,41 +158,47 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	return slices.DeleteFunc(outs, func(o *Output) bool { return o == nil }), errors.Join(errs...)
 }
 
+// compilerKey names the Compiler a template's options need.
+func compilerKey(opts resolver.Options) string {
+	return fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
+		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget)
+}
+
 func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
 	opts := t.Policy.options(p.Dir)
 	opts.Parsed = p.parsed // shared definitions parsed once, by Open
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
-	// build, not once per template).
-	key := fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d|%s", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
-		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, t.Patch)
+	// build, not once per template), whatever their patches: each patch
+	// is given to its own compile (CompilePatched).
+	key := compilerKey(opts)
 	c := compilers[key]
 	if c == nil {
-		if t.Patch != "" {
-			src, err := p.reader.ReadFile(t.Patch)
-			if err != nil {
-				return nil, fmt.Errorf("%s: reading its patch: %w", t.Name, err)
-			}
-			if opts.Patch, err = resolver.ParsePatch(p.Rel(t.Patch), src); err != nil {
-				return nil, err
-			}
-		}
 		var err error
 		if c, err = resolver.New(opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
 		compilers[key] = c
 	}
+	var patch *resolver.Patch
+	if t.Patch != "" {
+		src, err := p.reader.ReadFile(t.Patch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading its patch: %w", t.Name, err)
+		}
+		if patch, err = resolver.ParsePatch(p.Rel(t.Patch), src); err != nil {
+			return nil, err
+		}
+	}
 	src, err := p.reader.ReadFile(t.Path)
 	if err != nil {
 		return nil, err
 	}
-	var res *resolver.Result
-	if t.source != nil && t.source.Holds(src) {
-		res, err = c.CompileSource(t.source) // parsed by Open, and unchanged since
-	} else {
-		res, err = c.Compile(filepath.FromSlash(t.Name), src)
+	parsed := t.source // parsed by Open: used when unchanged since
+	if parsed != nil && !parsed.Holds(src) {
+		parsed = nil
 	}
+	res, err := c.CompilePatched(filepath.FromSlash(t.Name), src, parsed, patch)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
 )
 
 // ProtocolVersion is the version of ValidationRequest and

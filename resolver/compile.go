@@ -54,7 +54,8 @@ type Options struct {
 	// WorkDir resolves python://pkg/path refs and relative template names.
 	// Default: the process working directory.
 	WorkDir string
-	// Patch is applied (RFC 6902) to every compiled document.
+	// Patch is applied (RFC 6902) to every compiled document (of Compile
+	// and CompileSource; CompilePatched gives each compile its own).
 	Patch *Patch
 	// Budget bounds, in bytes of compact JSON (the form the apiserver
 	// stores), what one Compile may build: the values it reads (the
@@ -308,12 +309,24 @@ func (r *Result) objects() []any {
 // or "" mean standard input, whose refs are relative to WorkDir. On failure
 // the error is an ErrorList.
 func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
-	return c.compile(name, src, nil)
+	return c.compile(name, src, nil, c.opts.Patch)
+}
+
+// CompilePatched is Compile with patch (nil: none) in place of
+// Options.Patch. Templates with patches of their own share one Compiler,
+// and with it every resolved $ref target: a patch copies on write what it
+// changes of a compiled document, never a cached target. parsed, when
+// not nil, is the source Parse made of name and src (CompileSource).
+func (c *Compiler) CompilePatched(name string, src []byte, parsed *Source, patch *Patch) (*Result, error) {
+	if parsed != nil {
+		name, src = parsed.name, parsed.src
+	}
+	return c.compile(name, src, parsed, patch)
 }
 
 // compile is Compile; the documents are parsed's when it was parsed within
 // the same budget (source.go).
-func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, error) {
+func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch) (*Result, error) {
 	display, abs := c.templatePath(name)
 	// One budget for the whole compile, from the first value read.
 	b := newBudget(c.opts.Budget)
@@ -335,7 +348,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source) (*Result, er
 	if root == "" {
 		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
 	}
-	r := &run{c: c, template: abs, root: root, diagnostics: newDiagnostics(), display: map[string]string{abs: display},
+	r := &run{c: c, patch: patch, template: abs, root: root, diagnostics: newDiagnostics(), display: map[string]string{abs: display},
 		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls

@@ -177,7 +177,7 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 	if !r.checkOutput(sc, size, "the compiled CRD") {
 		return nil, false
 	}
-	if p := r.c.opts.Patch; p != nil {
+	if p := r.patch; p != nil {
 		shape := schemaShapeOf(crd.t.obj)
 		patched, err := p.apply(out, r.budget, nil)
 		if err != nil {
@@ -193,7 +193,10 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 		}
 		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
-		size = measurer{}.measure(out)
+		// The patch copied on write what it changed: what it left is the
+		// same maps, resolved targets among them, whose remembered costs
+		// still hold (and nothing new is remembered).
+		size = measurer{memo: r.c.sizes}.measure(out)
 		if !r.checkOutput(sc, size, "the patched CRD") {
 			return nil, false
 		}
@@ -213,6 +216,9 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 	walk = func(v any, p *Path, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
+			if _, ok := r.c.normalized[mapID(t)]; ok {
+				return // a resolved $ref target, holding none (patches copy what they change)
+			}
 			for k, x := range t {
 				switch {
 				case k == "$ref" && (p.parent == nil || p.tok != "properties"):

@@ -111,13 +111,19 @@ type renderCache struct {
 	entryBytes int // the text entries holds
 }
 
-// share registers a cached $ref target and the mappings it holds at its
-// top level (properties, items, additionalProperties...): a $ref site
-// copies the target's top-level keys into a mapping of its own, so the
-// target itself is seldom what a document holds, but its values are, at
-// every site.
-func (c *renderCache) share(target map[string]any) {
+// share registers a cached $ref target and, with values, the mappings it
+// holds at its top level (properties, items, additionalProperties...): a
+// $ref site copies the target's top-level keys into a mapping of its own,
+// so the target itself is seldom what a document holds, but its values
+// are, at every site. A Compiler without descriptions leaves the values
+// out: what they hold of Kubernetes' definitions are bundle entries,
+// whose text the entry cache keeps (cachedEntry), and caching the
+// mappings around them too cost a one-file run an eighth of its time.
+func (c *renderCache) share(target map[string]any, values bool) {
 	c.shared[mapID(target)] = struct{}{}
+	if !values {
+		return
+	}
 	for _, v := range target {
 		if m, ok := v.(map[string]any); ok && len(m) > 0 {
 			c.shared[mapID(m)] = struct{}{}

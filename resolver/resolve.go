@@ -385,7 +385,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	if r.cuts == cutsBefore && r.failures == failuresBefore && !shallow {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c}
 		if t.file != r.template {
-			r.c.render.share(resolved)
+			r.c.render.share(resolved, r.c.lazy == nil)
 			r.c.defs[key] = ct
 		} else {
 			r.local[key] = ct

@@ -15,6 +15,7 @@ import (
 // reads them out at the end).
 type run struct {
 	c        *Compiler
+	patch    *Patch // applied to each compiled document (Options.Patch, or CompilePatched's)
 	template string // absolute path of the template being compiled
 	root     string
 

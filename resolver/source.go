@@ -64,5 +64,5 @@ func (s *Source) HoldsCRD() bool {
 // (A Compiler whose budget differs from the one the source was parsed
 // within parses it again.)
 func (c *Compiler) CompileSource(s *Source) (*Result, error) {
-	return c.compile(s.name, s.src, s)
+	return c.compile(s.name, s.src, s, c.opts.Patch)
 }
