@@ -1,8 +1,8 @@
 package cmd
 
 import (
-	"crypto/sha256"
 	"encoding/json"
+	"hash/maphash"
 	"fmt"
 	"io"
 	"os"
@@ -130,17 +130,32 @@ type diffGroup struct {
 // diffPair is one file's old and new content (nil: the file is missing on that side), and
 // the compiled objects of a side that was compiled in this run (parsed from the content
 // otherwise: reading YAML is most of the time a comparison takes). sums identify the
-// content of the two sides (sha256, old then new).
+// content of the two sides (contentSum, old then new).
 type diffPair struct {
 	name             string
 	old, new         []byte
 	oldObjs, newObjs []map[string]any
-	sums             [2][sha256.Size]byte
+	sums             [2]contentSum
 }
 
 // pairOf is the pair of two contents (nil: missing on that side).
 func pairOf(name string, old, new []byte) diffPair {
-	return diffPair{name: name, old: old, new: new, sums: [2][sha256.Size]byte{sha256.Sum256(old), sha256.Sum256(new)}}
+	return diffPair{name: name, old: old, new: new, sums: [2]contentSum{sumOf(old), sumOf(new)}}
+}
+
+// contentSum identifies a content within this process: 128 bits of
+// maphash under two seeds made at start, so no repository can choose
+// contents that collide (a cryptographic hash would link crypto/, and
+// its FIPS module, into a binary that has no other use for them).
+type contentSum [2]uint64
+
+var sumSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func sumOf(b []byte) contentSum {
+	if b == nil {
+		return contentSum{} // missing, apart from empty
+	}
+	return contentSum{maphash.Bytes(sumSeeds[0], b) | 1, maphash.Bytes(sumSeeds[1], b)}
 }
 
 // compareCRDs parses and compares one pair.
@@ -170,7 +185,7 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 // both compute it: the comparison is deterministic).
 type reportCache struct {
 	mu   sync.Mutex
-	reps map[[2][sha256.Size]byte]*schemadiff.Report
+	reps map[[2]contentSum]*schemadiff.Report
 }
 
 func (c *reportCache) report(p diffPair) (*schemadiff.Report, error) {
@@ -186,7 +201,7 @@ func (c *reportCache) report(p diffPair) (*schemadiff.Report, error) {
 	}
 	c.mu.Lock()
 	if c.reps == nil {
-		c.reps = map[[2][sha256.Size]byte]*schemadiff.Report{}
+		c.reps = map[[2]contentSum]*schemadiff.Report{}
 	}
 	c.reps[p.sums] = rep
 	c.mu.Unlock()
@@ -330,13 +345,15 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 				o.Template.Name, strings.Join(slices.DeleteFunc(slices.Clone(n.KubeVersions), func(v string) bool { return v == to }), ", "))
 		}
 		// Both sides are compared as objects: their text is only hashed, as it renders.
-		sums := [2][sha256.Size]byte{}
+		var sums [2]contentSum
 		for i, out := range []*project.Output{o, n} {
-			h := sha256.New()
-			if err := out.Render(h); err != nil {
+			var h [2]maphash.Hash
+			h[0].SetSeed(sumSeeds[0])
+			h[1].SetSeed(sumSeeds[1])
+			if err := out.Render(io.MultiWriter(&h[0], &h[1])); err != nil {
 				return nil, err
 			}
-			h.Sum(sums[i][:0])
+			sums[i] = contentSum{h[0].Sum64() | 1, h[1].Sum64()}
 		}
 		for _, path := range o.Template.Outputs {
 			pairs = append(pairs, diffPair{name: proj.Rel(path), oldObjs: o.Objects(), newObjs: n.Objects(), sums: sums})
