@@ -2,8 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
-	"hash/maphash"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"slices"
