@@ -136,9 +136,11 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	outs := make([]*Output, len(todo))
 	errs := make([]error, len(todo))
 	order := make([]int, len(todo))
+	opts := make([]resolver.Options, len(todo))
 	keys := make([]string, len(todo))
 	for i, t := range todo {
-		order[i], keys[i] = i, compilerKey(t.Policy.options(p.Dir))
+		opts[i] = t.Policy.options(p.Dir)
+		order[i], keys[i] = i, compilerKey(opts[i])
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
@@ -148,7 +150,7 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 			compilers := map[string]*resolver.Compiler{}
 			render := &sync.Mutex{}
 			for _, i := range order[w*len(todo)/workers : (w+1)*len(todo)/workers] {
-				if outs[i], errs[i] = p.compile(compilers, todo[i]); outs[i] != nil {
+				if outs[i], errs[i] = p.compile(compilers, todo[i], opts[i], keys[i]); outs[i] != nil {
 					outs[i].render, outs[i].shard = render, w
 				}
 			}
@@ -164,14 +166,14 @@ func compilerKey(opts resolver.Options) string {
 		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget)
 }
 
-func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
-	opts := t.Policy.options(p.Dir)
+// compile compiles t with the Compiler of key (compilerKey of opts, t's
+// options), made on first use.
+func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, opts resolver.Options, key string) (*Output, error) {
 	opts.Parsed = p.parsed // shared definitions parsed once, by Open
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
 	// build, not once per template), whatever their patches: each patch
 	// is given to its own compile (CompilePatched).
-	key := compilerKey(opts)
 	c := compilers[key]
 	if c == nil {
 		var err error

@@ -283,9 +283,7 @@ func equalList(a, b any, eq func(x, y any) bool) bool {
 // sameMap reports whether a and b are the same map (not only equal ones):
 // compiled CRDs share the subtrees of the $ref targets the compiler
 // cached, so most of two outputs' schemas are the same maps.
-func sameMap(a, b map[string]any) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
+func sameMap(a, b map[string]any) bool { return mapKey(a) == mapKey(b) }
 
 // mapKey identifies a map (for twinHash's memo).
 func mapKey(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }

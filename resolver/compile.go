@@ -217,22 +217,48 @@ func (d Document) Annotations() map[string]string {
 }
 
 // cleanCopy deep-copies v, leaving out the compiler's private keys.
-func cleanCopy(v any) any {
+func cleanCopy(v any) any { return copyClean(v, nil) }
+
+// copyClean is cleanCopy; with a cache, the copies of shared subtrees and
+// lazy entries are made once and shared (Document.View, under the cache's
+// jsonMu).
+func copyClean(v any, c *renderCache) any {
 	switch t := v.(type) {
 	case map[string]any:
+		var id unsafe.Pointer
+		if c != nil {
+			if _, ok := c.shared[mapID(t)]; ok {
+				id = mapID(t)
+				if m, ok := c.views[id]; ok {
+					return m
+				}
+			}
+		}
 		out := make(map[string]any, len(t))
 		for k, x := range t {
 			if k != bundleDefault {
-				out[k] = cleanCopy(x)
+				out[k] = copyClean(x, c)
 			}
+		}
+		if id != nil {
+			c.remember(id, out)
 		}
 		return out
 	case *lazyEntry:
-		return cleanCopy(t.mustValue())
+		if c == nil {
+			return copyClean(t.mustValue(), nil)
+		}
+		id := unsafe.Pointer(t)
+		if m, ok := c.views[id]; ok {
+			return m
+		}
+		m := copyClean(t.mustValue(), c)
+		c.remember(id, m)
+		return m
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = cleanCopy(x)
+			out[i] = copyClean(x, c)
 		}
 		return out
 	}

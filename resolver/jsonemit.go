@@ -173,47 +173,7 @@ func (d Document) View() map[string]any {
 	}
 	d.render.jsonMu.Lock()
 	defer d.render.jsonMu.Unlock()
-	return d.render.view(d.obj).(map[string]any)
-}
-
-// view is cleanCopy keeping the sharing of shared subtrees and lazy
-// entries (under jsonMu).
-func (c *renderCache) view(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		id := mapID(t)
-		_, shared := c.shared[id]
-		if shared {
-			if m, ok := c.views[id]; ok {
-				return m
-			}
-		}
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			if k != bundleDefault {
-				out[k] = c.view(x)
-			}
-		}
-		if shared {
-			c.remember(id, out)
-		}
-		return out
-	case *lazyEntry:
-		id := unsafe.Pointer(t)
-		if m, ok := c.views[id]; ok {
-			return m
-		}
-		m := c.view(t.mustValue())
-		c.remember(id, m)
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = c.view(x)
-		}
-		return out
-	}
-	return v
+	return copyClean(d.obj, d.render).(map[string]any)
 }
 
 func (c *renderCache) remember(id unsafe.Pointer, v any) {
