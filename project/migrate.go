@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -29,8 +30,12 @@ import (
 // CRDs, and a later bump of kubernetesVersion takes effect.
 
 // pinRE matches a pinned bundle ref; group 1 or 2 holds the minor, group 3
-// the definition name. Linear (RE2).
-var pinRE = regexp.MustCompile(`(?:python://k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(?:\.\d+)?\.json|https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v|release-)(\d+\.\d+)(?:\.\d+)?/api/openapi-spec/swagger\.json)#/definitions/([A-Za-z0-9_.\-]+)`)
+// the definition name. Linear (RE2). Compiled on first use: compiling it
+// at start cost every run of the binary some 50 us, and only migrate
+// needs it.
+var pinRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:python://k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(?:\.\d+)?\.json|https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v|release-)(\d+\.\d+)(?:\.\d+)?/api/openapi-spec/swagger\.json)#/definitions/([A-Za-z0-9_.\-]+)`)
+})
 
 // MigrateOptions adjust Migrate.
 type MigrateOptions struct {
@@ -110,7 +115,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		case isCRD:
 			compiled = append(compiled, crdFile{path, names})
 		}
-		pins := pinRE.FindAllSubmatchIndex(data, -1)
+		pins := pinRE().FindAllSubmatchIndex(data, -1)
 		if len(pins) == 0 {
 			return nil
 		}

@@ -158,7 +158,7 @@ func New(opts Options) (*Compiler, error) {
 		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
 		sizes:      map[unsafe.Pointer]cost{},
-		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}, entries: map[entryAt][]byte{}},
+		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}, entries: map[entryAt]entryText{}},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)

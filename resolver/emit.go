@@ -71,6 +71,7 @@ type emitter struct {
 	cache   *renderCache
 	out     io.Writer // when set, buf is flushed here as it fills
 	err     error     // the first error writing to out
+	flushed int       // the text flushed out of buf
 }
 
 // flushThreshold is how much output the emitter holds before it writes to
@@ -84,6 +85,7 @@ func (e *emitter) maybeFlush() {
 }
 
 func (e *emitter) flush() {
+	e.flushed += e.buf.Len()
 	if e.out == nil || e.err != nil {
 		e.buf.Reset()
 		return
@@ -91,6 +93,9 @@ func (e *emitter) flush() {
 	_, e.err = e.out.Write(e.buf.Bytes())
 	e.buf.Reset()
 }
+
+// total is how much text the emitter has written, flushed or not.
+func (e *emitter) total() int { return e.flushed + e.buf.Len() }
 
 // renderCache keeps the YAML of subtrees that many documents share: the
 // resolved $ref targets a Compiler caches (never modified once cached). A
@@ -107,8 +112,15 @@ type renderCache struct {
 	text   map[unsafe.Pointer][]byte
 	jsonCache
 
-	entries    map[entryAt][]byte
+	entries    map[entryAt]entryText
 	entryBytes int // the text entries holds
+}
+
+// entryText is what a render cache knows of an entry at an indentation:
+// after its first use, the size of its text; from its second, the text.
+type entryText struct {
+	text []byte
+	size int
 }
 
 // share registers a cached $ref target and, with values, the mappings it
@@ -131,10 +143,10 @@ func (c *renderCache) share(target map[string]any, values bool) {
 	}
 }
 
-// keepEntry caches a copy of text as the entry at at, and returns it.
+// keepEntry caches text as the entry at at, and returns it. text must be
+// the cache's own.
 func (e *emitter) keepEntry(at entryAt, text []byte) []byte {
-	text = bytes.Clone(text)
-	e.cache.entries[at] = text
+	e.cache.entries[at] = entryText{text: text, size: len(text)}
 	e.cache.entryBytes += len(text)
 	return text
 }
@@ -163,26 +175,37 @@ func (e *emitter) cachedEntry(store *lazyStore, k fragKey, indent int) error {
 		return e.entry(store, k, indent)
 	}
 	at := entryAt{store, k, indent}
-	text, seen := e.cache.entries[at]
+	known, seen := e.cache.entries[at]
+	text := known.text
 	switch {
 	case text != nil:
 	case !seen || e.cache.entryBytes >= maxEntryCache:
 		// Kept from its second use on: most entries of a small build are
 		// written once, and copying them into the cache would be waste.
-		if !seen && e.cache.entryBytes < maxEntryCache {
-			e.cache.entries[at] = nil
+		// The first use notes the size, so that the second renders into
+		// a buffer made once, of that size.
+		start := e.total()
+		if err := e.entry(store, k, indent); err != nil {
+			return err
 		}
-		return e.entry(store, k, indent)
+		if !seen && e.cache.entryBytes < maxEntryCache {
+			e.cache.entries[at] = entryText{size: e.total() - start}
+		}
+		return nil
 	case e.out == nil:
 		// Written in place, then copied from the buffer.
 		start := e.buf.Len()
 		if err := e.entry(store, k, indent); err != nil {
 			return err
 		}
-		e.keepEntry(at, e.buf.Bytes()[start:])
+		e.keepEntry(at, bytes.Clone(e.buf.Bytes()[start:]))
 		return nil
 	default:
+		// Rendered apart, into exactly the room it takes: grown by
+		// doubling, the buffer of a PodSpec's entry was fresh memory
+		// three times over, a fifth of a one-file run's page faults.
 		sub := &emitter{cache: e.cache}
+		sub.buf.Grow(known.size)
 		if err := sub.entry(store, k, indent); err != nil {
 			return err
 		}

@@ -51,8 +51,8 @@ func TestEntryCache(t *testing.T) {
 		}
 	}
 	kept := 0
-	for _, text := range c.render.entries {
-		if text != nil {
+	for _, known := range c.render.entries {
+		if known.text != nil {
 			kept++
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func (r *run) fileTarget(abs, frag string) (target, error) {
 	abs = filepath.Clean(abs)
 	if !r.c.opts.AllowOutsideRoot {
-		if !fileio.Within(r.root, abs) || !fileio.Within(realPath(r.root), realPath(abs)) {
+		if !fileio.Within(r.root, abs) || !fileio.Within(r.realPath(r.root), r.realPath(abs)) {
 			return target{}, fmt.Errorf("%w: %s is outside the project root %s; move the file into the project or pass --allow-outside-root", ErrOutsideRoot, r.relative(abs), r.relative(r.root))
 		}
 	}
@@ -25,6 +25,23 @@ func (r *run) fileTarget(abs, frag string) (target, error) {
 		}
 	}
 	return target{file: abs, pointer: frag}, nil
+}
+
+// realPath is the package's realPath, asked once per path and compile:
+// every $ref to a file asks it of the root and of the file, and each
+// answer costs a stat of every element of the path. The file itself is
+// read through the reader, which confines what it opens as it opens it:
+// this is the early check, for a clear message.
+func (r *run) realPath(p string) string {
+	rp, ok := r.real[p]
+	if !ok {
+		if r.real == nil {
+			r.real = map[string]string{}
+		}
+		rp = realPath(p)
+		r.real[p] = rp
+	}
+	return rp
 }
 
 // realPath resolves symlinks as far as the path exists.

@@ -24,6 +24,7 @@ type run struct {
 	readLog []string          // every file read, in order, for the cache
 	files   *fileio.Reader    // see reader
 	used    map[string]bool   // files whose reading this compile has been charged for
+	real    map[string]string // realPath's answers, for this compile only
 
 	// Resolving (resolve.go, chain.go).
 	stack []frame                  // the $ref targets being resolved, outermost first

@@ -4,19 +4,84 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 )
 
-var (
-	pythonSchemataRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(\.\d+)?\.json$`)
-	})
-	githubSwaggerRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v(\d+\.\d+)\.\d+|release-(\d+\.\d+))/api/openapi-spec/swagger\.json$`)
-	})
-)
+// pythonSchemataMinor returns the minor a path into the Python tool's
+// bundles names: "k8s_crd_resolver/schemata/k8s-1.21.1.json" (or
+// "k8s-1.21.json") gives "1.21". Hand-written, like githubSwaggerMinor: as
+// regexps, compiling the two took a one-file run with pinned refs a
+// twentieth of its time (TestPinParsersAgreeWithRegexps holds them to the
+// regexps they replace).
+func pythonSchemataMinor(p string) (string, bool) {
+	v, ok := strings.CutPrefix(p, "k8s_crd_resolver/schemata/k8s-")
+	if !ok {
+		return "", false
+	}
+	if v, ok = strings.CutSuffix(v, ".json"); !ok {
+		return "", false
+	}
+	minor, rest, ok := leadingMinor(v)
+	if !ok || rest != "" && !isDotNumber(rest) {
+		return "", false
+	}
+	return minor, true
+}
+
+// githubSwaggerMinor returns the minor a URL of Kubernetes' own swagger.json
+// on raw.githubusercontent.com names, at a release tag
+// (".../kubernetes/v1.21.1/api/openapi-spec/swagger.json") or branch
+// (".../release-1.21/...").
+func githubSwaggerMinor(u string) (string, bool) {
+	rest, ok := strings.CutPrefix(u, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(u, "http://"); !ok {
+			return "", false
+		}
+	}
+	if rest, ok = strings.CutPrefix(rest, "raw.githubusercontent.com/kubernetes/kubernetes/"); !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutSuffix(rest, "/api/openapi-spec/swagger.json"); !ok {
+		return "", false
+	}
+	if tag, ok := strings.CutPrefix(rest, "v"); ok {
+		minor, patch, ok := leadingMinor(tag)
+		return minor, ok && isDotNumber(patch)
+	}
+	if branch, ok := strings.CutPrefix(rest, "release-"); ok {
+		minor, tail, ok := leadingMinor(branch)
+		return minor, ok && tail == ""
+	}
+	return "", false
+}
+
+// leadingMinor splits "1.21" off the front of v ("1.21.1" gives "1.21"
+// and ".1"): two runs of ASCII digits joined by a dot.
+func leadingMinor(v string) (minor, rest string, ok bool) {
+	i := digits(v, 0)
+	if i == 0 || i == len(v) || v[i] != '.' {
+		return "", "", false
+	}
+	j := digits(v, i+1)
+	if j == i+1 {
+		return "", "", false
+	}
+	return v[:j], v[j:], true
+}
+
+// isDotNumber reports whether s is a dot and a run of ASCII digits.
+func isDotNumber(s string) bool {
+	return len(s) > 1 && s[0] == '.' && digits(s, 1) == len(s)
+}
+
+// digits returns the end of the run of ASCII digits in s from i.
+func digits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
 
 // hasScheme reports whether ref starts with a URI scheme and its colon
 // (RFC 3986: a letter, then letters, digits, "+", "-" or "."). Every $ref
@@ -47,15 +112,14 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 	switch {
 	case strings.HasPrefix(ref, "python://"):
 		pkgPath := strings.TrimPrefix(path, "python://")
-		if m := pythonSchemataRE().FindStringSubmatch(pkgPath); m != nil {
-			return r.bundleTarget(m[1], frag, ref)
+		if minor, ok := pythonSchemataMinor(pkgPath); ok {
+			return r.bundleTarget(minor, frag, ref)
 		}
 		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
 		return r.fileTarget(abs, frag)
 	case hasScheme(ref) || strings.HasPrefix(ref, "//"):
-		if m := githubSwaggerRE().FindStringSubmatch(path); m != nil {
-			v := m[1] + m[2]
-			return r.bundleTarget(v, frag, ref)
+		if minor, ok := githubSwaggerMinor(path); ok {
+			return r.bundleTarget(minor, frag, ref)
 		}
 		return target{}, fmt.Errorf("%w; refer to Kubernetes definitions by name (io.k8s.api.core.v1.PodSpec) or to a local file by relative path", ErrNetwork)
 	case path == "" && hasFrag:

@@ -86,8 +86,8 @@
 // or inflating anything (the rest of the manifest is decoded when Source or Validate asks).
 // Bundle.Definition then reads the chunk the definition lies in (a pool chunk, in place;
 // a deflated chunk, inflated once per process), so compiling a CRD costs only the chunks
-// of the definitions it reaches. Sizes are capped and every chunk's CRC-32 is checked when it is
-// first read. Bundle.Validate checks a whole bundle (every $ref resolves, sorted names,
+// of the definitions it reaches. Sizes are capped and every deflated chunk's CRC-32 is checked when it
+// is first inflated (a stored chunk's, in the binary, by Validate). Bundle.Validate checks a whole bundle (every $ref resolves, sorted names,
 // descriptions that name schemas, provenance); the tests run it on every embedded bundle, so
 // Load does not.
 //
