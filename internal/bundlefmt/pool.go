@@ -116,12 +116,10 @@ func BuildPool(bundles []*Reader) (pool []byte, out [][]byte, err error) {
 				return cmp.Or(cmp.Compare(x.chunk, y.chunk), cmp.Compare(x.off, y.off))
 			})
 			for _, i := range order {
-				s := r.def(i, k)
-				_, data, err := r.chunk(int(s.chunk))
+				blob, err := r.spanData(i, r.def(i, k))
 				if err != nil {
 					return nil, nil, err
 				}
-				blob := data[s.off : s.off+s.n]
 				at, ok := where[string(blob)]
 				if !ok {
 					c, off, n := pc.add(blob)
