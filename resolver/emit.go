@@ -117,10 +117,12 @@ type renderCache struct {
 }
 
 // entryText is what a render cache knows of an entry at an indentation:
-// after its first use, the size of its text; from its second, the text.
+// after its first use, the size of its text and how often it was written;
+// once kept, the text.
 type entryText struct {
 	text []byte
 	size int
+	uses int
 }
 
 // share registers a cached $ref target and, with values, the mappings it
@@ -179,17 +181,20 @@ func (e *emitter) cachedEntry(store *lazyStore, k fragKey, indent int) error {
 	text := known.text
 	switch {
 	case text != nil:
-	case !seen || e.cache.entryBytes >= maxEntryCache:
-		// Kept from its second use on: most entries of a small build are
-		// written once, and copying them into the cache would be waste.
-		// The first use notes the size, so that the second renders into
-		// a buffer made once, of that size.
+	case !seen || e.cache.entryBytes >= maxEntryCache || e.out != nil && known.uses < 2:
+		// Kept from its second use on (appending: what builds do) or its
+		// third (streaming: a one-file run, which seldom has a third, and
+		// for which keeping the second was a buffer of that size more,
+		// fresh memory): most entries of a small build are written once,
+		// and copying them into the cache would be waste. The first use
+		// notes the size, so that the one kept renders into a buffer made
+		// once, of that size.
 		start := e.total()
 		if err := e.entry(store, k, indent); err != nil {
 			return err
 		}
-		if !seen && e.cache.entryBytes < maxEntryCache {
-			e.cache.entries[at] = entryText{size: e.total() - start}
+		if e.cache.entryBytes < maxEntryCache {
+			e.cache.entries[at] = entryText{size: e.total() - start, uses: known.uses + 1}
 		}
 		return nil
 	case e.out == nil:

@@ -60,3 +60,39 @@ func TestEntryCache(t *testing.T) {
 		t.Error("no entry was cached")
 	}
 }
+
+// TestEntryCacheStreaming: streamed only, an entry is written in place on
+// its first two uses and kept from its third, rendered apart into a buffer
+// sized by what its first use wrote; every use gives the same text.
+func TestEntryCacheStreaming(t *testing.T) {
+	c, err := New(Options{KubeVersion: "1.30", WorkDir: t.TempDir(), RemoveDescriptions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile("thing.yaml", []byte(everyDefinition([]string{"io.k8s.api.core.v1.PodTemplateSpec"}, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := appendDocuments(nil, res.objects(), &renderCache{shared: c.render.shared, text: map[unsafe.Pointer][]byte{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for use := 1; use <= 4; use++ {
+		var streamed bytes.Buffer
+		if err := res.WriteYAML(&streamed); err != nil || !bytes.Equal(streamed.Bytes(), want) {
+			t.Fatalf("use %d: streamed text differs (%v)", use, err)
+		}
+		kept := 0
+		for _, known := range c.render.entries {
+			if known.text != nil {
+				kept++
+				if len(known.text) != known.size {
+					t.Errorf("use %d: a kept entry of %d bytes, its first use wrote %d", use, len(known.text), known.size)
+				}
+			}
+		}
+		if kept > 0 != (use >= 3) {
+			t.Errorf("use %d: %d entries kept", use, kept)
+		}
+	}
+}

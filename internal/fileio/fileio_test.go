@@ -27,11 +27,18 @@ func TestReader(t *testing.T) {
 	put(t, filepath.Join(root, "a/ten.txt"), "0123456789")
 	put(t, filepath.Join(root, "eleven.txt"), "0123456789X")
 	put(t, filepath.Join(outside, "x.txt"), "outside")
+	put(t, filepath.Join(root, "b/c/ten.txt"), "0123456789")
 	for _, l := range [][2]string{
 		{"a/ten.txt", "root/in.txt"},         // a link that stays inside
 		{"../outside/x.txt", "root/out.txt"}, // a link that leaves
 		{"../outside", "root/dir"},           // a directory link that leaves
 		{"missing.txt", "root/dangling.txt"}, // a link to nothing
+		// Below the root, where the reader goes through the directory's
+		// own handle: links out of the directory, in the root or not.
+		{"../a/ten.txt", "root/b/up.txt"},
+		{"../../outside/x.txt", "root/b/out.txt"},
+		{"../../outside", "root/b/dir"},
+		{"missing.txt", "root/b/dangling.txt"},
 	} {
 		if err := os.Symlink(l[0], filepath.Join(base, l[1])); err != nil {
 			t.Fatal(err)
@@ -52,6 +59,16 @@ func TestReader(t *testing.T) {
 		{name: "dangling.txt", err: ErrDanglingLink},
 		{name: "nothing.txt", err: fs.ErrNotExist},
 		{name: "a", err: ErrNotRegular},
+		{name: "b/up.txt", want: "0123456789"},
+		{name: "b/c/ten.txt", want: "0123456789"},
+		{name: "b/c/../up.txt", want: "0123456789"},
+		{name: "b/out.txt", err: ErrOutsideRoot},
+		{name: "b/dir/x.txt", err: ErrOutsideRoot},
+		{name: "b/dangling.txt", err: ErrDanglingLink},
+		{name: "b/nothing.txt", err: fs.ErrNotExist},
+		{name: "b/c", err: ErrNotRegular},
+		{name: "b/up.txt", want: "0123456789"}, // again, through the kept handle
+		{name: "b/out.txt", err: ErrOutsideRoot},
 	} {
 		got, err := r.ReadFile(filepath.Join(root, tc.name))
 		if tc.err != nil {
