@@ -242,9 +242,12 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 			texts = append(texts, indented, compact)
 		}
 	}
-	texts = append(texts, []byte(`{"a": [1, {"b": null, "c": [true, "x"]}], "d": {}}`+"\n"+`{"e": "ü"}`))
+	texts = append(texts, []byte(`{"a": [1, {"b": null, "c": [true, "x"]}], "d": {}}`+"\n"+`{"e": "ü"}`),
+		// JSON patches, as Dask writes them (parseDocuments reads them with the JSON reader).
+		[]byte("[\n  {\"op\": \"add\", \"path\": \"/spec/x/default\", \"value\": \"TCP\"},\n  {\"op\": \"remove\", \"path\": \"/a~1b\"}\n]\n"),
+		[]byte(`[{"op":"replace","path":"/n","value":-1.5e3},{"op":"add","path":"/m","value":{"k":[0,9223372036854775807]}}]`))
 	for _, src := range texts {
-		fromYAML, err := parseDocuments("f.json", src)
+		fromYAML, err := parseDocumentsSimple("f.json", src, newBudget(0), false) // yaml.v3's
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,6 +269,9 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 			}
 			if len(fromJSON[i].pos) != len(fromYAML[i].pos) {
 				t.Fatalf("document %d: %d positions, YAML has %d", i, len(fromJSON[i].pos), len(fromYAML[i].pos))
+			}
+			if fromJSON[i].cost != fromYAML[i].cost {
+				t.Fatalf("document %d: costs %+v, YAML's %+v", i, fromJSON[i].cost, fromYAML[i].cost)
 			}
 		}
 	}

@@ -83,8 +83,9 @@ func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, erro
 	return parseDocumentsSimple(file, src, b, true)
 }
 
-// parseDocumentsSimple is parseDocumentsWithin, trying parseSimpleYAML
-// first when simple.
+// parseDocumentsSimple is parseDocumentsWithin, trying the fast readers
+// first when simple: parseSimpleYAML, then for JSON the strict JSON reader.
+// Without simple (tests comparing the readers), YAML is read by yaml.v3.
 func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*document, error) {
 	if err := checkText(file, src); err != nil {
 		return nil, err
@@ -133,6 +134,19 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 		}
 	}
 	start := b.used
+	// JSON (a JSON patch, a template written as JSON) is read by the
+	// strict JSON reader first: it gives what the YAML reader gives for
+	// JSON both can read (TestStrictJSONMatchesYAML), in a fraction of the
+	// time, and a one-file run with a JSON patch then never wakes the YAML
+	// reader (a tenth of a millisecond of first use for a 200-byte patch).
+	// What it refuses (flow YAML that is not JSON, a number out of range)
+	// is read as before.
+	if simple && looksLikeJSON(src) {
+		if docs, err := parseJSONDocuments(file, src, b); err == nil {
+			return docs, nil
+		}
+		b.used = start
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var n yaml.Node
