@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,9 @@ func (o *Output) Append(dst []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// yamlSize is about the size of what Append writes (resolver.Result.YAMLSize).
+func (o *Output) yamlSize() int64 { return o.res.YAMLSize() }
 
 // Bytes returns the file content in a buffer of its own (Append to nil).
 func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
@@ -188,7 +192,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading its patch: %w", t.Name, err)
 		}
-		if patch, err = resolver.ParsePatch(p.Rel(t.Patch), src); err != nil {
+		if patch, err = p.parsePatch(t.Patch, src); err != nil {
 			return nil, err
 		}
 	}
@@ -234,6 +238,31 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 		out.docs = append(out.docs, d)
 	}
 	return out, nil
+}
+
+// parsedPatch is a patch file's text and what ParsePatch made of it.
+type parsedPatch struct {
+	src   []byte
+	patch *resolver.Patch
+	err   error
+}
+
+// parsePatch parses the patch file path, whose text is src, once per
+// project and text: the templates of several sets share their patches
+// (this repository's three, parsed by yaml.v3 for their anchors, once per
+// set). A Patch is read-only, so the Compilers of every worker share it.
+func (p *Project) parsePatch(path string, src []byte) (*resolver.Patch, error) {
+	p.patchMu.Lock()
+	defer p.patchMu.Unlock()
+	if pp, ok := p.patches[path]; ok && bytes.Equal(pp.src, src) {
+		return pp.patch, pp.err
+	}
+	patch, err := resolver.ParsePatch(p.Rel(path), src)
+	if p.patches == nil {
+		p.patches = map[string]parsedPatch{}
+	}
+	p.patches[path] = parsedPatch{src: src, patch: patch, err: err}
+	return patch, err
 }
 
 // FormatSize renders a byte count for people: "812 B", "181.4 KiB".

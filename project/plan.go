@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +128,12 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	queues := make([][]int, workers)
 	for i, o := range outs {
 		queues[o.shard%workers] = append(queues[o.shard%workers], i)
+	}
+	// Largest first: a worker's buffers then grow once, to the largest
+	// output, instead of once per larger output (this repository's build
+	// made 3.9 MB of buffers for 1.6 MB outputs, fresh memory every time).
+	for _, q := range queues {
+		slices.SortStableFunc(q, func(a, b int) int { return cmp.Compare(outs[b].yamlSize(), outs[a].yamlSize()) })
 	}
 	next := make([]atomic.Int64, workers)
 	var live, peak atomic.Int64

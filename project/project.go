@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -57,6 +58,9 @@ type Project struct {
 	reader *fileio.Reader              // the door every read of the project goes through
 	names  map[string]map[string]bool  // directory -> its entries, for siblingPatch (nil: unreadable)
 	parsed map[string]*resolver.Source // each matched file as classify parsed it, for the compiles' file $refs
+
+	patchMu sync.Mutex
+	patches map[string]parsedPatch // each patch file as it was last parsed (parsePatch)
 }
 
 // Template is one CRD template and where it compiles to.

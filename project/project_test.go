@@ -374,3 +374,57 @@ func TestIsGeneratedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedPatch: templates of two sets share their patch's parse, and
+// both are patched; a patch whose text changed is parsed anew.
+func TestSharedPatch(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	write(t, dir, ".crd-resolver.yaml", "sets:\n- templates: [templates/*.yaml]\n  outputs: [dist]\n- templates: [templates/*.yaml]\n  outputs: [full]\n  removeDescriptions: false\n")
+	write(t, dir, "templates/a.yaml", template("as", "io.k8s.api.core.v1.ServicePort"))
+	patch := func(v string) {
+		write(t, dir, "templates/a.patch.yaml", "- {op: add, path: /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/protocol/default, value: "+v+"}\n")
+	}
+	patch("TCP")
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults := func() []any {
+		t.Helper()
+		outs, err := p.Compile(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []any
+		for _, o := range outs {
+			got = append(got, dig(o.Objects()[0], "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "protocol", "default"))
+		}
+		return got
+	}
+	if got := defaults(); !slices.Equal(got, []any{"TCP", "TCP"}) {
+		t.Fatalf("defaults %v, want TCP in both sets", got)
+	}
+	patch("UDP")
+	if got := defaults(); !slices.Equal(got, []any{"UDP", "UDP"}) {
+		t.Fatalf("after the patch changed: defaults %v, want UDP in both sets", got)
+	}
+}
+
+// dig walks maps by key and lists by index; nil when a step is missing.
+func dig(v any, path ...any) any {
+	for _, k := range path {
+		switch k := k.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}

@@ -297,10 +297,7 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	// Room for the whole text up front: growing by doubling copies (and
 	// faults in) every intermediate buffer. Block YAML of a schema is
 	// three to four times its compact JSON, most of it indentation.
-	size := int64(len(dst)) + 4096
-	for _, d := range r.Documents {
-		size += d.yamlSize
-	}
+	size := int64(len(dst)) + 4096 + r.YAMLSize()
 	// A make of the capacity, not slices.Grow: growing appends zeros up to
 	// the capacity, touching every page of an estimate that is a tenth too
 	// large, where fresh memory from make is left for the writes to touch.
@@ -310,6 +307,16 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 		copy(buf, dst)
 	}
 	return appendDocuments(buf, r.objects(), r.render)
+}
+
+// YAMLSize is about the size of the text AppendYAML writes: an estimate
+// made from what the compile measured, a tenth or so over.
+func (r *Result) YAMLSize() int64 {
+	var size int64
+	for _, d := range r.Documents {
+		size += d.yamlSize
+	}
+	return size
 }
 
 // WriteYAML streams what YAML returns to w, without holding the whole
