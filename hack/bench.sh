@@ -21,7 +21,7 @@
 #   build:       one `k8s-crd-resolver build --no-validate` of the Dask set:
 #                the first set of .crd-resolver.yaml (templates/ without
 #                Kubernetes' descriptions, into dist/ and the chart's crds/),
-#                written out below as dist-set.yaml (its output files removed
+#                written out below as dist-set.yaml (its output files set aside
 #                first, untimed, so every output is written; the directories
 #                stay: creating them is a first run's cost)
 #   build all:   the same, compiling both sets of .crd-resolver.yaml (the
@@ -33,7 +33,7 @@
 #   N=10, 100, 1000 (generated projects: N templates, each a CRD embedding
 #                PodTemplateSpec and ServiceSpec beside a few fields of its
 #                own, one set, removeDescriptions: true, Kubernetes 1.37):
-#     build fresh   `build --no-validate`, every output removed first (untimed)
+#     build fresh   `build --no-validate`, every output set aside first (untimed)
 #     build up to date   the same with every output in place and unchanged
 #     check         `check` with validation
 #
