@@ -141,8 +141,10 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 	// reader (a tenth of a millisecond of first use for a 200-byte patch).
 	// What it refuses (flow YAML that is not JSON, a number out of range)
 	// is read as before.
+	var jsonErr error // what the JSON reader said, when it was tried
 	if simple && looksLikeJSON(src) {
-		if docs, err := parseJSONDocuments(file, src, b); err == nil {
+		var docs []*document
+		if docs, jsonErr = parseJSONDocuments(file, src, b); jsonErr == nil {
 			return docs, nil
 		}
 		b.used = start
@@ -156,6 +158,9 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 		}
 		if err != nil {
 			if looksLikeJSON(src) {
+				if jsonErr != nil {
+					return nil, jsonErr // read once already
+				}
 				b.used = start // nothing read as YAML is kept
 				return parseJSONDocuments(file, src, b)
 			}
