@@ -102,6 +102,15 @@ var crdExtensions = map[string]bool{
 // their descriptions added back unless RemoveDescriptions, and pre reports
 // it, so the structural pass can leave them alone.
 func (r *run) importDefinition(version, name string) (def map[string]any, pre bool, err error) {
+	return r.importDefinitionSkipping(version, name, nil)
+}
+
+// importDefinitionSkipping is importDefinition leaving out the values of
+// the top-level members named in skip when the bundle stores the
+// definition structural (pre): each is then skippedMapping{} when it is a
+// mapping (decodeJSONSkippingTop). A compile with descriptions skips
+// nothing (they are put back by JSON pointer).
+func (r *run) importDefinitionSkipping(version, name string, skip []string) (def map[string]any, pre bool, err error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
 		return nil, false, err
@@ -125,14 +134,17 @@ func (r *run) importDefinition(version, name string) (def map[string]any, pre bo
 		return nil, false, errStopped
 	}
 	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
-		def, err := r.decodeNormalized(ns, version, name, raw)
+		if !r.c.opts.RemoveDescriptions {
+			skip = nil
+		}
+		def, err := r.decodeNormalized(ns, version, name, raw, skip)
 		return def, err == nil, err
 	}
-	skip := ""
+	descs := ""
 	if r.c.opts.RemoveDescriptions {
-		skip = "description"
+		descs = "description"
 	}
-	v, err := decodeJSONSkipping(raw, skip)
+	v, err := decodeJSONSkipping(raw, descs)
 	if err != nil {
 		return nil, false, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
@@ -141,9 +153,11 @@ func (r *run) importDefinition(version, name string) (def map[string]any, pre bo
 }
 
 // decodeNormalized decodes a definition a bundle stores structural (raw,
-// its structure) and puts back its descriptions, as the options say.
-func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte) (map[string]any, error) {
-	v, err := decodeJSON(raw)
+// its structure), without the values of the top-level members in skip
+// (decodeJSONSkippingTop), and puts back its descriptions, as the options
+// say.
+func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte, skip []string) (map[string]any, error) {
+	v, err := decodeJSONSkippingTop(raw, skip)
 	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}

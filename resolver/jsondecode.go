@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -39,6 +40,32 @@ type jsonDecoder struct {
 	data []byte
 	pos  int
 	skip string
+	// skipTop are members of the top-level object whose values, when
+	// mappings, are checked and left out: each becomes skippedMapping{}.
+	skipTop []string
+}
+
+// skippedMapping stands for a member value a decode left out
+// (decodeJSONSkippingTop).
+type skippedMapping struct{}
+
+// decodeJSONSkippingTop is decodeJSON leaving out the values of the members
+// named in skip (few) of the top-level object when they are mappings:
+// each such member holds skippedMapping{}. A lazy target replaces those
+// values with its entries (lazyTarget), so building them is work thrown
+// away: for PodSpec, most of its text.
+func decodeJSONSkippingTop(data []byte, skip []string) (any, error) {
+	d := jsonDecoder{data: data, skipTop: skip}
+	d.space()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.space()
+	if d.pos != len(d.data) {
+		return nil, d.errorf("data after the top-level value")
+	}
+	return v, nil
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -114,7 +141,12 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		}
 		d.pos++
 		d.space()
-		if d.skip != "" && k == d.skip && d.pos < len(d.data) && d.data[d.pos] == '"' {
+		if depth == 0 && len(d.skipTop) > 0 && d.pos < len(d.data) && d.data[d.pos] == '{' && slices.Contains(d.skipTop, k) {
+			if err := d.skipValue(depth + 1); err != nil {
+				return nil, err
+			}
+			m[k] = skippedMapping{}
+		} else if d.skip != "" && k == d.skip && d.pos < len(d.data) && d.data[d.pos] == '"' {
 			if err := d.skipString(); err != nil {
 				return nil, err
 			}
@@ -188,6 +220,88 @@ func (d *jsonDecoder) number() (any, error) {
 		return nil, d.errorf("malformed number %q", s)
 	}
 	return json.Number(s), nil
+}
+
+// skipValue moves past a value without building it, checking it as value
+// would but for the escapes and UTF-8 of its strings (skipString).
+func (d *jsonDecoder) skipValue(depth int) error {
+	if depth > maxDepth {
+		return d.errorf("nested more than %d levels deep", maxDepth)
+	}
+	if d.pos >= len(d.data) {
+		return d.errorf("unexpected end of input")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{', c == '[':
+		end, what := byte('}'), "an object"
+		if c == '[' {
+			end, what = ']', "an array"
+		}
+		d.pos++
+		d.space()
+		if d.pos < len(d.data) && d.data[d.pos] == end {
+			d.pos++
+			return nil
+		}
+		for {
+			d.space()
+			if c == '{' {
+				if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+					return d.errorf("expected a string key")
+				}
+				if err := d.skipString(); err != nil {
+					return err
+				}
+				d.space()
+				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+					return d.errorf("expected ':'")
+				}
+				d.pos++
+				d.space()
+			}
+			if err := d.skipValue(depth + 1); err != nil {
+				return err
+			}
+			d.space()
+			if d.pos >= len(d.data) {
+				return d.errorf("unexpected end of input in %s", what)
+			}
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+			case end:
+				d.pos++
+				return nil
+			default:
+				return d.errorf("expected ',' or %q", end)
+			}
+		}
+	case c == '"':
+		return d.skipString()
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := d.pos
+		for d.pos < len(d.data) {
+			switch c := d.data[d.pos]; {
+			case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+				d.pos++
+				continue
+			}
+			break
+		}
+		if !isJSONNumber(sharedString(d.data[start:d.pos])) {
+			d.pos = start
+			return d.errorf("malformed number")
+		}
+		return nil
+	default:
+		return d.errorf("unexpected character %q", c)
+	}
 }
 
 // skipString moves past a string without building it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -95,5 +96,76 @@ func TestDecodeJSONSkipping(t *testing.T) {
 	want := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}, "description": map[string]any{"type": "string"}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v", got)
+	}
+}
+
+// TestDecodeJSONSkippingTop: the members named, at the top level only and
+// only when mappings, become skippedMapping{}; everything else decodes as
+// decodeJSON decodes it; a malformed skipped value is an error still.
+func TestDecodeJSONSkippingTop(t *testing.T) {
+	in := `{"properties":{"a":{"items":[1,-2.5e3,true,false,null,"s\"}"]},"b":{}},"items":"not a mapping","type":"object","x":{"properties":{"c":1}}}`
+	got, err := decodeJSONSkippingTop([]byte(in), []string{"items", "properties"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"properties": skippedMapping{}, "items": "not a mapping", "type": "object",
+		"x": map[string]any{"properties": map[string]any{"c": json.Number("1")}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v", got)
+	}
+	for _, bad := range []string{
+		`{"properties":{"a":}}`, `{"properties":{"a" 1}}`, `{"properties":{"a":1,}}`, `{"properties":{"a":[1 2]}}`,
+		`{"properties":{"a":01x}}`, `{"properties":{"a":tru}}`, `{"properties":{"a":"x`, `{"properties":{"a":{}`,
+		`{"properties":{1:2}}`, `{"properties":{"a":"` + "\x01" + `"}}`,
+	} {
+		if _, err := decodeJSONSkippingTop([]byte(bad), []string{"properties"}); err == nil {
+			t.Errorf("%s: decoded", bad)
+		}
+		if _, err := decodeJSON([]byte(bad)); err == nil {
+			t.Errorf("%s: decodeJSON takes it (the case tests nothing)", bad)
+		}
+	}
+	deep := `{"properties":` + strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2) + `}`
+	if _, err := decodeJSONSkippingTop([]byte(deep), []string{"properties"}); err == nil {
+		t.Error("a skipped value nested past maxDepth decoded")
+	}
+}
+
+// TestSkippingTopMatchesEmbedded: for every definition of every embedded
+// bundle, skipping its mappings at the top level leaves exactly what
+// decodeJSON gives for the rest.
+func TestSkippingTopMatchesEmbedded(t *testing.T) {
+	for _, v := range schemas.Versions() {
+		b, err := schemas.Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range b.Names() {
+			raw, err := b.Definition(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := decodeJSON(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := full.(map[string]any)
+			var skip []string
+			for k, x := range m {
+				if _, ok := x.(map[string]any); ok {
+					skip = append(skip, k)
+				}
+			}
+			got, err := decodeJSONSkippingTop(raw, skip)
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, name, err)
+			}
+			for _, k := range skip {
+				m[k] = skippedMapping{}
+			}
+			if !reflect.DeepEqual(got, full) {
+				t.Fatalf("%s %s: decodes differently", v, name)
+			}
+		}
 	}
 }

@@ -457,12 +457,17 @@ func (r *run) lazyTarget(store *lazyStore, t target) (*cachedTarget, bool, error
 	if err != nil || d == nil {
 		return nil, false, err
 	}
-	def, pre, err := r.importDefinition(t.version, t.name)
+	// The values the entries stand for are never decoded.
+	keys := make([]string, len(d.entries))
+	for i, e := range d.entries {
+		keys[i] = e.key
+	}
+	def, pre, err := r.importDefinitionSkipping(t.version, t.name, keys)
 	if err != nil || !pre {
 		return nil, false, err
 	}
 	for _, e := range d.entries {
-		if _, ok := def[e.key].(map[string]any); !ok {
+		if _, ok := def[e.key].(skippedMapping); !ok {
 			return nil, false, fmt.Errorf("%w: the entries of %s name %s, which is no mapping there", ErrInput, t.name, e.key)
 		}
 		def[e.key] = &lazyEntry{store: store, name: t.name, key: e.key, cost: e.cost}
