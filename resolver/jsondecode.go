@@ -23,7 +23,11 @@ func decodeJSON(data []byte) (any, error) {
 // skip (its value is checked, not kept), so text that would be thrown away
 // (descriptions under -r) is never allocated.
 func decodeJSONSkipping(data []byte, skip string) (any, error) {
-	d := jsonDecoder{data: data, skip: skip}
+	return (&jsonDecoder{data: data, skip: skip}).all()
+}
+
+// all decodes the one value of d's data.
+func (d *jsonDecoder) all() (any, error) {
 	d.space()
 	v, err := d.value(0)
 	if err != nil {
@@ -55,17 +59,7 @@ type skippedMapping struct{}
 // values with its entries (lazyTarget), so building them is work thrown
 // away: for PodSpec, most of its text.
 func decodeJSONSkippingTop(data []byte, skip []string) (any, error) {
-	d := jsonDecoder{data: data, skipTop: skip}
-	d.space()
-	v, err := d.value(0)
-	if err != nil {
-		return nil, err
-	}
-	d.space()
-	if d.pos != len(d.data) {
-		return nil, d.errorf("data after the top-level value")
-	}
-	return v, nil
+	return (&jsonDecoder{data: data, skipTop: skip}).all()
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -206,15 +200,7 @@ func (d *jsonDecoder) array(depth int) (any, error) {
 
 func (d *jsonDecoder) number() (any, error) {
 	start := d.pos
-	for d.pos < len(d.data) {
-		switch c := d.data[d.pos]; {
-		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
-			d.pos++
-			continue
-		}
-		break
-	}
-	s := string(d.data[start:d.pos])
+	s := string(d.numberText())
 	if !isJSONNumber(s) {
 		d.pos = start
 		return nil, d.errorf("malformed number %q", s)
@@ -286,15 +272,7 @@ func (d *jsonDecoder) skipValue(depth int) error {
 		return d.literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := d.pos
-		for d.pos < len(d.data) {
-			switch c := d.data[d.pos]; {
-			case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
-				d.pos++
-				continue
-			}
-			break
-		}
-		if !isJSONNumber(sharedString(d.data[start:d.pos])) {
+		if !isJSONNumber(sharedString(d.numberText())) {
 			d.pos = start
 			return d.errorf("malformed number")
 		}
@@ -302,6 +280,20 @@ func (d *jsonDecoder) skipValue(depth int) error {
 	default:
 		return d.errorf("unexpected character %q", c)
 	}
+}
+
+// numberText moves past what may be a number and returns it, unchecked.
+func (d *jsonDecoder) numberText() []byte {
+	start := d.pos
+	for d.pos < len(d.data) {
+		switch c := d.data[d.pos]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+			d.pos++
+			continue
+		}
+		break
+	}
+	return d.data[start:d.pos]
 }
 
 // skipString moves past a string without building it.

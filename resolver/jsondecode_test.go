@@ -21,6 +21,34 @@ func stdDecode(data []byte) (any, error) {
 // TestDecodeJSONMatchesEncodingJSON: every definition of every embedded
 // bundle decodes to exactly what encoding/json (UseNumber) gives.
 func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
+	eachEmbeddedDefinition(t, func(v, name string, b *schemas.Bundle, raw []byte) {
+		got, err := decodeJSON(raw)
+		if err != nil {
+			t.Fatalf("%s %s: %v", v, name, err)
+		}
+		want, _ := stdDecode(raw)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s: decodes differently", v, name)
+		}
+		// Descriptions are keyed by JSON pointer, the root's by "".
+		descs, err := b.Descriptions(name)
+		if err != nil || descs == nil {
+			return
+		}
+		got, err = decodeJSON(descs)
+		if err != nil {
+			t.Fatalf("%s %s descriptions: %v", v, name, err)
+		}
+		if want, _ := stdDecode(descs); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s: descriptions decode differently", v, name)
+		}
+	})
+}
+
+// eachEmbeddedDefinition calls f with every definition of every embedded
+// bundle, as the bundle's Definition reads it.
+func eachEmbeddedDefinition(t *testing.T, f func(version, name string, b *schemas.Bundle, raw []byte)) {
+	t.Helper()
 	for _, v := range schemas.Versions() {
 		b, err := schemas.Load(v)
 		if err != nil {
@@ -31,26 +59,7 @@ func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := decodeJSON(raw)
-			if err != nil {
-				t.Fatalf("%s %s: %v", v, name, err)
-			}
-			want, _ := stdDecode(raw)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s %s: decodes differently", v, name)
-			}
-			// Descriptions are keyed by JSON pointer, the root's by "".
-			descs, err := b.Descriptions(name)
-			if err != nil || descs == nil {
-				continue
-			}
-			got, err = decodeJSON(descs)
-			if err != nil {
-				t.Fatalf("%s %s descriptions: %v", v, name, err)
-			}
-			if want, _ := stdDecode(descs); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s %s: descriptions decode differently", v, name)
-			}
+			f(v, name, b, raw)
 		}
 	}
 }
@@ -135,37 +144,27 @@ func TestDecodeJSONSkippingTop(t *testing.T) {
 // bundle, skipping its mappings at the top level leaves exactly what
 // decodeJSON gives for the rest.
 func TestSkippingTopMatchesEmbedded(t *testing.T) {
-	for _, v := range schemas.Versions() {
-		b, err := schemas.Load(v)
+	eachEmbeddedDefinition(t, func(v, name string, _ *schemas.Bundle, raw []byte) {
+		full, err := decodeJSON(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range b.Names() {
-			raw, err := b.Definition(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := decodeJSON(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _ := full.(map[string]any)
-			var skip []string
-			for k, x := range m {
-				if _, ok := x.(map[string]any); ok {
-					skip = append(skip, k)
-				}
-			}
-			got, err := decodeJSONSkippingTop(raw, skip)
-			if err != nil {
-				t.Fatalf("%s %s: %v", v, name, err)
-			}
-			for _, k := range skip {
-				m[k] = skippedMapping{}
-			}
-			if !reflect.DeepEqual(got, full) {
-				t.Fatalf("%s %s: decodes differently", v, name)
+		m, _ := full.(map[string]any)
+		var skip []string
+		for k, x := range m {
+			if _, ok := x.(map[string]any); ok {
+				skip = append(skip, k)
 			}
 		}
-	}
+		got, err := decodeJSONSkippingTop(raw, skip)
+		if err != nil {
+			t.Fatalf("%s %s: %v", v, name, err)
+		}
+		for _, k := range skip {
+			m[k] = skippedMapping{}
+		}
+		if !reflect.DeepEqual(got, full) {
+			t.Fatalf("%s %s: decodes differently", v, name)
+		}
+	})
 }
