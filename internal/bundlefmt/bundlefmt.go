@@ -444,8 +444,15 @@ type Reader struct {
 
 type span struct{ chunk, off, n uint32 }
 
-type chunk struct {
+// chunkHead is a chunk's entry in the chunk table: all a pool keeps of one (its chunks are
+// stored, so their data is where they lie; 16 bytes a chunk, not chunk's 72: a process that
+// opens the pool touches its table, 391 chunks).
+type chunkHead struct {
 	off, clen, ulen, crc uint32 // clen 0: stored
+}
+
+type chunk struct {
+	chunkHead
 
 	once sync.Once
 	data []byte
@@ -698,7 +705,7 @@ func (p *Pool) Check() error {
 
 // checkStored checks the CRC-32 of a stored chunk (a deflated one's was checked as it was
 // inflated).
-func checkStored(c *chunk, data []byte, err error) error {
+func checkStored(c *chunkHead, data []byte, err error) error {
 	if err == nil && c.clen == 0 && crc32.ChecksumIEEE(data) != c.crc {
 		return errCRC
 	}
@@ -712,18 +719,18 @@ var inflaters sync.Pool
 
 // chunk returns chunk i inflated, inflating it on first use; from len(r.chunks) on, a
 // chunk of the pool.
-func (r *Reader) chunk(i int) (*chunk, []byte, error) {
+func (r *Reader) chunk(i int) (*chunkHead, []byte, error) {
 	if i >= len(r.chunks) {
 		return r.pool.chunk(i - len(r.chunks))
 	}
 	c := &r.chunks[i]
 	c.once.Do(func() {
-		c.data, c.err = inflate(r.data, i, c)
+		c.data, c.err = inflate(r.data, i, &c.chunkHead)
 	})
-	return c, c.data, c.err
+	return &c.chunkHead, c.data, c.err
 }
 
-func inflate(all []byte, i int, c *chunk) ([]byte, error) {
+func inflate(all []byte, i int, c *chunkHead) ([]byte, error) {
 	var data []byte
 	if c.clen == 0 {
 		return all[c.off : c.off+c.ulen : c.off+c.ulen], nil // its CRC-32: Check

@@ -41,7 +41,7 @@ const PoolSuffix = ".pool"
 // Pool is an opened pool, read in place; safe for concurrent use.
 type Pool struct {
 	data   []byte
-	chunks []chunk // stored: clen 0
+	chunks []chunkHead // stored: clen 0
 }
 
 // OpenPool checks the index of pool data, read where it lies: data must not change while
@@ -59,7 +59,7 @@ func OpenPool(data []byte) (*Pool, error) {
 	if uint64(n)*12 > uint64(len(data)-pos) {
 		return nil, errors.New("bundlefmt: truncated pool (chunk table)")
 	}
-	p := &Pool{data: data, chunks: make([]chunk, n)}
+	p := &Pool{data: data, chunks: make([]chunkHead, n)}
 	end := pos + 12*int(n)
 	for i := range p.chunks {
 		t := data[pos+12*i:]
@@ -75,7 +75,7 @@ func OpenPool(data []byte) (*Pool, error) {
 	return p, nil
 }
 
-func (p *Pool) chunk(i int) (*chunk, []byte, error) {
+func (p *Pool) chunk(i int) (*chunkHead, []byte, error) {
 	c := &p.chunks[i]
 	return c, p.data[c.off : c.off+c.ulen : c.off+c.ulen], nil // stored: its CRC-32 is Check's
 }
