@@ -23,6 +23,14 @@ type normalizedSource interface {
 	AppendDescriptions(dst []byte, name string) ([]byte, error)
 }
 
+// sharedSource is implemented by sources (such as *schemas.Bundle) whose
+// bytes are shared for the life of the process: decoding them keeps
+// pieces of them instead of copies (jsonDecoder.shared).
+type sharedSource interface {
+	SharedDefinition(name string) ([]byte, error)
+	SharedDescriptions(name string) ([]byte, error)
+}
+
 // bundleFor returns the bundle of a Kubernetes version, loading it once.
 func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
 	b, canonical, err := c.opts.Bundles(version)
@@ -116,7 +124,10 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 		return nil, false, err
 	}
 	var raw []byte
-	if ap, ok := b.(definitionAppender); ok {
+	ss, shared := b.(sharedSource)
+	if shared {
+		raw, err = ss.SharedDefinition(name)
+	} else if ap, ok := b.(definitionAppender); ok {
 		// One scratch buffer for every definition: decodeJSON copies
 		// what it keeps.
 		r.c.scratch, err = ap.AppendDefinition(r.c.scratch[:0], name)
@@ -137,14 +148,14 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 		if !r.c.opts.RemoveDescriptions {
 			skip = nil
 		}
-		def, err := r.decodeNormalized(ns, version, name, raw, skip)
+		def, err := r.decodeNormalized(ns, version, name, raw, skip, ss)
 		return def, err == nil, err
 	}
 	descs := ""
 	if r.c.opts.RemoveDescriptions {
 		descs = "description"
 	}
-	v, err := decodeJSONSkipping(raw, descs)
+	v, err := (&jsonDecoder{data: raw, skip: descs, shared: shared}).all()
 	if err != nil {
 		return nil, false, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
@@ -155,9 +166,10 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 // decodeNormalized decodes a definition a bundle stores structural (raw,
 // its structure), without the values of the top-level members in skip
 // (decodeJSONSkippingTop), and puts back its descriptions, as the options
-// say.
-func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte, skip []string) (map[string]any, error) {
-	v, err := decodeJSONSkippingTop(raw, skip)
+// say. ss, when not nil, is where raw came from: what is decoded then
+// shares the bundle's bytes, descriptions included.
+func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte, skip []string, ss sharedSource) (map[string]any, error) {
+	v, err := (&jsonDecoder{data: raw, skipTop: skip, shared: ss != nil}).all()
 	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
@@ -168,14 +180,20 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 	if r.c.opts.RemoveDescriptions {
 		return def, nil
 	}
-	r.c.descScratch, err = ns.AppendDescriptions(r.c.descScratch[:0], name)
+	var data []byte
+	if ss != nil {
+		data, err = ss.SharedDescriptions(name)
+	} else {
+		r.c.descScratch, err = ns.AppendDescriptions(r.c.descScratch[:0], name)
+		data = r.c.descScratch
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
-	if len(r.c.descScratch) == 0 {
+	if len(data) == 0 {
 		return def, nil
 	}
-	if err := addDescriptions(def, r.c.descScratch, r.c.opts.MaxDescriptionLength); err != nil {
+	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, ss != nil); err != nil {
 		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
 	return def, nil
@@ -184,17 +202,13 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 // addDescriptions sets the descriptions of a structural definition def:
 // data is a JSON object from the JSON pointer of each schema node (inside
 // def) to its text, as Prebuild writes it. max > 0 truncates each text
-// (truncateDescription).
-func addDescriptions(def map[string]any, data []byte, max int) error {
-	v, err := decodeJSON(data)
-	if err != nil {
-		return err
-	}
-	descs, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("not an object but %s", describeValue(v))
-	}
-	for ptr, text := range descs {
+// (truncateDescription). shared says data lives as long as the process
+// (jsonDecoder.shared): the texts are then its own bytes. The members are
+// set as they are read, none kept in a map of their own; a pointer named
+// twice gets its last text, as decoding the object would give it.
+func addDescriptions(def map[string]any, data []byte, max int, shared bool) error {
+	d := jsonDecoder{data: data, shared: shared}
+	return d.members(func(ptr string, text any) error {
 		s, ok := text.(string)
 		if !ok {
 			return fmt.Errorf("%q: the text is %s, not a string", ptr, describeValue(text))
@@ -211,8 +225,8 @@ func addDescriptions(def map[string]any, data []byte, max int) error {
 			s = truncateDescription(s, max)
 		}
 		m["description"] = s
-	}
-	return nil
+		return nil
+	})
 }
 
 // importRaw is importDefinition's work on a definition as the swagger has

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -167,4 +168,84 @@ func TestSkippingTopMatchesEmbedded(t *testing.T) {
 			t.Fatalf("%s %s: decodes differently", v, name)
 		}
 	})
+}
+
+// TestSharedDecode: decoding a bundle's own bytes in place (shared) gives
+// what decodeJSON gives, its strings without escapes pointing into the
+// bytes; a string with an escape or invalid UTF-8 is a copy, as decodeJSON
+// makes it.
+func TestSharedDecode(t *testing.T) {
+	eachEmbeddedDefinition(t, func(v, name string, b *schemas.Bundle, _ []byte) {
+		for _, read := range []func(string) ([]byte, error){b.SharedDefinition, b.SharedDescriptions} {
+			raw, err := read(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if raw == nil {
+				continue
+			}
+			got, err := (&jsonDecoder{data: raw, shared: true}).all()
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, name, err)
+			}
+			if want, _ := decodeJSON(raw); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: decodes differently", v, name)
+			}
+		}
+	})
+	data := []byte(`{"a":"plain","b":"esc\"aped","c":"bad ` + "\xff" + `"}`)
+	got, err := (&jsonDecoder{data: data, shared: true}).all()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.(map[string]any)
+	inData := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&data[0]))
+		return p >= start && p < start+uintptr(len(data))
+	}
+	if !inData(m["a"].(string)) {
+		t.Error("a plain string was copied")
+	}
+	if inData(m["b"].(string)) || m["b"] != `esc"aped` {
+		t.Errorf("an escaped string: %q, shared %v", m["b"], inData(m["b"].(string)))
+	}
+	if inData(m["c"].(string)) || m["c"] != "bad \ufffd" {
+		t.Errorf("invalid UTF-8: %q, shared %v", m["c"], inData(m["c"].(string)))
+	}
+}
+
+// TestAddDescriptionsShared: descriptions put back from the bundle's own
+// bytes are those put back from a copy of them.
+func TestAddDescriptionsShared(t *testing.T) {
+	b, err := schemas.Load(schemas.Versions()[len(schemas.Versions())-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "io.k8s.api.core.v1.PodSpec"
+	raw, _ := b.Definition(name)
+	descs, err := b.SharedDescriptions(name)
+	if err != nil || len(descs) == 0 {
+		t.Fatalf("no descriptions: %v", err)
+	}
+	var defs [2]map[string]any
+	for i, shared := range []bool{false, true} {
+		v, _ := decodeJSON(raw)
+		defs[i] = v.(map[string]any)
+		if err := addDescriptions(defs[i], bytes.Clone(descs), 0, shared); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(defs[0], defs[1]) {
+		t.Fatal("the descriptions differ")
+	}
+	if _, ok := defs[1]["description"].(string); !ok {
+		t.Fatal("the root has no description")
+	}
+	if err := addDescriptions(map[string]any{}, []byte(`{"":"x"} {}`), 0, true); err == nil {
+		t.Error("data after the object was taken")
+	}
+	if err := addDescriptions(map[string]any{}, []byte(`["x"]`), 0, true); err == nil {
+		t.Error("a list was taken for the object")
+	}
 }

@@ -193,6 +193,34 @@ func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
 	return data, nil
 }
 
+// SharedDefinition is Definition without the copy: the bytes lie where the bundle keeps
+// them, shared for the life of the process (read them, never change them), so what decodes
+// them may keep pieces of them (a string of a schema) instead of copies.
+func (b *Bundle) SharedDefinition(name string) ([]byte, error) {
+	i, ok := b.find(name)
+	if !ok {
+		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
+	}
+	data, err := b.rd.Structure(i)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: Kubernetes %s: definition %s: %w", b.version, name, err)
+	}
+	return data, nil
+}
+
+// SharedDescriptions is Descriptions without the copy, shared as SharedDefinition's bytes.
+func (b *Bundle) SharedDescriptions(name string) ([]byte, error) {
+	i, ok := b.find(name)
+	if !ok {
+		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
+	}
+	data, err := b.rd.Descriptions(i)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: Kubernetes %s: descriptions of %s: %w", b.version, name, err)
+	}
+	return data, nil
+}
+
 // Fragments returns the entries of one definition of a Normalized bundle, the YAML a compile
 // without descriptions writes for it pre-rendered (see resolver.PrebuildFragments), or nil
 // when it has none. The bytes are shared for the life of the process: read them, never

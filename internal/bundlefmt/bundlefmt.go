@@ -641,6 +641,20 @@ func (r *Reader) AppendDescriptions(dst []byte, i int) ([]byte, error) {
 	return r.appendSpan(dst, i, s)
 }
 
+// Structure returns the structure of definition i, the bytes AppendStructure appends, in
+// the chunk's own memory: shared as Fragments' are.
+func (r *Reader) Structure(i int) ([]byte, error) { return r.spanData(i, r.def(i, 0)) }
+
+// Descriptions returns what AppendDescriptions appends, in the chunk's own memory (nil when
+// there are none): shared as Fragments' are.
+func (r *Reader) Descriptions(i int) ([]byte, error) {
+	s := r.def(i, 1)
+	if s.n == 0 {
+		return nil, nil
+	}
+	return r.spanData(i, s)
+}
+
 // Fragments returns the fragments of definition i, nil when it has none. The bytes are the
 // chunk's own (the bundle's, when it is stored), shared by every caller for the life of the
 // Reader: read them, never change them.
