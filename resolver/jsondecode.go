@@ -81,20 +81,10 @@ func (d *jsonDecoder) members(f func(k string, v any) error) error {
 		d.pos++
 	} else {
 		for {
-			d.space()
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return d.errorf("expected a string key")
-			}
-			k, err := d.string()
+			k, err := d.key(d.string)
 			if err != nil {
 				return err
 			}
-			d.space()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.errorf("expected ':'")
-			}
-			d.pos++
-			d.space()
 			v, err := d.value(1)
 			if err != nil {
 				return err
@@ -182,20 +172,10 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		return m, nil
 	}
 	for {
-		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return nil, d.errorf("expected a string key")
-		}
-		k, err := d.stringInterned()
+		k, err := d.key(d.stringInterned)
 		if err != nil {
 			return nil, err
 		}
-		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return nil, d.errorf("expected ':'")
-		}
-		d.pos++
-		d.space()
 		if depth == 0 && len(d.skipTop) > 0 && d.pos < len(d.data) && d.data[d.pos] == '{' && slices.Contains(d.skipTop, k) {
 			if err := d.skipValue(depth + 1); err != nil {
 				return nil, err
@@ -293,18 +273,9 @@ func (d *jsonDecoder) skipValue(depth int) error {
 		for {
 			d.space()
 			if c == '{' {
-				if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-					return d.errorf("expected a string key")
-				}
-				if err := d.skipString(); err != nil {
+				if _, err := d.key(func() (string, error) { return "", d.skipString() }); err != nil {
 					return err
 				}
-				d.space()
-				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-					return d.errorf("expected ':'")
-				}
-				d.pos++
-				d.space()
 			}
 			if err := d.skipValue(depth + 1); err != nil {
 				return err
@@ -341,6 +312,26 @@ func (d *jsonDecoder) skipValue(depth int) error {
 	default:
 		return d.errorf("unexpected character %q", c)
 	}
+}
+
+// key reads an object member's key with read, and the colon after it, up
+// to its value.
+func (d *jsonDecoder) key(read func() (string, error)) (string, error) {
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return "", d.errorf("expected a string key")
+	}
+	k, err := read()
+	if err != nil {
+		return "", err
+	}
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+		return "", d.errorf("expected ':'")
+	}
+	d.pos++
+	d.space()
+	return k, nil
 }
 
 // numberText moves past what may be a number and returns it, unchecked.

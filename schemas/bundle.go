@@ -161,13 +161,19 @@ func (b *Bundle) Definition(name string) ([]byte, error) {
 // the extended slice, so a caller decoding many definitions can reuse one
 // buffer. Errors are those of Definition.
 func (b *Bundle) AppendDefinition(dst []byte, name string) ([]byte, error) {
+	return b.read(dst, name, "definition", func(i int) ([]byte, error) { return b.rd.AppendStructure(dst, i) })
+}
+
+// read returns what get returns for the definition of name, or dst and an error that names
+// what was read (what, "definition" or "descriptions of").
+func (b *Bundle) read(dst []byte, name, what string, get func(i int) ([]byte, error)) ([]byte, error) {
 	i, ok := b.find(name)
 	if !ok {
 		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
 	}
-	data, err := b.rd.AppendStructure(dst, i)
+	data, err := get(i)
 	if err != nil {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: definition %s: %w", b.version, name, err)
+		return dst, fmt.Errorf("schemas: Kubernetes %s: %s %s: %w", b.version, what, name, err)
 	}
 	return data, nil
 }
@@ -182,43 +188,19 @@ func (b *Bundle) Descriptions(name string) ([]byte, error) {
 
 // AppendDescriptions appends what Descriptions returns to dst.
 func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
-	i, ok := b.find(name)
-	if !ok {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
-	}
-	data, err := b.rd.AppendDescriptions(dst, i)
-	if err != nil {
-		return dst, fmt.Errorf("schemas: Kubernetes %s: descriptions of %s: %w", b.version, name, err)
-	}
-	return data, nil
+	return b.read(dst, name, "descriptions of", func(i int) ([]byte, error) { return b.rd.AppendDescriptions(dst, i) })
 }
 
 // SharedDefinition is Definition without the copy: the bytes lie where the bundle keeps
 // them, shared for the life of the process (read them, never change them), so what decodes
 // them may keep pieces of them (a string of a schema) instead of copies.
 func (b *Bundle) SharedDefinition(name string) ([]byte, error) {
-	i, ok := b.find(name)
-	if !ok {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
-	}
-	data, err := b.rd.Structure(i)
-	if err != nil {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: definition %s: %w", b.version, name, err)
-	}
-	return data, nil
+	return b.read(nil, name, "definition", b.rd.Structure)
 }
 
 // SharedDescriptions is Descriptions without the copy, shared as SharedDefinition's bytes.
 func (b *Bundle) SharedDescriptions(name string) ([]byte, error) {
-	i, ok := b.find(name)
-	if !ok {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
-	}
-	data, err := b.rd.Descriptions(i)
-	if err != nil {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: descriptions of %s: %w", b.version, name, err)
-	}
-	return data, nil
+	return b.read(nil, name, "descriptions of", b.rd.Descriptions)
 }
 
 // Fragments returns the entries of one definition of a Normalized bundle, the YAML a compile
@@ -226,15 +208,7 @@ func (b *Bundle) SharedDescriptions(name string) ([]byte, error) {
 // when it has none. The bytes are shared for the life of the process: read them, never
 // change them.
 func (b *Bundle) Fragments(name string) ([]byte, error) {
-	i, ok := b.find(name)
-	if !ok {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: %w: %q", b.version, ErrNoDefinition, name)
-	}
-	data, err := b.rd.Fragments(i)
-	if err != nil {
-		return nil, fmt.Errorf("schemas: Kubernetes %s: fragments of %s: %w", b.version, name, err)
-	}
-	return data, nil
+	return b.read(nil, name, "fragments of", b.rd.Fragments)
 }
 
 // find looks name up by binary search over the sorted names.
