@@ -410,6 +410,10 @@ func (d *jsonDecoder) string() (string, error) {
 	start := d.pos
 	// Fast path: no escapes.
 	for d.pos < len(d.data) {
+		d.pos = stringRun(sharedString(d.data), d.pos)
+		if d.pos == len(d.data) {
+			break
+		}
 		c := d.data[d.pos]
 		if c == '"' {
 			s := d.data[start:d.pos]
