@@ -233,13 +233,24 @@ func lookupPointer(v any, ptr string) (any, error) { return lookupPointerIn(v, p
 
 // lookupPointerIn is lookupPointer over what view(v) makes of each value
 // on the way (nil: the values themselves).
+//
+// The tokens are read in place, and a message names the way so far as
+// ptr spells it (its prefix): addDescriptions looks up one pointer per
+// description, and splitting each and joining the way back token by token
+// was a tenth of decoding a definition with its descriptions.
 func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
-	toks, err := splitPointer(ptr)
-	if err != nil {
-		return nil, err
+	if ptr != "" && ptr[0] != '/' {
+		return nil, fmt.Errorf("JSON pointer %q must start with /", ptr)
 	}
-	at := ""
-	for _, tok := range toks {
+	for pos := 0; pos < len(ptr); {
+		end := strings.IndexByte(ptr[pos+1:], '/')
+		if end < 0 {
+			end = len(ptr)
+		} else {
+			end += pos + 1
+		}
+		tok, at := unescapePointerToken(ptr[pos+1:end]), ptr[:pos]
+		pos = end
 		if view != nil {
 			v = view(v)
 		}
@@ -259,7 +270,6 @@ func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
 		default:
 			return nil, fmt.Errorf("JSON pointer #%s: %q is %s, it has no %q", ptr, orRoot(at), describeValue(v), tok)
 		}
-		at = joinPointer(at, tok)
 	}
 	return v, nil
 }
