@@ -7,7 +7,7 @@ GO ?= go
 # All 26 minors take about 8 minutes (downloads included). The generator, tools/schemagen, is
 # in the tools module (tools/go.mod), which the compiler module's `go install ./...` never
 # reaches; it is built into bin/tools/ and run from schemas/.
-.PHONY: schemas schemas-add schemas-bump tools-bin
+.PHONY: schemas schemas-add schemas-bump schemas-refragment tools-bin
 schemas: tools-bin
 	cd schemas && ../bin/tools/schemagen $(if $(ONLY),-only $(ONLY))
 	$(GO) test ./schemas/...
@@ -22,6 +22,13 @@ schemas-add: tools-bin
 # schemas-bump: re-pin every minor to its newest patch and rebuild the bundles that changed.
 schemas-bump: tools-bin
 	cd schemas && ../bin/tools/schemagen -bump
+	$(GO) test ./schemas/...
+
+# schemas-refragment: make the bundles' fragments anew from the definitions they hold,
+# downloading nothing (seconds): after a change of resolver.PrebuildFragments or of which
+# minors hold the entries of a compile with descriptions (tools/schemagen/refragment.go).
+schemas-refragment: tools-bin
+	cd schemas && ../bin/tools/schemagen -refragment
 	$(GO) test ./schemas/...
 
 # tools-bin: the developer tools of the tools module (schemagen, crdcompare) into bin/tools/.

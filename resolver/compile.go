@@ -162,9 +162,10 @@ func New(opts Options) (*Compiler, error) {
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)
-	// Without descriptions, definitions the bundle stores entries for are
-	// decoded only as deep as the template looks (lazy.go).
-	if es, ok := b.(entrySource); ok && opts.RemoveDescriptions {
+	// Definitions the bundle stores entries for are decoded only as deep
+	// as the template looks (lazy.go): without descriptions, or with them
+	// as the bundle has them (entries hold them untruncated).
+	if es, ok := b.(entrySource); ok && (opts.RemoveDescriptions || opts.MaxDescriptionLength == 0) {
 		if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
 			c.lazy = newLazyStore(c, version, es)
 		}

@@ -24,27 +24,35 @@ func realEntries(t testing.TB) [][]byte {
 	return out
 }
 
-// TestParseEntriesRefuses: stored entries parse, with every segment
-// decodable; cut anywhere, or with a byte more, they are an error, never
-// a panic.
+// TestParseEntriesRefuses: stored entries parse, both sections (without
+// and with descriptions), with every segment decodable; cut anywhere, or
+// with a byte more, they are an error when read as one of the sections or
+// the other, never a panic.
 func TestParseEntriesRefuses(t *testing.T) {
 	for _, data := range realEntries(t) {
-		d, err := parseEntries(data)
-		if err != nil || d == nil || len(d.entries) == 0 {
-			t.Fatalf("%d bytes: %v", len(data), err)
-		}
-		for _, e := range d.entries {
-			n := 0
-			if err := e.each(func(fragSeg) error { n++; return nil }); err != nil || n != e.n {
-				t.Errorf("%s: %d of %d segments, %v", e.key, n, e.n, err)
+		for _, described := range []bool{false, true} {
+			d, err := parseEntries(data, described)
+			if err != nil || d == nil || len(d.entries) == 0 {
+				t.Fatalf("%d bytes, described %v: %v", len(data), described, err)
+			}
+			for _, e := range d.entries {
+				n := 0
+				if err := e.each(func(fragSeg) error { n++; return nil }); err != nil || n != e.n {
+					t.Errorf("%s: %d of %d segments, %v", e.key, n, e.n, err)
+				}
 			}
 		}
+		either := func(data []byte) bool {
+			_, err1 := parseEntries(data, false)
+			_, err2 := parseEntries(data, true)
+			return err1 == nil && err2 == nil
+		}
 		for i := 1; i < len(data); i++ {
-			if _, err := parseEntries(data[:i]); err == nil {
+			if either(data[:i]) {
 				t.Fatalf("cut to %d of %d bytes: accepted", i, len(data))
 			}
 		}
-		if _, err := parseEntries(append(append([]byte(nil), data...), 0)); err == nil {
+		if either(append(append([]byte(nil), data...), 0)) {
 			t.Error("a byte more: accepted")
 		}
 	}
@@ -55,13 +63,15 @@ func FuzzParseEntries(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := parseEntries(data)
-		if err != nil || d == nil {
-			return
-		}
-		for _, e := range d.entries {
-			if err := e.each(func(fragSeg) error { return nil }); err != nil {
-				t.Fatalf("parsed, but %s does not decode: %v", e.key, err)
+		for _, described := range []bool{false, true} {
+			d, err := parseEntries(data, described)
+			if err != nil || d == nil {
+				continue
+			}
+			for _, e := range d.entries {
+				if err := e.each(func(fragSeg) error { return nil }); err != nil {
+					t.Fatalf("parsed, but %s does not decode: %v", e.key, err)
+				}
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -116,8 +117,8 @@ func (r *run) importDefinition(version, name string) (def map[string]any, pre bo
 // importDefinitionSkipping is importDefinition leaving out the values of
 // the top-level members named in skip when the bundle stores the
 // definition structural (pre): each is then skippedMapping{} when it is a
-// mapping (decodeJSONSkippingTop). A compile with descriptions skips
-// nothing (they are put back by JSON pointer).
+// mapping (decodeJSONSkippingTop), and the descriptions inside it are not
+// put back (its entry holds them).
 func (r *run) importDefinitionSkipping(version, name string, skip []string) (def map[string]any, pre bool, err error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
@@ -145,9 +146,6 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 		return nil, false, errStopped
 	}
 	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
-		if !r.c.opts.RemoveDescriptions {
-			skip = nil
-		}
 		def, err := r.decodeNormalized(ns, version, name, raw, skip, ss)
 		return def, err == nil, err
 	}
@@ -193,7 +191,7 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 	if len(data) == 0 {
 		return def, nil
 	}
-	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, ss != nil); err != nil {
+	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, ss != nil, skip); err != nil {
 		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
 	return def, nil
@@ -205,13 +203,21 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 // (truncateDescription). shared says data lives as long as the process
 // (jsonDecoder.shared): the texts are then its own bytes. The members are
 // set as they are read, none kept in a map of their own; a pointer named
-// twice gets its last text, as decoding the object would give it.
-func addDescriptions(def map[string]any, data []byte, max int, shared bool) error {
+// twice gets its last text, as decoding the object would give it. A
+// pointer into a top-level member named in skip (left out of def, see
+// decodeJSONSkippingTop) is passed over.
+func addDescriptions(def map[string]any, data []byte, max int, shared bool, skip []string) error {
 	d := jsonDecoder{data: data, shared: shared}
 	return d.members(func(ptr string, text any) error {
 		s, ok := text.(string)
 		if !ok {
 			return fmt.Errorf("%q: the text is %s, not a string", ptr, describeValue(text))
+		}
+		if len(skip) > 0 && len(ptr) > 1 {
+			first, _, _ := strings.Cut(ptr[1:], "/")
+			if slices.Contains(skip, unescapePointerToken(first)) {
+				return nil
+			}
 		}
 		node, err := lookupPointer(def, ptr)
 		if err != nil {

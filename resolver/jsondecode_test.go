@@ -232,7 +232,7 @@ func TestAddDescriptionsShared(t *testing.T) {
 	for i, shared := range []bool{false, true} {
 		v, _ := decodeJSON(raw)
 		defs[i] = v.(map[string]any)
-		if err := addDescriptions(defs[i], bytes.Clone(descs), 0, shared); err != nil {
+		if err := addDescriptions(defs[i], bytes.Clone(descs), 0, shared, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -242,10 +242,10 @@ func TestAddDescriptionsShared(t *testing.T) {
 	if _, ok := defs[1]["description"].(string); !ok {
 		t.Fatal("the root has no description")
 	}
-	if err := addDescriptions(map[string]any{}, []byte(`{"":"x"} {}`), 0, true); err == nil {
+	if err := addDescriptions(map[string]any{}, []byte(`{"":"x"} {}`), 0, true, nil); err == nil {
 		t.Error("data after the object was taken")
 	}
-	if err := addDescriptions(map[string]any{}, []byte(`["x"]`), 0, true); err == nil {
+	if err := addDescriptions(map[string]any{}, []byte(`["x"]`), 0, true, nil); err == nil {
 		t.Error("a list was taken for the object")
 	}
 }

@@ -17,7 +17,9 @@ import (
 // Lazy definitions: a compile without descriptions for the minor of a
 // bundle that stores fragments (1.16 and later), or against a pinned
 // minor that settles for it (settles), never decodes the definitions its
-// $refs reach through other definitions.
+// $refs reach through other definitions; nor does a compile that keeps
+// the descriptions untruncated, against the newest minors (their bundles
+// store the fragments of such a compile too).
 //
 // `make schemas` resolves every definition as a compile would
 // (PrebuildFragments) and stores, for each top-level value of it that is a
@@ -40,8 +42,12 @@ import (
 // fragment against the emitter and every cost against the measurer when
 // the bundle is made.
 //
-// Encoding of a definition's entries (integers uvarint, strings a length
-// then the bytes): the number of entries; per entry (keys sorted) its key,
+// A definition's stored entries have two sections (parseEntries): those
+// of a compile without descriptions, and, for the newest minors, those of
+// a compile that keeps them untruncated, their texts holding the
+// descriptions (a pass that puts descriptions back leaves alone what an
+// entry stands for: addDescriptions). Encoding of a section (integers
+// uvarint, strings a length then the bytes): the number of entries; per entry (keys sorted) its key,
 // its cost (nodes, bytes, indent, depth) and its segments (a count, then
 // 't' and a text, or 'r', a definition name, a key and an indentation);
 // then the warnings, as JSON.
@@ -322,6 +328,10 @@ type lazyStore struct {
 	version string // the bundle's minor
 	src     entrySource
 	defs    map[string]*lazyDef // parsed on first use; nil: the definition has none
+	// described: the store reads the entries written with Kubernetes'
+	// descriptions (a compile that keeps them, untruncated), not those
+	// without.
+	described bool
 
 	// What materialize resolved, by a Compiler of its own (made on first
 	// need, with the same options; see materialize): the results
@@ -334,7 +344,7 @@ type lazyStore struct {
 }
 
 func newLazyStore(c *Compiler, version string, src entrySource) *lazyStore {
-	return &lazyStore{c: c, version: version, src: src, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}}
+	return &lazyStore{c: c, version: version, src: src, defs: map[string]*lazyDef{}, full: map[string]map[string]any{}, described: !c.opts.RemoveDescriptions}
 }
 
 // settles reports whether a definition the bundle of version stores
@@ -391,7 +401,7 @@ func (s *lazyStore) def(name string) (*lazyDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseEntries(data)
+	d, err := parseEntries(data, s.described)
 	if err != nil {
 		return nil, fmt.Errorf("entries of %s: %w", name, err)
 	}
@@ -536,9 +546,42 @@ func (rec *fragRecorder) finish(e *emitter) []fragSeg {
 // order lists the definitions with entries so that each comes right after
 // the first that refers to it (depth first from each in name order): laid
 // out so, what one compile reads lies together.
-func PrebuildFragments(version string, defs map[string][]byte) (encoded map[string][]byte, order []string, err error) {
+func PrebuildFragments(version string, defs map[string][]byte, withDescriptions bool) (encoded map[string][]byte, order []string, err error) {
+	plain, order, err := prebuildEntries(version, defs, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var described map[string][]byte
+	if withDescriptions {
+		if described, _, err = prebuildEntries(version, defs, true); err != nil {
+			return nil, nil, fmt.Errorf("with descriptions: %w", err)
+		}
+	}
+	encoded = map[string][]byte{}
+	for name, sec := range plain {
+		head := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(len(sec))), uint64(len(described[name])))
+		encoded[name] = slices.Concat(head, sec, described[name])
+		// The round trip, as a compile reads it.
+		for _, d := range []bool{false, true} {
+			if _, err := parseEntries(encoded[name], d); err != nil {
+				return nil, nil, fmt.Errorf("definition %s: the entries do not decode as written: %v", name, err)
+			}
+		}
+	}
+	for name := range described {
+		if plain[name] == nil {
+			return nil, nil, fmt.Errorf("definition %s has entries with its descriptions only", name)
+		}
+	}
+	return encoded, order, nil
+}
+
+// prebuildEntries makes one section of what PrebuildFragments makes: the
+// entries a compile without descriptions reads, or (descriptions) those of
+// a compile that keeps them.
+func prebuildEntries(version string, defs map[string][]byte, descriptions bool) (encoded map[string][]byte, order []string, err error) {
 	src := &memBundle{version: version, defs: defs}
-	c, err := New(Options{KubeVersion: version, RemoveDescriptions: true, WorkDir: "/",
+	c, err := New(Options{KubeVersion: version, RemoveDescriptions: !descriptions, WorkDir: "/",
 		Bundles: func(v string) (Definitions, string, error) {
 			if v != "" && v != version {
 				return nil, "", fmt.Errorf("%w: the bundle of %s refers to Kubernetes %s", ErrInput, version, v)
@@ -644,7 +687,7 @@ func PrebuildFragments(version string, defs map[string][]byte) (encoded map[stri
 			return nil, nil, fmt.Errorf("definition %s: %w", name, err)
 		}
 		// The round trip, as a compile reads it.
-		back, err := parseEntries(data)
+		back, err := parseSection(data)
 		if err != nil || len(back.entries) != len(d.entries) || len(back.warnings) != len(d.warnings) {
 			return nil, nil, fmt.Errorf("definition %s: the entries do not decode as written: %v", name, err)
 		}
@@ -755,10 +798,34 @@ func encodeEntries(d *lazyDef) ([]byte, error) {
 // write.
 var errBadEntries = errors.New("malformed entries")
 
-// parseEntries decodes what encodeEntries wrote, and checks it. The
-// texts, names and keys share data's memory (see decodeSeg). No data: no
-// entries.
-func parseEntries(data []byte) (*lazyDef, error) {
+// parseEntries decodes one section of a definition's stored entries, as
+// PrebuildFragments wrote them, and checks it: the lengths of the two
+// sections (uvarints), then what encodeEntries wrote for a compile
+// without descriptions, then (it may be empty) for one that keeps them,
+// the section described asks for. The texts, names and keys share data's
+// memory (see decodeSeg). No data, or an empty section: no entries.
+func parseEntries(data []byte, described bool) (*lazyDef, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	n1, size1 := binary.Uvarint(data)
+	if size1 <= 0 {
+		return nil, errBadEntries
+	}
+	n2, size2 := binary.Uvarint(data[size1:])
+	rest := data[size1+max(size2, 0):]
+	if size2 <= 0 || n1 > uint64(len(rest)) || n2 != uint64(len(rest))-n1 {
+		return nil, errBadEntries
+	}
+	if described {
+		return parseSection(rest[n1:])
+	}
+	return parseSection(rest[:n1])
+}
+
+// parseSection parses one section of a definition's entries (see
+// parseEntries); nil when it is empty.
+func parseSection(data []byte) (*lazyDef, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}

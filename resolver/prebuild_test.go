@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -105,16 +106,23 @@ func TestPrebuiltIsStructural(t *testing.T) {
 	}
 }
 
-// TestLazyIsEager: without descriptions, definitions with entries are
-// decoded no deeper than a template looks (lazy.go). Every definition of
-// the newest bundle and of 1.16, each at the root of a spec, as the item of
-// a list-map whose keys a pass must look up, inside an allOf beside a
-// property of the template's own, and under a v1beta1 CRD with a patch,
-// compiles to the same bytes, warnings, JSON size and object as when every
-// definition is resolved in full.
+// TestLazyIsEager: definitions with entries are decoded no deeper than a
+// template looks (lazy.go), without descriptions and (the newest minors)
+// with them. Every definition of the newest bundle and of 1.16, each at
+// the root of a spec, as the item of a list-map whose keys a pass must
+// look up, inside an allOf beside a property of the template's own, under
+// a v1beta1 CRD, with a patch of the metadata and with one reaching into
+// entries (a list-map key's default and description), compiles to the
+// same bytes, warnings, JSON size and object as when every definition is
+// resolved in full.
 func TestLazyIsEager(t *testing.T) {
 	versions := schemas.Versions()
-	for _, v := range []string{"1.16", versions[len(versions)-1]} {
+	for _, mode := range []struct {
+		v       string
+		remove  bool
+		entries bool // the bundle stores entries for the mode (those with descriptions: the newest three minors)
+	}{{"1.16", true, true}, {"1.16", false, false}, {versions[len(versions)-1], true, true}, {versions[len(versions)-1], false, true}, {versions[len(versions)-3], false, true}} {
+		v, remove := mode.v, mode.remove
 		b, err := schemas.Load(v)
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +132,7 @@ func TestLazyIsEager(t *testing.T) {
 				"          merged: {allOf: [{$ref: io.k8s.api.core.v1.PodSpec}, {properties: {extra: {type: string}}}]}\n"+
 				"          own: {$ref: io.k8s.api.core.v1.ServiceSpec, properties: {extra: {type: integer}}}\n")
 		compile := func(eager bool, template string, patch *Patch) (string, string, []int64, []map[string]any) {
-			c, err := New(Options{KubeVersion: v, WorkDir: t.TempDir(), RemoveDescriptions: true, Recursion: RecursionPreserve, Budget: 1 << 30, Patch: patch})
+			c, err := New(Options{KubeVersion: v, WorkDir: t.TempDir(), RemoveDescriptions: remove, Recursion: RecursionPreserve, Budget: 1 << 30, Patch: patch})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,6 +141,9 @@ func TestLazyIsEager(t *testing.T) {
 			}
 			c.eager = eager
 			out, warnings, res := compileText(t, c, template)
+			if read := slices.ContainsFunc(slices.Collect(maps.Values(c.lazy.defs)), func(d *lazyDef) bool { return d != nil }); !eager && read != mode.entries {
+				t.Fatalf("Kubernetes %s, remove descriptions %v: definitions read from entries: %v", v, remove, read)
+			}
 			var sizes []int64
 			var objs []map[string]any
 			for _, d := range res.Documents {
@@ -148,18 +159,23 @@ func TestLazyIsEager(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		const protocol = "/spec/versions/0/schema/openAPIV3Schema/properties/own/properties/ports/items/properties/protocol"
+		deep, err := ParsePatch("deep.json", []byte(`[{"op":"add","path":"`+protocol+`/default","value":"UDP"},{"op":"add","path":"`+protocol+`/description","value":"patched"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range []struct {
 			name     string
 			template string
 			patch    *Patch
-		}{{"v1", v1, nil}, {"v1beta1", v1beta1, nil}, {"patched", v1, patch}} {
+		}{{"v1", v1, nil}, {"v1beta1", v1beta1, nil}, {"patched", v1, patch}, {"patched deep", v1, deep}} {
 			lazyOut, lazyWarnings, lazySizes, lazyObjs := compile(false, c.template, c.patch)
 			eagerOut, eagerWarnings, eagerSizes, eagerObjs := compile(true, c.template, c.patch)
 			if lazyOut != eagerOut || lazyWarnings != eagerWarnings {
-				t.Errorf("Kubernetes %s, %s: lazy entries change the output or the warnings", v, c.name)
+				t.Errorf("Kubernetes %s, remove descriptions %v, %s: lazy entries change the output or the warnings", v, remove, c.name)
 			}
 			if !slices.Equal(lazySizes, eagerSizes) || !reflect.DeepEqual(lazyObjs, eagerObjs) {
-				t.Errorf("Kubernetes %s, %s: lazy entries change the JSON size (%v, %v) or the object", v, c.name, lazySizes, eagerSizes)
+				t.Errorf("Kubernetes %s, remove descriptions %v, %s: lazy entries change the JSON size (%v, %v) or the object", v, remove, c.name, lazySizes, eagerSizes)
 			}
 			if len(lazyOut) < 1<<20 {
 				t.Errorf("Kubernetes %s, %s: only %d bytes compiled", v, c.name, len(lazyOut))

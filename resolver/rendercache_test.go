@@ -12,8 +12,10 @@ import (
 // and without Kubernetes' descriptions by one Compiler (twice, so the
 // second round renders from the cache the first filled), render the same
 // bytes through AppendYAML and WriteYAML as EncodeYAML of their objects,
-// which shares nothing; and the cache was used: mappings shared by $ref
-// sites (a PodSpec's properties) are cached on their second use.
+// which shares nothing; and the cache was used: the bundle's entries on
+// their second use where the compile reads them (lazy.go), and mappings
+// shared by $ref sites (a PodSpec's properties) where it resolves them in
+// full (descriptions truncated).
 func TestRenderCacheIsRenderingInPlace(t *testing.T) {
 	files, err := filepath.Glob("../templates/dask*.yaml")
 	if err != nil || len(files) == 0 {
@@ -23,8 +25,12 @@ func TestRenderCacheIsRenderingInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, remove := range []bool{false, true} {
-		c, err := New(Options{KubeVersion: "1.37", WorkDir: wd, RemoveDescriptions: remove})
+	for _, mode := range []struct {
+		remove bool
+		max    int
+	}{{false, 0}, {true, 0}, {false, 200}} {
+		remove := mode.remove
+		c, err := New(Options{KubeVersion: "1.37", WorkDir: wd, RemoveDescriptions: remove, MaxDescriptionLength: mode.max})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,12 +64,16 @@ func TestRenderCacheIsRenderingInPlace(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(got, want) || !bytes.Equal(streamed.Bytes(), want) {
-					t.Fatalf("descriptions removed %v, round %d, %s: AppendYAML same: %v, WriteYAML same: %v", remove, round, f, bytes.Equal(got, want), bytes.Equal(streamed.Bytes(), want))
+					t.Fatalf("%+v, round %d, %s: AppendYAML same: %v, WriteYAML same: %v", mode, round, f, bytes.Equal(got, want), bytes.Equal(streamed.Bytes(), want))
 				}
 			}
 		}
-		if !remove && len(c.render.text) == 0 {
-			t.Error("with descriptions, no shared mapping was rendered from the cache")
+		if lazy := c.lazy != nil; lazy != (mode.max == 0) {
+			t.Errorf("%+v: entries read %v", mode, lazy)
+		} else if lazy && len(c.render.entries) == 0 {
+			t.Errorf("%+v: no entry was rendered from the cache", mode)
+		} else if !lazy && len(c.render.text) == 0 {
+			t.Errorf("%+v: no shared mapping was rendered from the cache", mode)
 		}
 	}
 }

@@ -60,14 +60,17 @@ import (
 // the keywords they put into the definitions. Version 3 replaced the zip archive by chunks
 // and stores the definitions of 1.16 and later structural, their descriptions apart
 // (Normalized). Version 4 stores chunks uncompressed where the manifest says Uncompressed.
-// Version 5 lets a bundle's structures and fragments lie in the shared pool (Pool).
-const FormatVersion = 5
+// Version 5 lets a bundle's structures and fragments lie in the shared pool (Pool). Version
+// 6 has the same layout; its fragments hold a second section, the entries of a compile that
+// keeps the descriptions (resolver.PrebuildFragments), so a reader of version 5 would
+// misread them.
+const FormatVersion = 6
 
 // Suffix ends a bundle's file name: data/1.37.bundle.
 const Suffix = ".bundle"
 
 // magic opens every bundle; its last byte is the format version.
-const magic = "KCRBNDL\x05"
+const magic = "KCRBNDL\x06"
 
 // ChunkSize is the inflated size up to which Write fills a chunk.
 const ChunkSize = 16 << 10
@@ -446,7 +449,7 @@ type span struct{ chunk, off, n uint32 }
 
 // chunkHead is a chunk's entry in the chunk table: all a pool keeps of one (its chunks are
 // stored, so their data is where they lie; 16 bytes a chunk, not chunk's 72: a process that
-// opens the pool touches its table, 391 chunks).
+// opens the pool touches its table, 554 chunks).
 type chunkHead struct {
 	off, clen, ulen, crc uint32 // clen 0: stored
 }

@@ -23,7 +23,7 @@ import (
 // were stored), and the binary is smaller than with every minor's deflated (distinct
 // descriptions, stored, take less than every minor's deflated).
 //
-//	magic   "KCRPOOL\x05"
+//	magic   "KCRPOOL\x06"
 //	chunks  u32 count, then per chunk three u32: offset in the file, length, CRC-32 (IEEE)
 //	data    the chunks, stored
 //
@@ -33,7 +33,7 @@ import (
 // in it is read: see Reader.
 
 // poolMagic opens every pool; its last byte is the format version.
-const poolMagic = "KCRPOOL\x05"
+const poolMagic = "KCRPOOL\x06"
 
 // PoolSuffix ends the pool's file name: data/shared.pool.
 const PoolSuffix = ".pool"

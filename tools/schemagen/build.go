@@ -132,8 +132,9 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 			}
 			defs[name] = structure
 		}
-		// And the YAML a compile without descriptions writes for each, pre-rendered.
-		if frags, fragOrder, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs); err != nil {
+		// And the YAML a compile without descriptions writes for each, pre-rendered (the
+		// entries with descriptions, for the newest minors, are refragment's).
+		if frags, fragOrder, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs, false); err != nil {
 			return nil, st, fmt.Errorf("fragments: %w", err)
 		}
 	}

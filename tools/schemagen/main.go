@@ -61,11 +61,16 @@ func main() {
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
 		list         = flag.String("list", "", "print the definition names of the bundle of this minor (in -out) and exit")
 		poolOnly     = flag.Bool("pool", false, "build nothing: pool the bundles in -out again and write the embed file")
+		refragOnly   = flag.Bool("refragment", false, "fetch nothing: make the fragments of the bundles in -out anew from their definitions, and pool them again")
 	)
 	flag.Parse()
-	if *poolOnly {
+	if *poolOnly || *refragOnly {
 		g := &generator{outDir: *outDir, log: os.Stderr}
-		err := g.pool()
+		run := g.pool
+		if *refragOnly {
+			run = g.refragment
+		}
+		err := run()
 		if err == nil {
 			err = writeEmbedList(*embedFile, *outDir)
 		}
@@ -199,7 +204,9 @@ func (g *generator) run(only, add string, bump bool) error {
 	}
 	// Every Normalized bundle's structures and fragments, those just built and the others,
 	// into the pool.
-	if err := g.pool(); err != nil {
+	// Fragments anew for every bundle: which minors hold the entries of a compile with
+	// descriptions (describedMinors) moves with the newest.
+	if err := g.refragment(); err != nil {
 		return err
 	}
 	// Pins change only once their bundles are built, so versions.txt never names a release
@@ -252,8 +259,8 @@ func (g *generator) buildOne(minor int, version string) error {
 // pool moves the structures and fragments of every Normalized bundle in the output directory
 // into the shared pool (bundlefmt.BuildPool, newest minor first) and rewrites the bundles to
 // read from it. What it writes depends only on the definitions the bundles hold: a bundle
-// just built (self-contained) and one pooled before are read alike. A bundle of format 4
-// (before the pool; its layout is format 5's without pool spans) is read as format 5.
+// just built (self-contained) and one pooled before are read alike. Bundles of an older
+// format are refused: -refragment reads those of the format before (refragment).
 func (g *generator) pool() error {
 	minors, err := bundleMinors(g.outDir)
 	if err != nil {
@@ -274,9 +281,6 @@ func (g *generator) pool() error {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return err
-		}
-		if len(data) > 8 && string(data[:7]) == "KCRBNDL" && data[7] == 4 {
-			data[7] = bundlefmt.FormatVersion
 		}
 		rd, err := bundlefmt.OpenPooled(data, pool)
 		if err != nil {
