@@ -29,8 +29,13 @@
 // descriptions writes for each of its top-level mappings, with references to other
 // definitions' entries, what each costs in compact JSON, and the warnings resolving it
 // raises, so such a compile decodes only the definitions a template names (see package
-// resolver). Bundles before 1.16 store the swagger's definitions whole; compiles for those
-// minors normalise as they go.
+// resolver). The bundles of the newest three minors store a second set of entries in the
+// same fragments: those of a compile that keeps the descriptions untruncated, their YAML
+// holding the texts (the descriptions are then stored twice; the pool is 2.3 MB larger for
+// it), so such a compile against those minors is lazy too. `make schemas-refragment`
+// (schemagen -refragment) makes every bundle's fragments anew from its definitions, which
+// moving that window or changing what fragments hold needs. Bundles before 1.16 store the
+// swagger's definitions whole; compiles for those minors normalise as they go.
 //
 // Definitions are the `definitions` of api/openapi-spec/swagger.json (normalised as above
 // from 1.16), with defaults and what the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or

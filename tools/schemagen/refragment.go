@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -33,13 +35,13 @@ func (g *generator) refragment() error {
 	if err != nil {
 		return err
 	}
-	var pool *bundlefmt.Pool
+	var pool *bundlefmt.Pool // none yet: every bundle holds its own chunks
 	if data, err := os.ReadFile(filepath.Join(g.outDir, poolFile)); err == nil {
 		upgradeFormat(data, "KCRPOOL")
 		if pool, err = bundlefmt.OpenPool(data); err != nil {
 			return err
 		}
-	} else {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	// Every bundle is read before any is written: they read from the pool.
@@ -95,7 +97,7 @@ func (g *generator) refragment() error {
 		}
 	}
 	// The bundles written hold their own chunks: pool them afresh.
-	if err := os.Remove(filepath.Join(g.outDir, poolFile)); err != nil {
+	if err := os.Remove(filepath.Join(g.outDir, poolFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return g.pool()
