@@ -208,16 +208,20 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 // decodeJSONSkippingTop) is passed over.
 func addDescriptions(def map[string]any, data []byte, max int, shared bool, skip []string) error {
 	d := jsonDecoder{data: data, shared: shared}
-	return d.members(func(ptr string, text any) error {
+	var skipped func(ptr string) bool
+	if len(skip) > 0 {
+		skipped = func(ptr string) bool {
+			if len(ptr) < 2 {
+				return false
+			}
+			first, _, _ := strings.Cut(ptr[1:], "/")
+			return slices.Contains(skip, unescapePointerToken(first))
+		}
+	}
+	return d.members(skipped, func(ptr string, text any) error {
 		s, ok := text.(string)
 		if !ok {
 			return fmt.Errorf("%q: the text is %s, not a string", ptr, describeValue(text))
-		}
-		if len(skip) > 0 && len(ptr) > 1 {
-			first, _, _ := strings.Cut(ptr[1:], "/")
-			if slices.Contains(skip, unescapePointerToken(first)) {
-				return nil
-			}
 		}
 		node, err := lookupPointer(def, ptr)
 		if err != nil {

@@ -69,8 +69,10 @@ func decodeJSONSkippingTop(data []byte, skip []string) (any, error) {
 }
 
 // members calls f with each member of the object that is d's data, in
-// order, its value decoded; what follows the object is an error.
-func (d *jsonDecoder) members(f func(k string, v any) error) error {
+// order, its value decoded; a member whose key skip (when not nil) reports
+// is passed over, its value checked as skipValue checks it, never built.
+// What follows the object is an error.
+func (d *jsonDecoder) members(skip func(k string) bool, f func(k string, v any) error) error {
 	d.space()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		return d.errorf("expected an object")
@@ -85,12 +87,18 @@ func (d *jsonDecoder) members(f func(k string, v any) error) error {
 			if err != nil {
 				return err
 			}
-			v, err := d.value(1)
-			if err != nil {
-				return err
-			}
-			if err := f(k, v); err != nil {
-				return err
+			if skip != nil && skip(k) {
+				if err := d.skipValue(1); err != nil {
+					return err
+				}
+			} else {
+				v, err := d.value(1)
+				if err != nil {
+					return err
+				}
+				if err := f(k, v); err != nil {
+					return err
+				}
 			}
 			d.space()
 			if d.pos >= len(d.data) {
@@ -351,6 +359,9 @@ func (d *jsonDecoder) numberText() []byte {
 // skipString moves past a string without building it.
 func (d *jsonDecoder) skipString() error {
 	for i := d.pos + 1; i < len(d.data); i++ {
+		if i = stringRun(sharedString(d.data), i); i == len(d.data) {
+			break
+		}
 		switch c := d.data[i]; {
 		case c == '\\':
 			i++
