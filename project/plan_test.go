@@ -29,14 +29,7 @@ func TestPlanWindow(t *testing.T) {
 				write(t, dir, fmt.Sprintf("templates/t%02d.yaml", i), template(fmt.Sprintf("t%02ds", i), "io.k8s.api.core.v1.ServiceSpec"))
 			}
 			write(t, dir, "dist/t07.yaml", GeneratedHeader("templates/t07.yaml", "1.30")+"old\n")
-			p, err := Open(dir, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs, err := p.Compile(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, outs := openCompiled(t, dir)
 			var live, most atomic.Int64
 			var mu sync.Mutex
 			seen := map[string]State{}
@@ -69,20 +62,11 @@ func TestPlanWindow(t *testing.T) {
 				t.Fatalf("Apply: %d done, %v", len(done), err)
 			}
 			old := time.Now().Add(-time.Hour)
-			for _, o := range outs {
-				want, err := o.Bytes()
-				if err != nil {
+			checkWritten(t, outs, func(path string) {
+				if err := os.Chtimes(path, old, old); err != nil {
 					t.Fatal(err)
 				}
-				for _, path := range o.Template.Outputs {
-					if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
-						t.Errorf("%s: not the output's bytes (%v)", path, err)
-					}
-					if err := os.Chtimes(path, old, old); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			})
 			plan, err = p.Plan(outs, PlanOptions{Orphans: true, Stage: true, Compare: compare})
 			if err != nil {
 				t.Fatal(err)
@@ -121,5 +105,97 @@ func TestPlanWindow(t *testing.T) {
 				t.Errorf("dist holds %d entries, want %d (no temporary file left)", len(entries), n)
 			}
 		})
+	}
+}
+
+// TestPlanStreamsMissing: an output written to one file that is missing
+// is rendered straight into its temporary file (streamMissing), and what
+// lands is the output's exact content; a stale one, an unchanged one and
+// one of a set with two output directories go through the buffer, as
+// does every output when Compare asks for the bytes.
+func TestPlanStreamsMissing(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	write(t, dir, ConfigFileName, "sets:\n- templates: ['templates/t*.yaml']\n  outputs: [dist]\n- templates: ['templates/u*.yaml']\n  outputs: [dist2, chart/crds]\n")
+	for _, name := range []string{"t0", "t1", "t2", "t3", "u0"} {
+		write(t, dir, "templates/"+name+".yaml", template(name+"s", "io.k8s.api.core.v1.PodSpec"))
+	}
+	write(t, dir, "dist/t1.yaml", GeneratedHeader("templates/t1.yaml", "1.30")+"old\n")
+	p, outs := openCompiled(t, dir)
+	// t2 unchanged: written as it compiles.
+	for _, o := range outs {
+		if o.Template.Name == "templates/t2.yaml" {
+			data, err := o.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, "dist/t2.yaml", string(data))
+		}
+	}
+	plan, err := p.Plan(outs, PlanOptions{Stage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	if got := plan.streamed.Load(); got != 2 { // t0 and t3
+		t.Errorf("%d outputs streamed, want 2", got)
+	}
+	states := map[string]State{}
+	for _, fs := range plan.Files {
+		states[fs.Name] = fs.State
+	}
+	if states["dist/t0.yaml"] != Missing || states["dist/t1.yaml"] != Stale || states["dist/t2.yaml"] != Unchanged || states["dist2/u0.yaml"] != Missing {
+		t.Errorf("states: %v", states)
+	}
+	if _, err := plan.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	checkWritten(t, outs, nil)
+	// With Compare, nothing streams: it gets the bytes.
+	if err := os.Remove(filepath.Join(dir, "dist/t0.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	var compared atomic.Int64
+	plan, err = p.Plan(outs, PlanOptions{Stage: true, Compare: func(*FileStatus, *Output, []byte, []byte) { compared.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	if plan.streamed.Load() != 0 || compared.Load() != 1 {
+		t.Errorf("with Compare: %d streamed, %d compared", plan.streamed.Load(), compared.Load())
+	}
+}
+
+// openCompiled opens the project in dir and compiles every template.
+func openCompiled(t *testing.T, dir string) (*Project, []*Output) {
+	t.Helper()
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, outs
+}
+
+// checkWritten checks that every output file holds its output's bytes,
+// calling then (when not nil) with each.
+func checkWritten(t *testing.T, outs []*Output, then func(path string)) {
+	t.Helper()
+	for _, o := range outs {
+		want, err := o.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range o.Template.Outputs {
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: not the output's bytes (%v)", path, err)
+			}
+			if then != nil {
+				then(path)
+			}
+		}
 	}
 }

@@ -153,14 +153,7 @@ func TestAffectedAndPlan(t *testing.T) {
 	write(t, dir, "templates/a.yaml", template("as", "defs.yaml#/definitions/Spec"))
 	write(t, dir, "templates/b.yaml", template("bs", "other.yaml#/definitions/Spec"))
 	write(t, dir, "templates/c.yaml", template("cs", "defs.yaml#/definitions/Spec"))
-	p, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, outs := openCompiled(t, dir)
 	names := func(outs []*Output) (n []string) {
 		for _, o := range outs {
 			n = append(n, o.Template.Name)
