@@ -50,7 +50,11 @@
 # 8x hello x1; N=1000: build fresh <= 0.3 s and <= 96 MiB, up to date <=
 # 0.2 s and <= 96 MiB, check <= 2.5 s and <= 256 MiB, each at most 11x its
 # N=100 time. BENCH=name,name... runs a subset (names: the run_ functions;
-# the floors always run).
+# the floors always run). BASELINE=path/to/an/older/k8s-crd-resolver runs
+# every scenario with that binary too, in the same rounds (each right after
+# the same scenario with bin/), printed as "NAME (baseline)": on a machine
+# whose speed drifts between runs, the two binaries compared within one
+# run (check runs the baseline with the companion beside it).
 #
 # Needs bin/ (make build) and Go (to build the hello world).
 set -euo pipefail
@@ -324,9 +328,9 @@ run_buildall() { "$bin" build --no-validate --quiet >/dev/null; }
 run_check() { "$bin" check >/dev/null; }
 for n in "${sizes[@]}"; do
   eval "prep_fresh$n() { aside '$work/gen/$n'/dist/*.yaml; }"
-  eval "run_fresh$n() { at '$work/gen/$n' '$bin' build --no-validate --quiet >/dev/null; }"
-  eval "run_uptodate$n() { at '$work/gen/$n' '$bin' build --no-validate --quiet >/dev/null; }"
-  eval "run_check$n() { at '$work/gen/$n' '$bin' check >/dev/null; }"
+  eval "run_fresh$n() { at '$work/gen/$n' \"\$bin\" build --no-validate --quiet >/dev/null; }"
+  eval "run_uptodate$n() { at '$work/gen/$n' \"\$bin\" build --no-validate --quiet >/dev/null; }"
+  eval "run_check$n() { at '$work/gen/$n' \"\$bin\" check >/dev/null; }"
 done
 
 # peak CMD...: the peak RSS in KiB of CMD, which for a command that runs
@@ -355,9 +359,9 @@ rss_build() { prep_build; peak "$bin" build --no-validate --quiet --config dist-
 rss_buildall() { prep_buildall; peak "$bin" build --no-validate --quiet; }
 rss_check() { peak "$bin" check; }
 for n in "${sizes[@]}"; do
-  eval "rss_fresh$n() { prep_fresh$n; (cd '$work/gen/$n' && peak '$bin' build --no-validate --quiet); }"
-  eval "rss_uptodate$n() { (cd '$work/gen/$n' && peak '$bin' build --no-validate --quiet); }"
-  eval "rss_check$n() { (cd '$work/gen/$n' && peak '$bin' check); }"
+  eval "rss_fresh$n() { prep_fresh$n; (cd '$work/gen/$n' && peak \"\$bin\" build --no-validate --quiet); }"
+  eval "rss_uptodate$n() { (cd '$work/gen/$n' && peak \"\$bin\" build --no-validate --quiet); }"
+  eval "rss_check$n() { (cd '$work/gen/$n' && peak \"\$bin\" check); }"
 done
 
 names=(hello4 hello1 perfile dask build buildall check)
@@ -370,22 +374,51 @@ if [[ -n ${BENCH:-} ]]; then
   done
   names=("${keep[@]}")
 fi
+# NAME@base is scenario NAME run with the baseline binary (BASELINE): every
+# function reads $bin, which call_ makes the baseline's for the call
+# (bash's dynamic scope).
+if [[ -n ${BASELINE:-} ]]; then
+  [[ -x $BASELINE ]] || {
+    echo "bench: BASELINE=$BASELINE is not an executable" >&2
+    exit 2
+  }
+  BASELINE=$(realpath "$BASELINE")
+  [[ -x ${BASELINE%/*}/k8s-crd-resolver-validate ]] || {
+    echo "bench: the baseline's companion is not beside it: ${BASELINE%/*}/k8s-crd-resolver-validate" >&2
+    exit 2
+  }
+  with=()
+  for n in "${names[@]}"; do
+    with+=("$n")
+    [[ $n == hello* ]] || with+=("$n@base")
+  done
+  names=("${with[@]}")
+fi
+# call_ KIND NAME: runs KIND_NAME (run or rss), with the baseline's binary
+# for NAME@base.
+call_() {
+  local fn=$1_${2%@base}
+  if [[ $2 == *@base ]]; then
+    local bin=$BASELINE
+  fi
+  "$fn"
+}
 declare -A prep=([dask]=prep_dask [build]=prep_build [buildall]=prep_buildall [fresh10]=prep_fresh10 [fresh100]=prep_fresh100 [fresh1000]=prep_fresh1000)
 declare -A times=() runs=()
 for n in "${names[@]}"; do
-  case $n in *100 | *1000) runs[$n]=$SCALE_RUNS ;; *) runs[$n]=$RUNS ;; esac
+  case ${n%@base} in *100 | *1000) runs[$n]=$SCALE_RUNS ;; *) runs[$n]=$RUNS ;; esac
 done
 max=$((RUNS > SCALE_RUNS ? RUNS : SCALE_RUNS))
 for ((i = 0; i < max; i++)); do
   for n in "${names[@]}"; do
     ((i < runs[$n])) || continue
-    ${prep[$n]:-prep_none}
+    ${prep[${n%@base}]:-prep_none}
     # What the scenario before wrote (208 MB at N=1000) is on its way to
     # the disk: let it land first, untimed, so no scenario pays for
     # another's writeback.
     sync
     s=${EPOCHREALTIME/[.,]/}
-    "run_$n"
+    call_ run "$n"
     e=${EPOCHREALTIME/[.,]/}
     times[$n]+="$((e - s)) "
   done
@@ -398,31 +431,35 @@ echo "bench: Kubernetes $version, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/l
 for n in "${names[@]}"; do
   read -r m lo hi <<<"$(stats "$n")"
   med[$n]=$m
-  rss=$("rss_$n")
+  rss=$(call_ rss "$n")
   floor=hello1
-  case $n in
+  nb=${n%@base}
+  case $nb in
     hello4) label="hello x4" floor=hello4 ;; hello1) label="hello x1" ;;
     perfile) label="per-file x4" floor=hello4 ;; dask) label="dask hook x4" floor=hello4 ;;
     buildall) label="build all" ;;
-    fresh*) label="N=${n#fresh} build fresh" ;; uptodate*) label="N=${n#uptodate} build up to date" ;;
-    check?*) label="N=${n#check} check" ;; *) label=$n ;;
+    fresh*) label="N=${nb#fresh} build fresh" ;; uptodate*) label="N=${nb#uptodate} build up to date" ;;
+    check?*) label="N=${nb#check} check" ;; *) label=$nb ;;
   esac
+  [[ $n == *@base ]] && label+=" (baseline)"
   ratio=$(awk -v a="$m" -v b="${med[$floor]}" -v f="$floor" 'BEGIN{printf "%6.1fx %s", a/b, (f == "hello4" ? "hello x4" : "hello x1")}')
   # target NAME: issue 21's targets for the row, met or missed.
   cmp=""
   met() { awk -v ok="$1" 'BEGIN{printf "%s", (ok ? "met" : "missed")}'; }
   mib=$((rss / 1024))
-  case $n in
+  case ${n%@base} in
     dask) cmp="target <= 2.5x hello x4: $(met "$(awk -v a="$m" -v b="${med[hello4]}" 'BEGIN{print (a/b <= 2.5)}')")" ;;
     buildall) cmp="target <= 8x hello x1: $(met "$(awk -v a="$m" -v b="${med[hello1]}" 'BEGIN{print (a/b <= 8)}')")" ;;
     fresh1000 | uptodate1000 | check1000)
-      base=${n%1000}
+      base=${n%@base}
+      base=${base%1000}
+      at100=${base}100${n#"${n%@base}"} # N=100 of the same binary
       case $base in fresh) lim=300000 rl=96 ;; uptodate) lim=200000 rl=96 ;; check) lim=2500000 rl=256 ;; esac
       lin=""
-      [[ -n ${med[${base}100]:-} ]] && lin=$(awk -v a="$m" -v b="${med[${base}100]}" 'BEGIN{printf ", %.1fx N=100 (<= 11x: %s)", a/b, (a/b <= 11 ? "met" : "missed")}')
+      [[ -n ${med[$at100]:-} ]] && lin=$(awk -v a="$m" -v b="${med[$at100]}" 'BEGIN{printf ", %.1fx N=100 (<= 11x: %s)", a/b, (a/b <= 11 ? "met" : "missed")}')
       cmp="target <= $((lim / 1000)) ms: $(met "$((m <= lim))"), <= $rl MiB: $(met "$((mib <= rl))")$lin"
       ;;
   esac
   awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v rss="$rss" -v cmp="$cmp" -v r="$ratio" \
-    'BEGIN{printf "%-24s median %8.1f ms (min %8.1f, max %8.1f), peak RSS %6.1f MiB %s  %s\n", l, m/1000, lo/1000, hi/1000, rss/1024, r, cmp}'
+    'BEGIN{printf "%-35s median %8.1f ms (min %8.1f, max %8.1f), peak RSS %6.1f MiB %s  %s\n", l, m/1000, lo/1000, hi/1000, rss/1024, r, cmp}'
 done
