@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -30,8 +31,16 @@ func EncodeYAML(v any) ([]byte, error) {
 func writeDocuments(w io.Writer, prefix string, docs []any, cache *renderCache) error {
 	e := &emitter{cache: cache, out: w}
 	// Room for a flush's worth and one more piece, so the buffer is made
-	// once.
-	e.buf.Grow(flushThreshold + 2*shiftPiece)
+	// once, and made again only when the collector has taken it back: a
+	// build streaming a thousand outputs into their files (project.Plan)
+	// made one per output, 64 MB of garbage at N=1000 that took peak RSS
+	// from 63 to 97 MiB.
+	bp := writeBufs.Get().(*[]byte)
+	e.buf = *bytes.NewBuffer((*bp)[:0])
+	defer func() {
+		*bp = e.buf.Bytes()[:0]
+		writeBufs.Put(bp)
+	}()
 	e.buf.WriteString(prefix)
 	if err := e.documents(docs); err != nil {
 		return err
@@ -39,6 +48,12 @@ func writeDocuments(w io.Writer, prefix string, docs []any, cache *renderCache) 
 	e.flush()
 	return e.err
 }
+
+// writeBufs are writeDocuments' buffers.
+var writeBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, flushThreshold+2*shiftPiece)
+	return &b
+}}
 
 // appendDocuments is writeDocuments appending to dst, which should have
 // room for the text: the emitter writes straight into it.
