@@ -166,7 +166,7 @@ func New(opts Options) (*Compiler, error) {
 	// as the template looks (lazy.go): without descriptions, or with them
 	// as the bundle has them (entries hold them untruncated).
 	if es, ok := b.(entrySource); ok && (opts.RemoveDescriptions || opts.MaxDescriptionLength == 0) {
-		if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
+		if ns, ok := b.(normalizedSource); ok && ns.Normalized() && storesEntries(es, !opts.RemoveDescriptions) {
 			c.lazy = newLazyStore(c, version, es)
 		}
 	}

@@ -382,7 +382,7 @@ func (c *Compiler) lazyFor(version string) *lazyStore {
 	if c.settles(version) {
 		b, canonical, err := c.bundleFor(version)
 		es, ok := b.(entrySource)
-		if ns, isNS := b.(normalizedSource); err == nil && ok && isNS && ns.Normalized() && canonical == version {
+		if ns, isNS := b.(normalizedSource); err == nil && ok && isNS && ns.Normalized() && canonical == version && storesEntries(es, !c.opts.RemoveDescriptions) {
 			s = newLazyStore(c, version, es)
 		}
 	}
@@ -391,6 +391,25 @@ func (c *Compiler) lazyFor(version string) *lazyStore {
 	}
 	c.pinned[version] = s
 	return s
+}
+
+// storesEntries reports whether a bundle stores the entries a compile reads
+// (with its descriptions, or without), judged by ObjectMeta's, which every
+// minor has and which has entries: a bundle stores the entries with
+// descriptions for all its definitions or for none (the newest minors',
+// see tools/schemagen). A compile keeping the descriptions against an
+// older minor then resolves in full, as it did before there were any, its
+// render cache sharing what full resolution shares (Compiler.lazy nil).
+func storesEntries(es entrySource, described bool) bool {
+	if !described {
+		return true // every Normalized bundle
+	}
+	data, err := es.Fragments("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+	if err != nil {
+		return false
+	}
+	d, err := parseEntries(data, true)
+	return err == nil && d != nil
 }
 
 func (s *lazyStore) def(name string) (*lazyDef, error) {
