@@ -112,8 +112,7 @@ type Compiler struct {
 	// eager resolves every definition in full, entries or not (tests:
 	// lazy entries must change nothing).
 	eager       bool
-	scratch     []byte // decompression buffer, reused for every definition
-	descScratch []byte // the same for descriptions
+	descScratch []byte // a buffer for the descriptions of a source that is not shared, reused
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is

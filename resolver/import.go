@@ -9,12 +9,6 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// definitionAppender is implemented by sources (such as *schemas.Bundle)
-// that can decompress into a caller's buffer.
-type definitionAppender interface {
-	AppendDefinition(dst []byte, name string) ([]byte, error)
-}
-
 // normalizedSource is implemented by sources (such as the *schemas.Bundle
 // of Kubernetes 1.16 and later) whose definitions are stored already
 // imported and structural, as Prebuild makes them: Definition holds the
@@ -128,11 +122,6 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 	ss, shared := b.(sharedSource)
 	if shared {
 		raw, err = ss.SharedDefinition(name)
-	} else if ap, ok := b.(definitionAppender); ok {
-		// One scratch buffer for every definition: decodeJSON copies
-		// what it keeps.
-		r.c.scratch, err = ap.AppendDefinition(r.c.scratch[:0], name)
-		raw = r.c.scratch
 	} else {
 		raw, err = b.Definition(name)
 	}
