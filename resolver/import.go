@@ -111,7 +111,7 @@ func (r *run) importDefinition(version, name string) (def map[string]any, pre bo
 // importDefinitionSkipping is importDefinition leaving out the values of
 // the top-level members named in skip when the bundle stores the
 // definition structural (pre): each is then skippedMapping{} when it is a
-// mapping (decodeJSONSkippingTop), and the descriptions inside it are not
+// mapping (jsonDecoder.skipTop), and the descriptions inside it are not
 // put back (its entry holds them).
 func (r *run) importDefinitionSkipping(version, name string, skip []string) (def map[string]any, pre bool, err error) {
 	b, _, err := r.c.bundleFor(version)
@@ -152,7 +152,7 @@ func (r *run) importDefinitionSkipping(version, name string, skip []string) (def
 
 // decodeNormalized decodes a definition a bundle stores structural (raw,
 // its structure), without the values of the top-level members in skip
-// (decodeJSONSkippingTop), and puts back its descriptions, as the options
+// (jsonDecoder.skipTop), and puts back its descriptions, as the options
 // say. ss, when not nil, is where raw came from: what is decoded then
 // shares the bundle's bytes, descriptions included.
 func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte, skip []string, ss sharedSource) (map[string]any, error) {
@@ -194,7 +194,7 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 // set as they are read, none kept in a map of their own; a pointer named
 // twice gets its last text, as decoding the object would give it. A
 // pointer into a top-level member named in skip (left out of def, see
-// decodeJSONSkippingTop) is passed over.
+// jsonDecoder.skipTop) is passed over.
 func addDescriptions(def map[string]any, data []byte, max int, shared bool, skip []string) error {
 	d := jsonDecoder{data: data, shared: shared}
 	var skipped func(ptr string) bool

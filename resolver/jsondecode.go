@@ -44,8 +44,11 @@ type jsonDecoder struct {
 	data []byte
 	pos  int
 	skip string
-	// skipTop are members of the top-level object whose values, when
-	// mappings, are checked and left out: each becomes skippedMapping{}.
+	// skipTop are members (few) of the top-level object whose values,
+	// when mappings, are checked and left out: each becomes
+	// skippedMapping{}. A lazy target replaces those values with its
+	// entries (lazyTarget), so building them is work thrown away: for
+	// PodSpec, most of its text.
 	skipTop []string
 	// shared says data never changes and lives as long as the process (a
 	// bundle's chunk): a string without escapes is then data's own bytes,
@@ -56,17 +59,8 @@ type jsonDecoder struct {
 }
 
 // skippedMapping stands for a member value a decode left out
-// (decodeJSONSkippingTop).
+// (jsonDecoder.skipTop).
 type skippedMapping struct{}
-
-// decodeJSONSkippingTop is decodeJSON leaving out the values of the members
-// named in skip (few) of the top-level object when they are mappings:
-// each such member holds skippedMapping{}. A lazy target replaces those
-// values with its entries (lazyTarget), so building them is work thrown
-// away: for PodSpec, most of its text.
-func decodeJSONSkippingTop(data []byte, skip []string) (any, error) {
-	return (&jsonDecoder{data: data, skipTop: skip}).all()
-}
 
 // members calls f with each member of the object that is d's data, in
 // order, its value decoded; a member whose key skip (when not nil) reports

@@ -114,7 +114,7 @@ func TestDecodeJSONSkipping(t *testing.T) {
 // decodeJSON decodes it; a malformed skipped value is an error still.
 func TestDecodeJSONSkippingTop(t *testing.T) {
 	in := `{"properties":{"a":{"items":[1,-2.5e3,true,false,null,"s\"}"]},"b":{}},"items":"not a mapping","type":"object","x":{"properties":{"c":1}}}`
-	got, err := decodeJSONSkippingTop([]byte(in), []string{"items", "properties"})
+	got, err := (&jsonDecoder{data: []byte(in), skipTop: []string{"items", "properties"}}).all()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestDecodeJSONSkippingTop(t *testing.T) {
 		`{"properties":{"a":01x}}`, `{"properties":{"a":tru}}`, `{"properties":{"a":"x`, `{"properties":{"a":{}`,
 		`{"properties":{1:2}}`, `{"properties":{"a":"` + "\x01" + `"}}`,
 	} {
-		if _, err := decodeJSONSkippingTop([]byte(bad), []string{"properties"}); err == nil {
+		if _, err := (&jsonDecoder{data: []byte(bad), skipTop: []string{"properties"}}).all(); err == nil {
 			t.Errorf("%s: decoded", bad)
 		}
 		if _, err := decodeJSON([]byte(bad)); err == nil {
@@ -136,7 +136,7 @@ func TestDecodeJSONSkippingTop(t *testing.T) {
 		}
 	}
 	deep := `{"properties":` + strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2) + `}`
-	if _, err := decodeJSONSkippingTop([]byte(deep), []string{"properties"}); err == nil {
+	if _, err := (&jsonDecoder{data: []byte(deep), skipTop: []string{"properties"}}).all(); err == nil {
 		t.Error("a skipped value nested past maxDepth decoded")
 	}
 }
@@ -157,7 +157,7 @@ func TestSkippingTopMatchesEmbedded(t *testing.T) {
 				skip = append(skip, k)
 			}
 		}
-		got, err := decodeJSONSkippingTop(raw, skip)
+		got, err := (&jsonDecoder{data: raw, skipTop: skip}).all()
 		if err != nil {
 			t.Fatalf("%s %s: %v", v, name, err)
 		}
