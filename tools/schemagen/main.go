@@ -108,15 +108,9 @@ func listDefinitions(w io.Writer, file string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := os.ReadFile(filepath.Join(filepath.Dir(file), poolFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	p, err := readPool(filepath.Dir(file), false)
+	if err != nil {
 		return err
-	}
-	var p *bundlefmt.Pool
-	if pool != nil {
-		if p, err = bundlefmt.OpenPool(pool); err != nil {
-			return err
-		}
 	}
 	rd, err := bundlefmt.OpenPooled(data, p)
 	if err != nil {
@@ -266,12 +260,8 @@ func (g *generator) pool() error {
 	if err != nil {
 		return err
 	}
-	var pool *bundlefmt.Pool
-	if data, err := os.ReadFile(filepath.Join(g.outDir, poolFile)); err == nil {
-		if pool, err = bundlefmt.OpenPool(data); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	pool, err := readPool(g.outDir, false)
+	if err != nil {
 		return err
 	}
 	var readers []*bundlefmt.Reader
@@ -303,6 +293,23 @@ func (g *generator) pool() error {
 	}
 	fmt.Fprintf(g.log, "pooled %d bundles: %s, %d KiB\n", len(files), poolFile, len(shared)>>10)
 	return nil
+}
+
+// readPool opens the shared pool in dir; nil when there is none yet (every bundle holds its
+// own chunks). upgrade reads a pool of the format before FormatVersion as FormatVersion
+// (refragment).
+func readPool(dir string, upgrade bool) (*bundlefmt.Pool, error) {
+	data, err := os.ReadFile(filepath.Join(dir, poolFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if upgrade {
+		upgradeFormat(data, "KCRPOOL")
+	}
+	return bundlefmt.OpenPool(data)
 }
 
 // defaultsDonor fetches, once per run, the v3 schemas that releases before 1.23 borrow.

@@ -35,13 +35,8 @@ func (g *generator) refragment() error {
 	if err != nil {
 		return err
 	}
-	var pool *bundlefmt.Pool // none yet: every bundle holds its own chunks
-	if data, err := os.ReadFile(filepath.Join(g.outDir, poolFile)); err == nil {
-		upgradeFormat(data, "KCRPOOL")
-		if pool, err = bundlefmt.OpenPool(data); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	pool, err := readPool(g.outDir, true)
+	if err != nil {
 		return err
 	}
 	// Every bundle is read before any is written: they read from the pool.
