@@ -129,14 +129,7 @@ func TestNextRunRemovesLeftoverOfKilledRun(t *testing.T) {
 	if err := os.WriteFile(live, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := NewWriter(WriterOptions{Root: dir, Owned: func([]byte) bool { return true }})
-	defer w.Close()
-	if _, err := w.WriteFile(filepath.Join(dir, "out.yaml"), func(wr io.Writer) error {
-		_, err := wr.Write([]byte("done\n"))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	nextRun(t, dir)
 	if tmp := temporaries(t, dir); len(tmp) != 1 || !strings.Contains(live, tmp[0]) {
 		t.Errorf("temporary files after the next run: %v, want only the live process's", tmp)
 	}
@@ -154,5 +147,62 @@ func TestTempNames(t *testing.T) {
 		if IsTemp(n) {
 			t.Errorf("IsTemp(%q) = true", n)
 		}
+	}
+}
+
+// The sweep removes only regular files: a directory, a symlink or a FIFO
+// that merely carries a dead run's temporary name is somebody else's, and
+// a symlink is never followed to what it names.
+func TestLeftoverSweepRemovesOnlyRegularFiles(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	pid := strconv.Itoa(dead.Process.Pid) // exited and reaped: gone
+	dir, outside := t.TempDir(), t.TempDir()
+	name := func(base string) string {
+		return filepath.Join(dir, "."+base+".k8s-crd-resolver-"+pid+"-0123456789abcdef.tmp")
+	}
+	target := filepath.Join(outside, "kept.yaml")
+	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name("file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(name("dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, name("link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(name("fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nextRun(t, dir)
+	if _, err := os.Lstat(name("file")); !os.IsNotExist(err) {
+		t.Errorf("the dead run's temporary file is still there (%v)", err)
+	}
+	for _, kept := range []string{"dir", "link", "fifo"} {
+		if _, err := os.Lstat(name(kept)); err != nil {
+			t.Errorf("the %s named like a leftover was removed: %v", kept, err)
+		}
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "kept\n" {
+		t.Errorf("the symlink's target: %q, %v", b, err)
+	}
+}
+
+// nextRun is the next run writing into dir: it stages (and so sweeps) dir,
+// writing dir/out.yaml.
+func nextRun(t *testing.T, dir string) {
+	t.Helper()
+	w := NewWriter(WriterOptions{Root: dir, Owned: func([]byte) bool { return true }})
+	defer w.Close()
+	if _, err := w.WriteFile(filepath.Join(dir, "out.yaml"), func(wr io.Writer) error {
+		_, err := wr.Write([]byte("done\n"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

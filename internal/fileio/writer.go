@@ -603,22 +603,25 @@ func removeLeftovers(d *os.Root) {
 	if err != nil {
 		return
 	}
-	entries, err := f.ReadDir(-1)
+	// Names only: ReadDir of a directory opened through an os.Root lstats
+	// every entry, and an output directory of 1,000 CRDs holds 1,000 of
+	// them; only a temporary file's name is looked at further.
+	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		pid, ok := TempPID(e.Name())
-		if !ok || !e.Type().IsRegular() {
+	for _, name := range names {
+		pid, ok := TempPID(name)
+		if !ok || pid == os.Getpid() {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil {
+		info, err := d.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if pid != os.Getpid() && (processGone(pid) || time.Since(info.ModTime()) > leftoverAge) {
-			d.Remove(e.Name())
+		if processGone(pid) || time.Since(info.ModTime()) > leftoverAge {
+			d.Remove(name)
 		}
 	}
 }
@@ -674,6 +677,15 @@ var (
 // installed when the first temporary file is created: before that there is
 // nothing to remove, and a run that writes nothing (its outputs already
 // hold their bytes) never pays for one. Calling it again does nothing.
+//
+// Installing it costs a one-file run about 0.15 to 0.3 ms (the runtime
+// starts a thread for the signal masks, and its template thread, and waits
+// for the first to answer). Tried: installing it in the background, from
+// the start of the run or from the start of the write, the first
+// temporary file waiting for it. Both were slower end to end (by 0.5 and
+// 0.2 ms a process of -r -j SRC DST, interleaved, 300 runs each), though
+// the wait in the write shrank: the threads then start while the run is
+// working, beside it on this 2-core machine, not while it waits.
 func HandleSignals(exit func(code int)) {
 	handlerMu.Lock()
 	defer handlerMu.Unlock()
