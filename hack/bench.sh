@@ -36,6 +36,9 @@
 #     build fresh   `build --no-validate`, every output set aside first (untimed)
 #     build up to date   the same with every output in place and unchanged
 #     check         `check` with validation
+#     write floor   the file system's share of build fresh: a Go program,
+#                   built here, writing as many new files of the same sizes
+#                   (one write each, one writer per core) and nothing else
 #
 # The scenarios run interleaved (one of each per round; the scale scenarios
 # in the first SCALE_RUNS rounds only), so a change of the machine's load
@@ -49,12 +52,17 @@
 # issue 21's targets beside them: dask hook <= 2.5x hello x4, build all <=
 # 8x hello x1; N=1000: build fresh <= 0.3 s and <= 96 MiB, up to date <=
 # 0.2 s and <= 96 MiB, check <= 2.5 s and <= 256 MiB, each at most 11x its
-# N=100 time. BENCH=name,name... runs a subset (names: the run_ functions;
+# N=100 time. Build fresh also prints the time beyond its write floor:
+# writing 208 MB into new files at N=1000 costs this VM's ext4 from 0.1 s
+# to 0.6 s, depending on the memory the page cache grows into (pages freed
+# a moment ago are cheap to touch; pages the host took back cost a fault
+# each), which no compile changes. BENCH=name,name... runs a subset (names: the run_ functions;
 # the floors always run). BASELINE=path/to/an/older/k8s-crd-resolver runs
 # every scenario with that binary too, in the same rounds (each right after
 # the same scenario with bin/), printed as "NAME (baseline)": on a machine
 # whose speed drifts between runs, the two binaries compared within one
-# run (check runs the baseline with the companion beside it).
+# run (check runs the baseline with the companion beside it). Every round
+# runs fresh copies of both binaries (see copies below).
 #
 # Needs bin/ (make build) and Go (to build the hello world).
 set -euo pipefail
@@ -80,6 +88,115 @@ func main() { fmt.Println("hello, world") }
 EOF
 (cd "$work/hello" && CGO_ENABLED=0 go build -o hello main.go)
 hello=$work/hello/hello
+
+# The write floor: writefloor LIST DIR creates DIR/NAME for every "NAME
+# SIZE" line of LIST (new files, O_EXCL), SIZE bytes each, in one write (the
+# cheapest way: the page cache then takes them in large folios; build
+# writes a fresh output of the generated projects in one write too; in
+# 64 KiB writes the floor took twice its CPU here), the files shared out
+# among one goroutine per core.
+mkdir -p "$work/writefloor"
+cat >"$work/writefloor/main.go" <<'EOF'
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+func main() {
+	list, err := os.ReadFile(os.Args[1])
+	check(err)
+	dir := os.Args[2]
+	check(os.MkdirAll(dir, 0o755))
+	type file struct {
+		name string
+		size int
+	}
+	var files []file
+	sc := bufio.NewScanner(bytes.NewReader(list))
+	for sc.Scan() {
+		name, size, ok := strings.Cut(sc.Text(), " ")
+		n, err := strconv.Atoi(size)
+		if !ok || err != nil {
+			check(fmt.Errorf("bad line %q", sc.Text()))
+		}
+		files = append(files, file{name, n})
+	}
+	largest := 0
+	for _, f := range files {
+		largest = max(largest, f.size)
+	}
+	line := []byte("spec:\n  type: object\n")
+	data := bytes.Repeat(line, largest/len(line)+1)[:largest]
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(files); i += workers {
+				f, err := os.OpenFile(filepath.Join(dir, files[i].name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+				check(err)
+				_, err = f.Write(data[:files[i].size])
+				check(err)
+				check(f.Close())
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "writefloor:", err)
+		os.Exit(1)
+	}
+}
+EOF
+(cd "$work/writefloor" && CGO_ENABLED=0 go build -o writefloor main.go)
+writefloor=$work/writefloor/writefloor
+
+# dropcache DIR...: drops the cached pages of every regular file under the
+# DIRs (POSIX_FADV_DONTNEED; after a sync they are clean, so they go). The
+# loop below drops what a prep set aside, so memory does not fill with old
+# outputs: on this VM a page that has been free a while is taken back by the
+# host and costs a fault to touch again, and 208 MB set aside per N=1000
+# run made every later scenario grow into such memory (the write floor of
+# N=1000 went from 0.13 s to 0.6 s within one bench run).
+mkdir -p "$work/dropcache"
+cat >"$work/dropcache/main.go" <<'EOF'
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+func main() {
+	for _, dir := range os.Args[1:] {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if f, err := os.Open(path); err == nil {
+				syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, 4 /* POSIX_FADV_DONTNEED */, 0, 0)
+				f.Close()
+			}
+			return nil
+		})
+	}
+}
+EOF
+(cd "$work/dropcache" && CGO_ENABLED=0 go build -o dropcache main.go)
+dropcache=$work/dropcache/dropcache
 
 # The project as the repository has it: templates, configuration, and the
 # examples the configuration validates.
@@ -254,6 +371,7 @@ spec:
 EOF
   done
   (cd "$d" && "$bin" build --no-validate --quiet >/dev/null)
+  (cd "$d/dist" && stat -c '%n %s' -- *.yaml) >"$work/gen/$n.sizes"
 }
 sizes=(10 100 1000)
 for n in "${sizes[@]}"; do gen "$n"; done
@@ -278,11 +396,13 @@ prep_none() { :; }
 # removals: about twice the time for N=1000 fresh. A first build follows no
 # such removal. What is set aside goes with $work at the end.
 mkdir -p "$work/aside"
+to_drop=() # what aside set aside since the last sync (see dropcache)
 aside() {
   local base f i=0
   local -A to=() # a directory of its own per source directory: names repeat across them
   local -A files=()
   base=$(mktemp -d "$work/aside/XXXXXX")
+  to_drop+=("$base")
   for f in "$@"; do
     [[ -e $f ]] || continue
     if [[ -z ${to[${f%/*}]:-} ]]; then
@@ -331,6 +451,8 @@ for n in "${sizes[@]}"; do
   eval "run_fresh$n() { at '$work/gen/$n' \"\$bin\" build --no-validate --quiet >/dev/null; }"
   eval "run_uptodate$n() { at '$work/gen/$n' \"\$bin\" build --no-validate --quiet >/dev/null; }"
   eval "run_check$n() { at '$work/gen/$n' \"\$bin\" check >/dev/null; }"
+  eval "prep_wfloor$n() { aside '$work/wfloor/$n'/*.yaml; }"
+  eval "run_wfloor$n() { \"\$writefloor\" '$work/gen/$n.sizes' '$work/wfloor/$n'; }"
 done
 
 # peak CMD...: the peak RSS in KiB of CMD, which for a command that runs
@@ -362,15 +484,19 @@ for n in "${sizes[@]}"; do
   eval "rss_fresh$n() { prep_fresh$n; (cd '$work/gen/$n' && peak \"\$bin\" build --no-validate --quiet); }"
   eval "rss_uptodate$n() { (cd '$work/gen/$n' && peak \"\$bin\" build --no-validate --quiet); }"
   eval "rss_check$n() { (cd '$work/gen/$n' && peak \"\$bin\" check); }"
+  eval "rss_wfloor$n() { prep_wfloor$n; peak \"\$writefloor\" '$work/gen/$n.sizes' '$work/wfloor/$n'; }"
 done
 
 names=(hello4 hello1 perfile dask build buildall check)
-for n in "${sizes[@]}"; do names+=("fresh$n" "uptodate$n" "check$n"); done
+for n in "${sizes[@]}"; do names+=("wfloor$n" "fresh$n" "uptodate$n" "check$n"); done
 if [[ -n ${BENCH:-} ]]; then
   IFS=, read -r -a want <<<"$BENCH"
   keep=(hello4 hello1)
   for n in "${names[@]}"; do
-    for w in "${want[@]}"; do [[ $n == "$w" && $n != hello* ]] && keep+=("$n"); done
+    for w in "${want[@]}"; do
+      # a fresh build's write floor runs with it
+      [[ $n != hello* && ($n == "$w" || $n == "wfloor${w#fresh}") ]] && keep+=("$n")
+    done
   done
   names=("${keep[@]}")
 fi
@@ -390,7 +516,7 @@ if [[ -n ${BASELINE:-} ]]; then
   with=()
   for n in "${names[@]}"; do
     with+=("$n")
-    [[ $n == hello* ]] || with+=("$n@base")
+    [[ $n == hello* || $n == wfloor* ]] || with+=("$n@base")
   done
   names=("${with[@]}")
 fi
@@ -403,20 +529,47 @@ call_() {
   fi
   "$fn"
 }
-declare -A prep=([dask]=prep_dask [build]=prep_build [buildall]=prep_buildall [fresh10]=prep_fresh10 [fresh100]=prep_fresh100 [fresh1000]=prep_fresh1000)
+declare -A prep=([dask]=prep_dask [build]=prep_build [buildall]=prep_buildall [fresh10]=prep_fresh10 [fresh100]=prep_fresh100 [fresh1000]=prep_fresh1000
+  [wfloor10]=prep_wfloor10 [wfloor100]=prep_wfloor100 [wfloor1000]=prep_wfloor1000)
 declare -A times=() runs=()
 for n in "${names[@]}"; do
   case ${n%@base} in *100 | *1000) runs[$n]=$SCALE_RUNS ;; *) runs[$n]=$RUNS ;; esac
 done
+# copies ROUND: every round runs fresh copies of the binaries (the companion
+# linked beside each). Two copies of one binary, run interleaved, came out
+# up to 5% apart here, and stayed so over hundreds of runs, in either order
+# and after dropping the page cache (why is not known: the file's pages, by
+# the look of it). One copy per run would carry its luck into every median;
+# a copy per round spreads it.
+src_bin=$bin src_base=${BASELINE:-}
+copies() {
+  local d=$work/bins/$1
+  mkdir -p "$d/new"
+  cp "$src_bin" "$d/new/k8s-crd-resolver"
+  ln -s "${src_bin%/*}/k8s-crd-resolver-validate" "$d/new/"
+  bin=$d/new/k8s-crd-resolver
+  (($1 > 0)) && to_drop+=("$work/bins/$(($1 - 1))")
+  if [[ -n $src_base ]]; then
+    mkdir -p "$d/base"
+    cp "$src_base" "$d/base/k8s-crd-resolver"
+    ln -s "${src_base%/*}/k8s-crd-resolver-validate" "$d/base/"
+    BASELINE=$d/base/k8s-crd-resolver
+  fi
+}
 max=$((RUNS > SCALE_RUNS ? RUNS : SCALE_RUNS))
 for ((i = 0; i < max; i++)); do
+  copies "$i"
   for n in "${names[@]}"; do
     ((i < runs[$n])) || continue
     ${prep[${n%@base}]:-prep_none}
     # What the scenario before wrote (208 MB at N=1000) is on its way to
     # the disk: let it land first, untimed, so no scenario pays for
-    # another's writeback.
+    # another's writeback; then its pages are let go (dropcache).
     sync
+    if ((${#to_drop[@]})); then
+      "$dropcache" "${to_drop[@]}"
+      to_drop=()
+    fi
     s=${EPOCHREALTIME/[.,]/}
     call_ run "$n"
     e=${EPOCHREALTIME/[.,]/}
@@ -439,6 +592,7 @@ for n in "${names[@]}"; do
     perfile) label="per-file x4" floor=hello4 ;; dask) label="dask hook x4" floor=hello4 ;;
     buildall) label="build all" ;;
     fresh*) label="N=${nb#fresh} build fresh" ;; uptodate*) label="N=${nb#uptodate} build up to date" ;;
+    wfloor*) label="N=${nb#wfloor} write floor" ;;
     check?*) label="N=${nb#check} check" ;; *) label=$nb ;;
   esac
   [[ $n == *@base ]] && label+=" (baseline)"
@@ -460,6 +614,10 @@ for n in "${names[@]}"; do
       cmp="target <= $((lim / 1000)) ms: $(met "$((m <= lim))"), <= $rl MiB: $(met "$((mib <= rl))")$lin"
       ;;
   esac
+  wf=wfloor${nb#fresh}
+  if [[ $nb == fresh* && -n ${med[$wf]:-} ]]; then
+    cmp+=$(awk -v a="$m" -v f="${med[$wf]}" -v s="${cmp:+; }" 'BEGIN{printf "%s%.1f ms beyond its write floor", s, (a-f)/1000}')
+  fi
   awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v rss="$rss" -v cmp="$cmp" -v r="$ratio" \
     'BEGIN{printf "%-35s median %8.1f ms (min %8.1f, max %8.1f), peak RSS %6.1f MiB %s  %s\n", l, m/1000, lo/1000, hi/1000, rss/1024, r, cmp}'
 done
