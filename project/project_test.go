@@ -244,6 +244,13 @@ func TestSizeGuard(t *testing.T) {
 		pad := func(n int64) ([]*Output, error) {
 			write(t, dir, "templates/a.yaml", tpl)
 			write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object, description: "+strings.Repeat("x", int(n))+"}\n")
+			// Opened again: a Project compiles its templates as Open read them.
+			allow := p.opts.AllowLarge
+			var err error
+			if p, err = Open(dir, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			p.opts.AllowLarge = allow
 			return p.Compile(nil)
 		}
 		p.opts.AllowLarge = true

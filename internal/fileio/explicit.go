@@ -59,12 +59,12 @@ func (r *Reader) ReadExplicit(name string) ([]byte, error) {
 		return nil, describeOpenError(hostFS{}, abs, abs, err)
 	}
 	if fi.Mode()&fs.ModeNamedPipe == 0 {
-		f, err := openRegular(hostFS{}, abs, abs)
+		f, ofi, err := openRegular(hostFS{}, abs, abs)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return readLimitedHint(nil, f, abs, r.limit, fi.Size())
+		return readLimitedHint(nil, f, abs, r.limit, ofi.Size())
 	}
 	// A pipe is opened as cat opens it: blocking until its writer is
 	// there (a process substitution's always is).

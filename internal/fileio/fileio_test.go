@@ -3,6 +3,7 @@ package fileio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -233,6 +234,25 @@ func TestWriter(t *testing.T) {
 	defer w2.Close()
 	if _, err := w2.WriteFile(filepath.Join(root, "in.yaml"), content("# ours\n")); !errors.Is(err, ErrIsInput) {
 		t.Errorf("over an input: %v", err)
+	}
+	// Whatever name it is reached by (a hard link), among many inputs;
+	// a file that is none of them is written.
+	if err := os.Link(filepath.Join(root, "in.yaml"), filepath.Join(root, "alias.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, filepath.Join(root, "other.yaml"), "# ours\n")
+	var many []string
+	for i := range 200 {
+		many = append(many, filepath.Join(root, fmt.Sprintf("missing%d.yaml", i)))
+	}
+	many = append(many, filepath.Join(root, "in.yaml"))
+	w3 := NewWriter(WriterOptions{Root: root, Owned: owned, Inputs: many})
+	defer w3.Close()
+	if _, err := w3.WriteFile(filepath.Join(root, "alias.yaml"), content("# ours\n")); !errors.Is(err, ErrIsInput) {
+		t.Errorf("over a hard link to an input: %v", err)
+	}
+	if _, err := w3.WriteFile(filepath.Join(root, "other.yaml"), content("# ours, new\n")); err != nil {
+		t.Errorf("over a file that is no input: %v", err)
 	}
 	// Remove takes ours, and a missing file is no error.
 	if err := w.Remove(out); err != nil {

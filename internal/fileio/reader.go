@@ -112,19 +112,15 @@ func (r *Reader) ReadFile(name string) ([]byte, error) { return r.AppendFile(nil
 // extended slice. The limit applies to the file, not to dst. On an error
 // it returns dst as it was.
 func (r *Reader) AppendFile(dst []byte, name string) ([]byte, error) {
-	f, shown, err := r.open(name)
+	f, fi, shown, err := r.open(name)
 	if err != nil {
 		return dst, err
 	}
 	defer f.Close()
-	// The size the opened file states sizes the buffer (reading grows it
-	// by doubling otherwise, clearing each copy); the limit is enforced on
-	// what is read, whatever the file says.
-	hint := int64(0)
-	if fi, err := f.Stat(); err == nil {
-		hint = fi.Size()
-	}
-	b, err := readLimitedHint(dst, f, shown, r.limit, hint)
+	// The size the opened file states (its check's fstat) sizes the
+	// buffer (reading grows it by doubling otherwise, clearing each copy);
+	// the limit is enforced on what is read, whatever the file says.
+	b, err := readLimitedHint(dst, f, shown, r.limit, fi.Size())
 	if err != nil {
 		return dst, err
 	}
@@ -134,7 +130,7 @@ func (r *Reader) AppendFile(dst []byte, name string) ([]byte, error) {
 // ReadHead reads at most n bytes from the start of the file name, for
 // looking at a header without reading a large file whole.
 func (r *Reader) ReadHead(name string, n int) ([]byte, error) {
-	f, shown, err := r.open(name)
+	f, _, shown, err := r.open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -241,15 +237,17 @@ func (r *Reader) dirHandle(root *os.Root, dir string) *os.Root {
 	return d
 }
 
-// open opens name for reading after the checks of the package doc.
-func (r *Reader) open(name string) (*os.File, string, error) {
+// open opens name for reading after the checks of the package doc; it
+// returns what the opened file's fstat said of it too.
+func (r *Reader) open(name string) (*os.File, fs.FileInfo, string, error) {
 	var f *os.File
+	var fi fs.FileInfo
 	shown, err := r.confined(name, func(fsys filesystem, p, shown string) error {
 		var err error
-		f, err = openRegular(fsys, p, shown)
+		f, fi, err = openRegular(fsys, p, shown)
 		return err
 	})
-	return f, shown, err
+	return f, fi, shown, err
 }
 
 // confined runs op on name (absolute, or relative to the working
@@ -325,32 +323,28 @@ func outsideError(shown, root string, viaLink bool) error {
 
 // openRegular opens p in fsys: a stat first, so a FIFO or device is never
 // opened at all, then the open (non-blocking, so a FIFO swapped in cannot
-// hang it) and a check of what was actually opened.
-func openRegular(fsys filesystem, p, shown string) (*os.File, error) {
+// hang it) and a check of what was actually opened, whose FileInfo it
+// returns (its size sizes the read: no second fstat).
+func openRegular(fsys filesystem, p, shown string) (*os.File, fs.FileInfo, error) {
 	fi, err := fsys.Stat(p)
 	if err != nil {
-		return nil, describeOpenError(fsys, p, shown, err)
+		return nil, nil, describeOpenError(fsys, p, shown, err)
 	}
 	if err := regular(fi, shown); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := fsys.OpenFile(p, os.O_RDONLY|readFlags, 0)
 	if err != nil {
-		return nil, describeOpenError(fsys, p, shown, err)
+		return nil, nil, describeOpenError(fsys, p, shown, err)
 	}
-	return checkOpened(f, shown)
-}
-
-func checkOpened(f *os.File, shown string) (*os.File, error) {
-	fi, err := f.Stat()
-	if err == nil {
+	if fi, err = f.Stat(); err == nil {
 		err = regular(fi, shown)
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 func regular(fi fs.FileInfo, shown string) error {

@@ -45,8 +45,9 @@ type WriterOptions struct {
 // Stage is safe for concurrent use (build stages its files on every core);
 // the other methods are not.
 type Writer struct {
-	opts   WriterOptions
-	inputs []fs.FileInfo
+	opts     WriterOptions
+	inputs   []fs.FileInfo             // the inputs without a device and inode (see input)
+	inputIDs map[[2]uint64]fs.FileInfo // the others, by device and inode
 
 	// shownRoot, when set, names files in messages instead of Root (a
 	// writer for one explicit path outside the caller's root).
@@ -64,11 +65,38 @@ func NewWriter(opts WriterOptions) *Writer {
 	opts.Root = absClean(opts.Root)
 	w := &Writer{opts: opts, dirs: map[string]*os.Root{}, cleaned: map[*os.Root]bool{}}
 	for _, in := range opts.Inputs {
-		if fi, err := os.Stat(in); err == nil {
+		fi, err := os.Stat(in)
+		if err != nil {
+			continue
+		}
+		if id, ok := fileID(fi); ok {
+			if w.inputIDs == nil {
+				w.inputIDs = map[[2]uint64]fs.FileInfo{}
+			}
+			w.inputIDs[id] = fi
+		} else {
 			w.inputs = append(w.inputs, fi)
 		}
 	}
 	return w
+}
+
+// input returns the input of the run that fi is, if any: looked up by
+// device and inode where the system has them (a pass over every input for
+// every replaced file made 1,000 stale outputs against 1,000 inputs a
+// million comparisons), else compared by os.SameFile.
+func (w *Writer) input(fi fs.FileInfo) fs.FileInfo {
+	if id, ok := fileID(fi); ok {
+		if in := w.inputIDs[id]; in != nil {
+			return in
+		}
+	}
+	for _, in := range w.inputs {
+		if os.SameFile(fi, in) {
+			return in
+		}
+	}
+	return nil
 }
 
 // Close releases the directory handles.
@@ -195,10 +223,8 @@ func (w *Writer) existing(d *os.Root, base, shown string, replace bool) (fs.File
 // header (Owned), or, to replace only, it is empty, Replaces accepts it
 // (a CRD of the name being regenerated), or Force.
 func (w *Writer) mayReplace(f *os.File, fi fs.FileInfo, abs, shown string, replace bool) error {
-	for _, in := range w.inputs {
-		if os.SameFile(fi, in) {
-			return &Error{Path: shown, Msg: "is an input of this run (" + in.Name() + "); refusing to overwrite it with output", Err: ErrIsInput}
-		}
+	if in := w.input(fi); in != nil {
+		return &Error{Path: shown, Msg: "is an input of this run (" + in.Name() + "); refusing to overwrite it with output", Err: ErrIsInput}
 	}
 	line, err := firstLineOf(f)
 	if err != nil {
