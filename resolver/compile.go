@@ -113,6 +113,9 @@ type Compiler struct {
 	// lazy entries must change nothing).
 	eager       bool
 	descScratch []byte // a buffer for the descriptions of a source that is not shared, reused
+	// roots holds the default root of each template directory (a stat of
+	// .git in it and every parent, once per directory, not per template).
+	roots map[string]string
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -379,7 +382,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 	}
 	root := c.opts.Root
 	if root == "" {
-		root = defaultRoot(filepath.Dir(abs), c.opts.WorkDir)
+		root = c.defaultRoot(filepath.Dir(abs))
 	}
 	r := &run{c: c, patch: patch, template: abs, root: root, diagnostics: newDiagnostics(), display: map[string]string{abs: display},
 		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
@@ -426,3 +429,17 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 
 // defaultRoot finds the project root for a template living in dir.
 func defaultRoot(dir, workDir string) string { return fileio.ProjectRoot(dir, workDir) }
+
+// defaultRoot is defaultRoot for the Compiler's working directory, found
+// once per directory.
+func (c *Compiler) defaultRoot(dir string) string {
+	root, ok := c.roots[dir]
+	if !ok {
+		if c.roots == nil {
+			c.roots = map[string]string{}
+		}
+		root = defaultRoot(dir, c.opts.WorkDir)
+		c.roots[dir] = root
+	}
+	return root
+}

@@ -340,8 +340,38 @@ func isNameByte(c byte) bool {
 
 func plainScalar(value string, num, col int) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Value: value, Line: num, Column: col}
-	n.Tag = n.ShortTag() // what yaml.v3 resolves a plain scalar to
+	n.Tag = plainTag(n)
 	return n
+}
+
+// plainTag is what yaml.v3 resolves the plain scalar n to (n.ShortTag()).
+// Its resolve defers a closure, looks the text up in a map and, for a
+// number, tries a timestamp and several parsers: a tenth of reading a
+// template, most of it for keys and names. Text starting with a letter
+// (or anything but a sign, a digit, "." or "~") resolves by yaml.v3's own
+// table to a string but for its map's true, false and null spellings,
+// which this takes as resolve does; the rest goes to yaml.v3.
+// TestPlainTagMatchesYAML holds the two together.
+func plainTag(n *yaml.Node) string {
+	v := n.Value
+	if v == "" {
+		return n.ShortTag()
+	}
+	switch v[0] {
+	case '+', '-', '.', '~', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return n.ShortTag()
+	case 't', 'T', 'f', 'F':
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return "!!bool"
+		}
+	case 'n', 'N':
+		switch v {
+		case "null", "Null", "NULL":
+			return "!!null"
+		}
+	}
+	return "!!str"
 }
 
 // scalarNode reads a scalar at the start of text (column col): quoted, or

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // checkSimpleYAML: where parseSimpleYAML takes src, the documents (values,
@@ -116,4 +118,31 @@ func FuzzSimpleYAML(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) { checkSimpleYAML(t, src) })
+}
+
+// TestPlainTagMatchesYAML: plainTag resolves every plain scalar as yaml.v3
+// does: each printable first byte followed by text that makes yaml.v3's
+// resolve take another branch (its map's spellings, numbers, timestamps,
+// floats' specials), and words near those spellings.
+func TestPlainTagMatchesYAML(t *testing.T) {
+	words := []string{
+		"true", "True", "TRUE", "tRUE", "truE", "false", "False", "FALSE", "fAlse", "null", "Null", "NULL", "nULL", "nil",
+		"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N", "t", "f",
+		"~", ".inf", ".Inf", ".INF", "+.inf", "-.inf", ".nan", ".NaN", ".NAN", "NaN", "nan", "inf", "Infinity",
+		"<<", "0", "-0", "+1", "0x1F", "0o17", "017", "1_000", "1e3", "1.5", ".5", "-.5e-3", "2001-12-14",
+		"2001-12-14t21:59:43.10-05:00", "1:20", "a", "ab", "x-1", "$ref", "_x", "/path", "io.k8s.api.core.v1.PodSpec",
+	}
+	suffixes := []string{"", "rue", "RUE", "alse", "ull", "ULL", "1", "0", ".5", "e3", "x", "_1", "nf", "an", "-01-01", ":1"}
+	for c := byte(' ' + 1); c < 0x7f; c++ {
+		for _, s := range suffixes {
+			words = append(words, string(c)+s)
+		}
+	}
+	for _, w := range words {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: w}
+		want := n.ShortTag()
+		if got := plainTag(n); got != want {
+			t.Errorf("plainTag(%q) = %s, yaml.v3 resolves it to %s", w, got, want)
+		}
+	}
 }
