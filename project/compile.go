@@ -199,17 +199,10 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 			return nil, err
 		}
 	}
-	// Open read the template and parsed it (classify): CompilePatched
+	// Open read every template and parsed it (classify): CompilePatched
 	// compiles that text, not a second read of the file (1,000 templates
 	// read twice were 8,000 system calls of a build).
-	var src []byte
-	if t.source == nil {
-		var err error
-		if src, err = p.reader.ReadFile(t.Path); err != nil {
-			return nil, err
-		}
-	}
-	res, err := c.CompilePatched(filepath.FromSlash(t.Name), src, t.source, patch)
+	res, err := c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch)
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ type Template struct {
 	// Set is the index of the configuration's set the template is in.
 	Set int
 
-	source *resolver.Source // the template as Open read and parsed it
+	source *resolver.Source // the template as Open read and parsed it; never nil
 }
 
 // Open finds the configuration (walking up from workDir unless

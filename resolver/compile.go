@@ -427,18 +427,15 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 	return name, filepath.Clean(abs)
 }
 
-// defaultRoot finds the project root for a template living in dir.
-func defaultRoot(dir, workDir string) string { return fileio.ProjectRoot(dir, workDir) }
-
-// defaultRoot is defaultRoot for the Compiler's working directory, found
-// once per directory.
+// defaultRoot finds the project root for a template living in dir, once
+// per directory.
 func (c *Compiler) defaultRoot(dir string) string {
 	root, ok := c.roots[dir]
 	if !ok {
 		if c.roots == nil {
 			c.roots = map[string]string{}
 		}
-		root = defaultRoot(dir, c.opts.WorkDir)
+		root = fileio.ProjectRoot(dir, c.opts.WorkDir)
 		c.roots[dir] = root
 	}
 	return root
