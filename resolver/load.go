@@ -37,8 +37,18 @@ type document struct {
 	file  string
 	index int
 	value any
-	pos   map[string]Position
+	pos   map[string]Position // nil until lazy has built it, when lazy is set
+	lazy  *lazyPositions
 	cost  cost // what reading it built, charged to every compile that uses it
+}
+
+// positionMap returns the document's positions, building them first if
+// they were left for later.
+func (d *document) positionMap() map[string]Position {
+	if d.lazy != nil {
+		return d.lazy.of(d.index)
+	}
+	return d.pos
 }
 
 // position returns the position of the value at pointer ptr, or of its
@@ -47,8 +57,9 @@ func (d *document) position(ptr string) Position {
 	if d == nil {
 		return Position{}
 	}
+	pos := d.positionMap()
 	for {
-		if p, ok := d.pos[ptr]; ok {
+		if p, ok := pos[ptr]; ok {
 			return p
 		}
 		i := lastSlash(ptr)
@@ -57,6 +68,52 @@ func (d *document) position(ptr string) Position {
 		}
 		ptr = ptr[:i]
 	}
+}
+
+// lazyPositions holds what the positions of a file read by
+// parseSimpleYAML are built from, and builds them the first time one is
+// asked for: only a diagnostic asks, and most compiles have none, while
+// keeping a position for every key is a fifth of reading a template.
+// Building them reads text again exactly as the first time (the same
+// reader, documents counted the same way), so a position is the one an
+// eager read would have kept (TestSimpleYAMLMatchesYAMLv3 compares them
+// with yaml.v3's).
+type lazyPositions struct {
+	once  sync.Once
+	file  string
+	text  string                // the file's text; a string, so it cannot change meanwhile
+	limit Size                  // the budget the first read had
+	pos   []map[string]Position // by document index
+}
+
+// of returns the positions of document index, building every document's
+// on first use. Read once already within a budget of this limit, text
+// reads again within a fresh one; if it somehow did not, positions fall
+// back to the file's name alone.
+func (l *lazyPositions) of(index int) map[string]Position {
+	l.once.Do(func() {
+		nodes, ok := parseSimpleYAML(l.text)
+		if !ok {
+			return
+		}
+		b := newBudget(l.limit)
+		var numbers ErrorList
+		for _, n := range nodes {
+			c := &converter{file: l.file, pos: map[string]Position{}, budget: b, posCap: len(l.text), numbers: &numbers}
+			v, err := c.value(n, "", 0, true)
+			if err != nil {
+				l.pos = nil
+				return
+			}
+			if v != nil {
+				l.pos = append(l.pos, c.pos)
+			}
+		}
+	})
+	if index < len(l.pos) {
+		return l.pos[index]
+	}
+	return nil
 }
 
 func lastSlash(s string) int {
@@ -93,15 +150,18 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	var docs []*document
 	var numbers ErrorList // numbers that cannot be read, in every document
-	convert := func(n *yaml.Node) error {
+	convert := func(n *yaml.Node, lazy *lazyPositions) error {
 		before := b.used
-		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src), numbers: &numbers}
-		v, err := c.value(n, "", 0, true)
+		c := &converter{file: file, budget: b, posCap: len(src), numbers: &numbers}
+		if lazy == nil {
+			c.pos = map[string]Position{}
+		}
+		v, err := c.value(n, "", 0, lazy == nil)
 		if err != nil {
 			return err
 		}
 		if v != nil {
-			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
+			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, lazy: lazy, cost: b.used.minus(before)})
 		}
 		return nil
 	}
@@ -124,9 +184,11 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 		return nil, numbers
 	}
 	if simple {
-		if nodes, ok := parseSimpleYAML(src); ok {
+		text := string(src)
+		if nodes, ok := parseSimpleYAML(text); ok {
+			lazy := &lazyPositions{file: file, text: text, limit: Size(b.limit)}
 			for _, n := range nodes {
-				if err := convert(n); err != nil {
+				if err := convert(n, lazy); err != nil {
 					return done(err)
 				}
 			}
@@ -166,7 +228,7 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 			}
 			return done(yamlError(file, err))
 		}
-		if err := convert(&n); err != nil {
+		if err := convert(&n, nil); err != nil {
 			return done(err)
 		}
 	}

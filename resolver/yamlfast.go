@@ -35,9 +35,9 @@ type simpleParser struct {
 
 // parseSimpleYAML returns the documents of src, or false when src is not
 // in the subset above.
-func parseSimpleYAML(src []byte) (docs []*yaml.Node, ok bool) {
-	for _, c := range src {
-		if (c < ' ' && c != '\n') || c >= 0x7f {
+func parseSimpleYAML(src string) (docs []*yaml.Node, ok bool) {
+	for i := range len(src) {
+		if c := src[i]; (c < ' ' && c != '\n') || c >= 0x7f {
 			return nil, false
 		}
 	}
@@ -47,7 +47,7 @@ func parseSimpleYAML(src []byte) (docs []*yaml.Node, ok bool) {
 		lines  []simpleLine
 	}
 	segments := []segment{{}}
-	raws := strings.Split(string(src), "\n")
+	raws := strings.Split(src, "\n")
 	for n, raw := range raws {
 		text := strings.TrimLeft(raw, " ")
 		last := &segments[len(segments)-1]
