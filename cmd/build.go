@@ -91,7 +91,7 @@ output; 2 on bad input.`,
 					fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")
 					printDiffGroups(c.OutOrStdout(), groups, total, false)
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
+				fmt.Fprintf(c.ErrOrStderr(), "updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
 				return quietExit(exitProblems)
 			}
 			return nil

@@ -110,7 +110,8 @@ breaking. 2 on bad input.`,
 		},
 	}
 	fs := c.Flags()
-	fs.StringVarP(&output, "output", "o", "text", "text, or json: {changes, breaking, compatible, descriptionsChanged}")
+	fs.StringVarP(&output, "output", "o", "text", "output format: text, or json: {changes, breaking, compatible, descriptionsChanged}")
+	fs.Bool("summary-only", false, "accepted as check takes it: diff prints the schema changes and never a unified diff")
 	fs.StringVar(&from, "from", "", "compile the project's templates for this Kubernetes version as the old side (with --to)")
 	fs.StringVar(&to, "to", "", "compile the project's templates for this Kubernetes version as the new side (with --from)")
 	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
@@ -286,6 +287,9 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 			data[i], err = reader.ReadExplicit(name)
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := notATemplate(name, data[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -266,10 +266,14 @@ func TestMissingCompanion(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := newRepo(t)
-	hint := "`make install` installs it (package github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/k8s-crd-resolver-validate)"
+	// What the README recommends, on one readable line.
+	hint := "`make build-cli` builds both binaries into bin/ and `go install . ./cmd/...` installs both into $GOBIN"
 	for _, args := range [][]string{{"build"}, {"check"}, {"validate", "x.yaml"}} {
 		r := runBin(t, bin, dir, nil, args...).must(t, 2)
 		contains(t, args[0]+" stderr", r.stderr, "k8s-crd-resolver-validate is neither next to this executable nor on PATH", hint)
+		if strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, `\n`) {
+			t.Errorf("%s: not one readable line: %q", args[0], r.stderr)
+		}
 		if args[0] != "validate" {
 			contains(t, args[0]+" stderr", r.stderr, "--no-validate")
 		}

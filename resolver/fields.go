@@ -242,6 +242,8 @@ func wrongType(v any, f *fieldSpec) string {
 		want = "a boolean (true or false)"
 		if s, ok := v.(string); ok && slices.Contains([]string{"yes", "no", "on", "off", "y", "n"}, strings.ToLower(s)) {
 			hint = fmt.Sprintf(" (%s is a string in YAML 1.2, which this tool reads; write true or false)", s)
+		} else if s == "true" || s == "false" {
+			hint = " (remove the quotes)"
 		}
 	case intField:
 		if n, ok := v.(json.Number); ok {
@@ -251,6 +253,11 @@ func wrongType(v any, f *fieldSpec) string {
 			return fmt.Sprintf("must be an integer, not %s", n)
 		}
 		want = "an integer"
+		if s, ok := v.(string); ok {
+			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+				hint = " (remove the quotes)"
+			}
+		}
 	case objectField:
 		if _, ok := v.(map[string]any); ok {
 			return ""

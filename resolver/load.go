@@ -226,7 +226,7 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 				b.used = start // nothing read as YAML is kept
 				return parseJSONDocuments(file, src, b)
 			}
-			return done(yamlError(file, err))
+			return done(yamlError(file, src, err))
 		}
 		if err := convert(&n, nil); err != nil {
 			return done(err)
@@ -270,14 +270,60 @@ func lineCol(src []byte, off int) (int, int) {
 
 var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
-// yamlError turns a yaml.v3 error into an *Error with a position.
-func yamlError(file string, err error) error {
+// yamlError turns a yaml.v3 error reading src into an *Error at the line
+// and column of the problem. yaml.v3 says only a line, and for a parser
+// error the line before the construct it was in (an unclosed flow
+// collection is reported a line early, without a column), so the place is
+// found again: the shortest prefix of src whose reading fails with the
+// same problem ends at it (an unclosed bracket or quote: at the bracket or
+// quote). A binary search over prefixes reads src a logarithmic number of
+// times, on the error path only.
+func yamlError(file string, src []byte, err error) error {
+	problem := yamlProblem(err)
+	fails := func(n int) bool {
+		e := parseYAMLStream(src[:n])
+		return e != nil && yamlProblem(e) == problem
+	}
+	lo, hi := 0, len(src) // fails(hi), as src failed
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	pos := Position{File: file}
+	if hi > 0 {
+		pos.Line, pos.Col = lineCol(src, hi-1) // the last byte read
+	} else {
+		pos.Line, pos.Col = 1, 1
+	}
+	return &Error{Pos: pos, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, problem)}
+}
+
+// yamlProblem is a yaml.v3 error's text without its "yaml: line N: ".
+func yamlProblem(err error) string {
 	msg := err.Error()
 	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{Pos: Position{File: file, Line: line}, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, m[2])}
+		return m[2]
 	}
-	return &Error{Pos: Position{File: file}, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, trimYAMLPrefix(msg))}
+	return trimYAMLPrefix(msg)
+}
+
+// parseYAMLStream reads every document of src as nodes (no aliases
+// expanded) and returns the first error.
+func parseYAMLStream(src []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 func trimYAMLPrefix(s string) string {
