@@ -270,60 +270,104 @@ func lineCol(src []byte, off int) (int, int) {
 
 var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
-// yamlError turns a yaml.v3 error reading src into an *Error at the line
-// and column of the problem. yaml.v3 says only a line, and for a parser
-// error the line before the construct it was in (an unclosed flow
-// collection is reported a line early, without a column), so the place is
-// found again: the shortest prefix of src whose reading fails with the
-// same problem ends at it (an unclosed bracket or quote: at the bracket or
-// quote). A binary search over prefixes reads src a logarithmic number of
-// times, on the error path only.
+// yamlError turns a yaml.v3 error reading src into an *Error at a line
+// and column. yaml.v3 gives only a line: for a scanner error the line of
+// the problem (or of the quote that opened an unterminated scalar), for a
+// parser error that line counted from 0, so one early (the line where the
+// flow collection or block it was reading opened, when that is not the
+// first). The line is put right here and the column found on it from what
+// the message says: one pass over that line.
 func yamlError(file string, src []byte, err error) error {
-	problem := yamlProblem(err)
-	fails := func(n int) bool {
-		e := parseYAMLStream(src[:n])
-		return e != nil && yamlProblem(e) == problem
+	msg := err.Error()
+	line, problem := 0, trimYAMLPrefix(msg)
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
 	}
-	lo, hi := 0, len(src) // fails(hi), as src failed
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if fails(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	if isYAMLParserProblem(problem) {
+		line++ // counted from 0
 	}
-	pos := Position{File: file}
-	if hi > 0 {
-		pos.Line, pos.Col = lineCol(src, hi-1) // the last byte read
-	} else {
-		pos.Line, pos.Col = 1, 1
-	}
+	line = max(line, 1)
+	pos := Position{File: file, Line: line, Col: yamlErrorColumn(lineText(src, line), problem)}
 	return &Error{Pos: pos, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, problem)}
 }
 
-// yamlProblem is a yaml.v3 error's text without its "yaml: line N: ".
-func yamlProblem(err error) string {
-	msg := err.Error()
-	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
-		return m[2]
+// isYAMLParserProblem reports whether problem is one of yaml.v3's parser
+// errors (parserc.go), whose line it counts from 0; its scanner's errors
+// count from 1.
+func isYAMLParserProblem(problem string) bool {
+	switch problem {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
+		"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
+		"found incompatible YAML document", "found undefined tag handle":
+		return true
 	}
-	return trimYAMLPrefix(msg)
+	return false
 }
 
-// parseYAMLStream reads every document of src as nodes (no aliases
-// expanded) and returns the first error.
-func parseYAMLStream(src []byte) error {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
+// lineText returns line n (from 1) of src without its line break; nil
+// past the end.
+func lineText(src []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return nil
 		}
+		src = src[j+1:]
 	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return bytes.TrimSuffix(src, []byte("\r"))
+}
+
+// yamlErrorColumn is the column (from 1) on text that problem points at:
+// the flow bracket left open, the colon of a mapping value where none may
+// be, the character no token starts with, the quote left open; else the
+// first character of the line's content.
+func yamlErrorColumn(text []byte, problem string) int {
+	col := 0
+	switch problem {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'":
+		open, close := byte('['), byte(']')
+		if strings.HasSuffix(problem, "'}'") {
+			open, close = '{', '}'
+		}
+		var stack []int
+		var quote byte
+		for i, c := range text {
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'':
+				quote = c
+			case c == open:
+				stack = append(stack, i)
+			case c == close && len(stack) > 0:
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if len(stack) > 0 {
+			col = stack[len(stack)-1] + 1
+		}
+	case "mapping values are not allowed in this context":
+		for i, c := range text {
+			if c == ':' && (i+1 == len(text) || text[i+1] == ' ') {
+				col = i + 1 // the last such colon
+			}
+		}
+	case "found character that cannot start any token":
+		col = bytes.IndexAny(text, "@`\t") + 1
+	case "found unexpected end of stream":
+		col = bytes.LastIndexAny(text, `"'`) + 1
+	}
+	if col == 0 {
+		col = len(text) - len(bytes.TrimLeft(text, " ")) + 1
+	}
+	return col
 }
 
 func trimYAMLPrefix(s string) string {
