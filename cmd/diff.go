@@ -457,6 +457,7 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 	if total.Empty() {
 		return
 	}
+	said := map[string]bool{} // each reason is explained once
 	for _, g := range groups {
 		if g.rep.Empty() {
 			continue
@@ -477,7 +478,7 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
 			indent = "  "
 		}
-		rep.WriteText(w, indent)
+		rep.WriteTextOnce(w, indent, said)
 	}
 	fmt.Fprintf(w, "total: %s\n", total.Summary())
 }

@@ -31,7 +31,11 @@ func TestBuildWritesThenIsANoop(t *testing.T) {
 
 	age(t, dir, outputs...)
 	r = cli(t, dir, "build").must(t, 0)
-	contains(t, "second build", r.stdout, "dist/alpha.yaml (unchanged)")
+	if want := "3 template(s): 0 file(s) created, 0 updated, 3 unchanged, 0 removed; 0 warning(s)\n"; r.stdout != want {
+		t.Errorf("second build printed %q, want only the totals %q", r.stdout, want)
+	}
+	r = cli(t, dir, "build", "-v").must(t, 0)
+	contains(t, "second build -v", r.stdout, "dist/alpha.yaml (unchanged)")
 	for _, o := range outputs {
 		if touched(t, dir, o) {
 			t.Errorf("the second build rewrote %s", o)
