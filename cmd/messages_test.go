@@ -103,3 +103,15 @@ func TestEverydayMistakes(t *testing.T) {
 	_, stderr, code = runCmd(t, dir, "", "diff", "--summary-only", "compiled.yaml", "compiled.yaml")
 	require.Equal(t, 0, code, stderr)
 }
+
+// TestPatchVersionWarningForUsers: a patch newer than the embedded one is
+// a warning that says what a user can do (a newer k8s-crd-resolver), not
+// a make target of this repository.
+func TestPatchVersionWarningForUsers(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "resolve", "widget.yaml", "--k8s-version", "1.30.99", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "use a newer k8s-crd-resolver")
+	require.NotContains(t, stderr, "make ")
+}
