@@ -14,7 +14,7 @@ import (
 
 func newBuildCmd() *cobra.Command {
 	var f projectFlags
-	var failOnChange, quiet bool
+	var failOnChange, quiet, verbose bool
 	c := &cobra.Command{
 		Use:   "build [FILE]...",
 		Short: "Compile the project's templates into their output directories",
@@ -83,7 +83,7 @@ output; 2 on bad input.`,
 				printErrors(c.ErrOrStderr(), err) // every file refused, one line each
 				return quietExit(exitBadInput)
 			}
-			printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
+			printBuildSummary(c.OutOrStdout(), comp, plan, buildVerbosity(quiet, verbose))
 			if failOnChange && len(done) > 0 {
 				if total := totalOf(groups); groupsErr != nil {
 					fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
@@ -91,7 +91,7 @@ output; 2 on bad input.`,
 					fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")
 					printDiffGroups(c.OutOrStdout(), groups, total, false)
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
+				fmt.Fprintf(c.ErrOrStderr(), "updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
 				return quietExit(exitProblems)
 			}
 			return nil
@@ -100,7 +100,8 @@ output; 2 on bad input.`,
 	f.register(c)
 	c.Flags().BoolVar(&f.opts.Force, "force", false, "replace output files that exist without the generated header (never symlinks, special files or inputs)")
 	c.Flags().BoolVar(&failOnChange, "fail-on-change", false, "exit 1 when a file was written or removed (what pre-commit expects of a fixing hook)")
-	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only what changed, and warnings")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only what changed, and warnings (no totals line)")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print a line for every template, unchanged ones included")
 	return c
 }
 
@@ -114,13 +115,37 @@ func jsonSize(o *project.Output) string {
 	return strings.Join(parts, " + ") + " JSON"
 }
 
-// printBuildSummary prints one line per template (outputs, JSON size,
-// Kubernetes version, what happened) with its warnings, then removals.
-func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bool) {
+// verbosity is how much build prints.
+type verbosity int
+
+const (
+	quietOutput   verbosity = iota // what changed, and warnings
+	normalOutput                   // and a totals line
+	verboseOutput                  // and a line for every template
+)
+
+func buildVerbosity(quiet, verbose bool) verbosity {
+	switch {
+	case verbose:
+		return verboseOutput
+	case quiet:
+		return quietOutput
+	}
+	return normalOutput
+}
+
+// printBuildSummary prints a line (outputs, JSON size, Kubernetes version,
+// what happened) for each template whose outputs changed, or every
+// template when verbose, each with its warnings; then removals and, unless
+// quiet, one totals line. A project of 200 templates where one changed
+// prints two lines.
+func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbosity) {
 	byPath := map[string]*project.FileStatus{}
 	for _, fs := range plan.Files {
 		byPath[fs.Path] = fs
 	}
+	var counts [4]int // created, updated, unchanged, removed
+	warnings := 0
 	for _, o := range comp.outs {
 		var parts []string
 		changed := false
@@ -135,16 +160,31 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bo
 			}
 			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
 		}
-		if changed || !quiet {
+		indent := ""
+		if changed || v == verboseOutput {
 			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
+			indent = "  "
 		}
 		for _, warn := range o.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", warn)
+			fmt.Fprintf(w, "%swarning: %s\n", indent, warn)
 		}
+		warnings += len(o.Warnings)
 	}
 	for _, fs := range plan.Files {
-		if fs.State == project.Orphan {
+		switch fs.State {
+		case project.Missing:
+			counts[0]++
+		case project.Stale:
+			counts[1]++
+		case project.Unchanged:
+			counts[2]++
+		case project.Orphan:
+			counts[3]++
 			fmt.Fprintf(w, "removed %s (generated, and no template produces it any more)\n", fs.Name)
 		}
+	}
+	if v != quietOutput {
+		fmt.Fprintf(w, "%d template(s): %d file(s) created, %d updated, %d unchanged, %d removed; %d warning(s)\n",
+			len(comp.outs), counts[0], counts[1], counts[2], counts[3], warnings)
 	}
 }

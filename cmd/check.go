@@ -130,7 +130,7 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 		},
 	}
 	f.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json: {upToDate, stale, missing, unexpected, warnings, changes}")
+	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, or json: {upToDate, stale, missing, unexpected, warnings, changes}")
 	c.Flags().BoolVar(&summaryOnly, "summary-only", false, "print the schema changes and the file lists, without the unified diff")
 	c.Flags().BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects (the configuration's failOn: breaking)")
 	return c

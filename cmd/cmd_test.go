@@ -113,6 +113,11 @@ func TestCLI(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte(strings.Replace(template, "LocalObjectReference", "LocalObjectRef", 1)), 0o644))
+	// Values of the wrong type in the CRD's own fields: YAML 1.1's yes, a
+	// quoted number, a mapping where a list goes.
+	wrongTypes := strings.NewReplacer("served: true", "served: yes", "storage: true", "storage: true\n    additionalPrinterColumns:\n    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp, priority: \"1\"}",
+		"scope: Namespaced", "scope: Namespaced\n  conversion: {strategy: None}\n  preserveUnknownFields: false", "names: {kind: Widget, plural: widgets}", "names: {kind: Widget, plural: widgets, shortNames: {w: 1}}").Replace(template)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "types.yaml"), []byte(wrongTypes), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "fix.patch.yaml"), []byte("- {op: add, path: /metadata/labels, value: {app: widget}}\n"), 0o644))
 	abs, _ := filepath.Abs("../testdata/cmd")
 	cases := []cmdTestCase{
@@ -120,6 +125,7 @@ func TestCLI(t *testing.T) {
 		{name: "legacy form with patch", args: []string{"-r", "-j", "fix.patch.yaml", "widget.yaml", "-", "--k8s-version", "v1.30.14"}, golden: "legacy.txt"},
 		{name: "stdin", args: []string{"resolve", "-", "--k8s-version", "1.30", "-r", "--no-validate"}, stdin: template, golden: "resolve.txt"},
 		{name: "unknown definition exits 2", args: []string{"resolve", "broken.yaml", "--k8s-version", "1.30", "--no-validate"}, golden: "unknown-definition.txt", wantCode: 2},
+		{name: "wrong value types exit 2 before any output", args: []string{"resolve", "types.yaml", "--k8s-version", "1.30", "--no-validate", "-o", "types.out.yaml"}, golden: "wrong-types.txt", wantCode: 2},
 		{name: "unknown version exits 2", args: []string{"resolve", "widget.yaml", "--k8s-version", "2.0", "--no-validate"}, golden: "unknown-version.txt", wantCode: 2},
 		{name: "usage error exits 2", args: []string{"resolve"}, golden: "usage.txt", wantCode: 2},
 		{name: "versions", args: []string{"versions"}, golden: "versions.txt"},
@@ -131,6 +137,7 @@ func TestCLI(t *testing.T) {
 			golden.Check(t, filepath.Join(abs, tc.golden), []byte(stdout+"--- stderr\n"+stderr))
 		})
 	}
+	require.NoFileExists(t, filepath.Join(dir, "types.out.yaml"))
 }
 
 // TestFailureLeavesOutputAlone: a failing compile neither creates nor

@@ -110,7 +110,8 @@ breaking. 2 on bad input.`,
 		},
 	}
 	fs := c.Flags()
-	fs.StringVarP(&output, "output", "o", "text", "text, or json: {changes, breaking, compatible, descriptionsChanged}")
+	fs.StringVarP(&output, "output", "o", "text", "output format: text, or json: {changes, breaking, compatible, descriptionsChanged}")
+	fs.Bool("summary-only", false, "accepted as check takes it: diff prints the schema changes and never a unified diff")
 	fs.StringVar(&from, "from", "", "compile the project's templates for this Kubernetes version as the old side (with --to)")
 	fs.StringVar(&to, "to", "", "compile the project's templates for this Kubernetes version as the new side (with --from)")
 	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
@@ -288,6 +289,9 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 		if err != nil {
 			return nil, err
 		}
+		if err := notATemplate(name, data[i]); err != nil {
+			return nil, err
+		}
 	}
 	old, err := schemadiff.Parse(args[0], data[0], 0)
 	if err != nil {
@@ -453,6 +457,7 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 	if total.Empty() {
 		return
 	}
+	said := map[string]bool{} // each reason is explained once
 	for _, g := range groups {
 		if g.rep.Empty() {
 			continue
@@ -473,7 +478,7 @@ func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, 
 			fmt.Fprintf(w, "%s:\n", strings.Join(names, ", "))
 			indent = "  "
 		}
-		rep.WriteText(w, indent)
+		rep.WriteTextOnce(w, indent, said)
 	}
 	fmt.Fprintf(w, "total: %s\n", total.Summary())
 }

@@ -89,7 +89,7 @@ func TestDiffBadInput(t *testing.T) {
 	}{
 		{[]string{"diff", "crd.yaml", "absent.yaml"}, "absent.yaml"},
 		{[]string{"diff", "crd.yaml", "cm.yaml"}, "cm.yaml: no CustomResourceDefinition"},
-		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml:1: bad input: malformed YAML"},
+		{[]string{"diff", "bad.yaml", "crd.yaml"}, "bad.yaml:2:1: bad input: malformed YAML"},
 		{[]string{"diff", "crd.yaml"}, "give OLD and NEW"},
 		{[]string{"diff", "-", "-"}, `"-" (standard input) can stand for OLD or for NEW, not both`},
 		{[]string{"diff", "twice.yaml", "crd.yaml"}, `twice.yaml: document 2: CRD "widgets.example.com" is also document 1: listed twice (keep one)`},

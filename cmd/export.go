@@ -32,7 +32,7 @@ func newExportJSONSchemaCmd() *cobra.Command {
 	var dir string
 	var allowOutside bool
 	c := &cobra.Command{
-		Use:   "jsonschema [-o DIR] [CRD-FILE|DIR]...",
+		Use:   "jsonschema [--output-dir DIR] [CRD-FILE|DIR]...",
 		Short: "Write one JSON Schema file per kind and version, for kubeconform and editors",
 		Long: `export jsonschema writes, for every version of every CRD given (files, or the
 *.yaml, *.yml and *.json files of directories; default: the project's compiled
@@ -50,16 +50,17 @@ defaults, pruning as the apiserver does it, quantities, metadata names):
 
 Every file's first line is the same "$comment" member, which marks it as
 generated: a file there without it is never replaced. Files are never removed.
-Outside any project, DIR must exist.`,
-		Example: `  k8s-crd-resolver export jsonschema -o schemas/
+DIR is created when missing, parents included.`,
+		Example: `  k8s-crd-resolver export jsonschema
   kubeconform -strict -schema-location default \
-    -schema-location 'schemas/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
+    -schema-location 'jsonschema/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runExportJSONSchema(c, dir, allowOutside, args)
 		},
 	}
-	c.Flags().StringVarP(&dir, "output", "o", "jsonschema", "the directory to write the schemas into")
+	c.Flags().StringVar(&dir, "output-dir", "jsonschema", "the directory to write the schemas into")
+	outputAlias(c, &dir, "output-dir")
 	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "let the project's compiled outputs lie outside the project root")
 	return c
 }

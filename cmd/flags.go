@@ -32,10 +32,13 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory); ignores the project configuration")
 	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs (what the template names) leave the project root; paths on the command line need no flag")
-	fs.Var(&f.opts.Budget, "budget", "the most one compile may build, in bytes of compact JSON (64Mi, 64MiB, 100MB or plain bytes; default 16MiB): guards against $ref, YAML alias and JSON patch blow-ups")
+	fs.Var(&f.opts.Budget, "budget", budgetUsage)
 	fs.BoolVar(&f.force, "force", false, "replace an output file that is neither generated nor a CRD of the same name (never a symlink in the project, a special file or an input)")
 	fs.BoolVar(&f.noConfig, "no-config", false, "ignore the project configuration (.crd-resolver.yaml): compile with the flags alone")
 }
+
+// budgetUsage is the help of every --budget.
+var budgetUsage = "the most one compile may build, in bytes of compact JSON (64Mi, 64MiB, 100MB or plain bytes; default " + resolver.DefaultBudget.String() + "): guards against $ref, YAML alias and JSON patch blow-ups"
 
 // policy is what the flags set explicitly on the command line, as a
 // project policy: they win over the configuration, in both directions.
@@ -80,3 +83,30 @@ func (f *compileFlags) compiler(reader *fileio.Reader) (*resolver.Compiler, erro
 	}
 	return resolver.New(opts)
 }
+
+// outputAlias adds -o/--output, hidden, as another spelling of the
+// command's destination flag name (--output-file, --output-dir). As in
+// kubectl, helm and kubeconform, a visible -o/--output always names an
+// output format (TestOutputFlags); resolve and export took -o for their
+// destination before, and scripts still may.
+func outputAlias(c *cobra.Command, p *string, name string) {
+	c.Flags().StringVarP(p, "output", "o", c.Flags().Lookup(name).DefValue, "the same as --"+name+" (kept for scripts)")
+	_ = c.Flags().MarkHidden("output")
+}
+
+// sizeText is a size flag kept as the text given (what project.Policy
+// holds), checked as it is parsed: typed "size" in help, as
+// resolver.Size is.
+type sizeText struct{ p *string }
+
+func (v sizeText) Set(s string) error {
+	if _, err := resolver.ParseSize(s); err != nil {
+		return err
+	}
+	*v.p = s
+	return nil
+}
+
+func (v sizeText) String() string { return *v.p }
+
+func (v sizeText) Type() string { return (*resolver.Size)(nil).Type() }

@@ -52,6 +52,8 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 				fmt.Fprintf(c.ErrOrStderr(), "note: %s\n", n)
 			}
 			verb := "would rewrite"
+			// The summary is a line of its own with no prefix, as every
+			// command's is; error:, warning: and note: mark diagnostics.
 			if write {
 				fileio.HandleSignals(os.Exit)
 				if err := m.Apply(); err != nil {
@@ -59,7 +61,7 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 				}
 				verb = "rewrote"
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "migrate: %s %d pinned $ref(s) in %d file(s); kubernetesVersion %s", verb, m.Pins, len(m.Edits), m.Minor)
+			fmt.Fprintf(c.ErrOrStderr(), "%s %d pinned $ref(s) in %d file(s); kubernetesVersion %s", verb, m.Pins, len(m.Edits), m.Minor)
 			if !write {
 				fmt.Fprint(c.ErrOrStderr(), "; run with --write to apply")
 			}

@@ -13,23 +13,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Companion binaries. Commands that need heavy dependencies (the apiserver's
-// validation, controller-runtime) live in separate binaries named
+// Companion binaries. A command that needs heavy dependencies (the
+// apiserver's validation) lives in a separate binary named
 // k8s-crd-resolver-<name>, git- and kubectl-plugin style, so the main binary
-// starts fast for the per-file calls of pre-commit and scripts.
+// starts fast for the per-file calls of pre-commit and scripts. The main
+// binary still parses the command's flags and shows its help; the
+// companion gets them passed on.
 
 // modulePath is where `go install` finds the companions.
 const modulePath = "github.com/k8s-crd-resolver/k8s-crd-resolver"
 
 // pluginPackage is the package `go install` builds the companion for
-// command name from. The operator (reconcile) is its own module, so that
-// this one never compiles controller-runtime or client-go.
-func pluginPackage(name string) string {
-	if name == "reconcile" {
-		return modulePath + "/operator/cmd/k8s-crd-resolver-reconcile"
-	}
-	return modulePath + "/cmd/k8s-crd-resolver-" + name
-}
+// command name from.
+func pluginPackage(name string) string { return modulePath + "/cmd/k8s-crd-resolver-" + name }
 
 // errPluginMissing: a companion binary is not installed.
 var errPluginMissing = errors.New("companion binary not found")
@@ -69,58 +65,49 @@ func findPlugin(name string) (string, error) {
 	if p, err := exec.LookPath(file); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; in a checkout of\nthis repository, `make install` installs it (package %s)", errPluginMissing, file, pluginPackage(name))
+	return "", fmt.Errorf("%w: %s is neither next to this executable nor on PATH; in a checkout of this repository, `make build-cli` builds both binaries into bin/ and `go install . ./cmd/...` installs both into $GOBIN: keep them in one directory, or both on PATH (package %s)", errPluginMissing, file, pluginPackage(name))
 }
 
-// newPluginCmd returns a command that runs the companion binary
-// k8s-crd-resolver-<name> with the same arguments and standard streams and
-// exits with its exit code. The companion parses every flag itself, --help
-// included. When it is missing the command fails with exit code 2 and an
+// runPlugin runs the companion binary k8s-crd-resolver-<name> with args
+// and the command's standard streams and returns its exit code as a
+// quietExit. When it is missing the command fails with exit code 2 and an
 // install hint.
-func newPluginCmd(name, short, long string) *cobra.Command {
-	return &cobra.Command{
-		Use:                name + " [ARGS]...",
-		Short:              short,
-		Long:               long + "\n\nThis command runs the companion binary " + pluginName(name) + ", found next to\nk8s-crd-resolver or on PATH. In a checkout of this repository, `make install`\ninstalls it (package " + pluginPackage(name) + ").",
-		DisableFlagParsing: true,
-		RunE: func(c *cobra.Command, args []string) error {
-			path, err := findPlugin(name)
-			if err != nil {
-				return err
-			}
-			p := exec.CommandContext(c.Context(), path, args...)
-			p.Stdin, p.Stdout, p.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
-			// Signals meant for us (a pod's SIGTERM, Ctrl-C) go to the
-			// companion, which decides how to stop; we exit when it does.
-			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-			defer signal.Stop(sigs)
-			if err = p.Start(); err == nil {
-				done := make(chan struct{})
-				defer close(done)
-				go func() {
-					for {
-						select {
-						case s := <-sigs:
-							_ = p.Process.Signal(s)
-						case <-done:
-							return
-						}
-					}
-				}()
-				err = p.Wait()
-			}
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				if code := ee.ExitCode(); code > 0 {
-					return quietExit(code)
-				}
-				return fmt.Errorf("%s: %w", path, err) // killed by a signal
-			}
-			if err != nil {
-				return fmt.Errorf("running %s: %w", path, err)
-			}
-			return nil
-		},
+func runPlugin(c *cobra.Command, name string, args []string) error {
+	path, err := findPlugin(name)
+	if err != nil {
+		return err
 	}
+	p := exec.CommandContext(c.Context(), path, args...)
+	p.Stdin, p.Stdout, p.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
+	// Signals meant for us (a pod's SIGTERM, Ctrl-C) go to the
+	// companion, which decides how to stop; we exit when it does.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err = p.Start(); err == nil {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			for {
+				select {
+				case s := <-sigs:
+					_ = p.Process.Signal(s)
+				case <-done:
+					return
+				}
+			}
+		}()
+		err = p.Wait()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if code := ee.ExitCode(); code > 0 {
+			return quietExit(code)
+		}
+		return fmt.Errorf("%s: %w", path, err) // killed by a signal
+	}
+	if err != nil {
+		return fmt.Errorf("running %s: %w", path, err)
+	}
+	return nil
 }

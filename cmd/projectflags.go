@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // projectFlags are the flags build and check share. They bind to
@@ -26,7 +25,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
 	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %d bytes of compact JSON (what a default etcd stores; for an etcd with a larger --max-request-bytes)", project.MaxSize))
 	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
-	fs.StringVar(&f.opts.Policy.Budget, "budget", "", "the most one compile may build, in bytes of compact JSON (64MiB, 100MB or plain bytes), overriding the configuration's budget (default "+resolver.DefaultBudget.String()+")")
+	fs.Var(sizeText{&f.opts.Policy.Budget}, "budget", budgetUsage+", overriding the configuration's budget")
 	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
 }
@@ -61,7 +60,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 	if !f.noValidate {
 		path, err := findPlugin("validate")
 		if err != nil {
-			return nil, fmt.Errorf("%w\nor skip the apiserver validation with --no-validate", err)
+			return nil, fmt.Errorf("%w; or skip the apiserver validation with --no-validate", err)
 		}
 		// Started now, the companion starts while we compile.
 		v, err := newPluginValidator(c.Context(), path)

@@ -1,18 +1,23 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
 
-// newReconcileCmd runs the Dask operator through its companion binary,
-// k8s-crd-resolver-reconcile: controller-runtime stays out of this binary.
+	"github.com/spf13/cobra"
+)
+
+// newReconcileCmd is the name the Dask operator was once run by, hidden:
+// a compiler's command line carries no controller (kubectl, helm and
+// kubeconform none either), and the operator has its own binary and
+// image. Whatever follows the name, --help included, gets the message
+// saying what to run instead, and exit 2.
 func newReconcileCmd() *cobra.Command {
-	c := newPluginCmd("reconcile",
-		"Run the Dask operator against the cluster in KUBECONFIG",
-		`reconcile installs or upgrades the embedded Dask CRDs (dist/) with server-side
-apply, waits until they are Established, then runs the DaskCluster,
-DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted.
-Flags: --namespace, --metrics-bind-address, --health-probe-bind-address,
---leader-elect, --kubeconfig; "k8s-crd-resolver reconcile --help" lists all.`)
-	c.Example = `  k8s-crd-resolver reconcile --namespace dask --leader-elect
-  k8s-crd-resolver reconcile --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:9440`
-	return c
+	return &cobra.Command{
+		Use:                "reconcile",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(*cobra.Command, []string) error {
+			return fmt.Errorf("reconcile is not a k8s-crd-resolver command: the Dask operator is its own program, k8s-crd-resolver-reconcile (`make build` builds it into bin/; its image runs it), with the same flags; see docs/operator.md")
+		},
+	}
 }

@@ -21,7 +21,7 @@ func newResolveCmd() *cobra.Command {
 	f := compileFlags{validate: true}
 	var output string
 	c := &cobra.Command{
-		Use:   "resolve FILE|- [-o OUT]",
+		Use:   "resolve FILE|- [--output-file OUT]",
 		Short: "Compile one CRD template to standard output or a file",
 		Long: `resolve compiles one CRD template (YAML or JSON, one or more documents) into
 structural CRDs: every $ref resolved, the schema normalised to what the apiserver
@@ -36,13 +36,13 @@ apiserver's code when the k8s-crd-resolver-validate companion is installed
 (--no-validate skips it); a CRD the apiserver would reject is an error (exit 1)
 and is not written.
 
--o OUT is the user's choice and is written wherever it points (a temporary
+--output-file OUT is the user's choice and is written wherever it points (a temporary
 directory, /dev/stdout, a FIFO: streams are written in place). An existing file
 is replaced when it carries the generated header or is a CustomResourceDefinition
 of the same name (a CRD being regenerated, whoever wrote it); anything else
 needs --force.`,
 		Example: `  k8s-crd-resolver resolve templates/daskcluster.yaml --k8s-version 1.30 > crd.yaml
-  k8s-crd-resolver resolve templates/daskcluster.yaml -r -o /tmp/daskcluster.yaml
+  k8s-crd-resolver resolve templates/daskcluster.yaml -r --output-file /tmp/daskcluster.yaml
   cat template.yaml | k8s-crd-resolver resolve - -j fix.patch.yaml`,
 		Args: usageArgs(1, "resolve takes one template file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -53,7 +53,8 @@ needs --force.`,
 		},
 	}
 	f.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
+	c.Flags().StringVar(&output, "output-file", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
+	outputAlias(c, &output, "output-file")
 	c.Flags().BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation (by the k8s-crd-resolver-validate companion)")
 	return c
 }

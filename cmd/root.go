@@ -54,7 +54,13 @@ accepts, against the embedded OpenAPI definitions of the Kubernetes version you
 target. It never uses the network.
 
 With two arguments and no command it works like the Python k8s-crd-resolver:
-SRC and DST are files, "-" is standard input or output.`,
+SRC and DST are files, "-" is standard input or output.
+
+As in kubectl, helm and kubeconform, -o/--output always names an output format
+(check, diff, validate: text or json), so that one spelling means one thing in
+every command; a command that writes files takes --output-file (resolve) or
+--output-dir (export), and the -o FILE and -o DIR they took before still work.
+Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 		Example: `  # The Python tool's command line, unchanged
   k8s-crd-resolver -r -j daskcluster.patch.yaml daskcluster.yaml dist/daskcluster.yaml
 
@@ -66,6 +72,9 @@ SRC and DST are files, "-" is standard input or output.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if err := notACommand(c, args); err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				return fmt.Errorf("one argument: to compile the template %[1]s to standard output, run '%[2]s resolve %[1]s'; the Python tool's form takes SRC and DST ('%[2]s %[1]s -')", args[0], c.CommandPath())
 			}
 			return usageArgs(2, "give a command (see --help), or SRC and DST as the Python tool took them")(c, args)
 		},

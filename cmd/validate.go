@@ -13,33 +13,31 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/internal/validatecli"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
+// newValidateCmd runs the validation companion, k8s-crd-resolver-validate,
+// with the flags it parsed: its help and the reference are this binary's,
+// the work (which links the apiserver) is the companion's.
 func newValidateCmd() *cobra.Command {
-	c := newPluginCmd("validate",
-		"Validate CRDs and custom resources with the apiserver's own code",
-		`validate runs the Kubernetes apiserver's CustomResourceDefinition validation
-(k8s.io/apiextensions-apiserver as a library, the code kube-apiserver runs on
-create) on CRD files and prints every problem with its field path:
-
-  FILE: CRD-NAME: FIELD-PATH: MESSAGE
-
-Custom resources in the same files are judged as a create of them would be
-(pruning, defaulting, schema, CEL rules, metadata, version), against the CRD of
-their group and kind: from the same files, --crd FILE|DIR, or the project's
-compiled outputs (docs/validating.md):
-
-  FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
-
-Exit status: 0 when every CRD is valid (silently), 1 when a problem was found,
-2 when a file cannot be read. "k8s-crd-resolver validate --help" lists its
-flags (--k8s-version, -o json).`)
-	c.Example = `  k8s-crd-resolver validate dist/*.yaml
-  helm template my-release ./chart | k8s-crd-resolver validate -
-  k8s-crd-resolver validate --crd dist/ --pruning=warn examples/*.yaml
-  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver validate -
-  k8s-crd-resolver validate -o json crd.yaml`
+	var f validatecli.Flags
+	c := &cobra.Command{
+		Use:     validatecli.Use,
+		Short:   validatecli.Short,
+		Long:    validatecli.Long + "\n\nThe work is done by the companion binary " + pluginName("validate") + ", found next to\nk8s-crd-resolver or on PATH.",
+		Example: validatecli.Example,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("no files given (use - for standard input); see '%s --help'", c.CommandPath())
+			}
+			if err := f.Check(); err != nil {
+				return err
+			}
+			return runPlugin(c, "validate", validatecli.Args(c.Flags(), args))
+		},
+	}
+	f.Register(c.Flags())
 	return c
 }
 

@@ -117,8 +117,8 @@ func TestRelease(t *testing.T) {
 	contains(t, "--version", r.stdout, "k8s-crd-resolver v"+version+"\n")
 	r = runBin(t, filepath.Join(bin, "k8s-crd-resolver-validate"+exe), bin, nil, "--version").must(t, 0)
 	contains(t, "validate --version", r.stdout, "k8s-crd-resolver-validate v"+version+"\n")
-	// The main binary reaches the operator beside it (PATH holds only git).
-	r = runBin(t, filepath.Join(bin, "k8s-crd-resolver"+exe), bin, nil, "reconcile", "--version").must(t, 0)
+	// The operator is its own program, not a command of the main binary.
+	r = runBin(t, filepath.Join(bin, "k8s-crd-resolver-reconcile"+exe), bin, nil, "--version").must(t, 0)
 	contains(t, "reconcile --version", r.stdout, "k8s-crd-resolver-reconcile v"+version+"\n", "CRD: daskcluster.yaml (Kubernetes 1.")
 }
 

@@ -36,7 +36,7 @@ func TestValidateCustomResources(t *testing.T) {
 	r := cli(t, dir, "validate", "cr.yaml").must(t, 1)
 	contains(t, "validate stdout", r.stdout,
 		"cr.yaml:6:3: Kbetas/b: spec.resourcez: unknown field",
-		"cr.yaml:8:14: Kbetas/b: spec.resources.limits.cpu: Invalid value: \"number\"")
+		"cr.yaml:8:14: Kbetas/b: spec.resources.limits.cpu: Invalid value: 0.5: ", `write "0.5" or "500m"`)
 	r = cli(t, dir, "validate", "--pruning=warn", "cr.yaml").must(t, 1)
 	if strings.Contains(r.stdout, "resourcez") || !strings.Contains(r.stderr, "warning: cr.yaml:6:3: Kbetas/b: spec.resourcez: unknown field") {
 		t.Errorf("--pruning=warn: stdout %q, stderr %q", r.stdout, r.stderr)

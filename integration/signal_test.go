@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// TestCompanionGetsSignals: SIGTERM sent to `k8s-crd-resolver reconcile`
-// (what a pod gets on deletion) reaches the companion process, which can
-// then shut down cleanly; none is left running.
+// TestCompanionGetsSignals: SIGTERM (or Ctrl-C) sent to `k8s-crd-resolver
+// validate` reaches the companion process, which can then shut down
+// cleanly; none is left running.
 func TestCompanionGetsSignals(t *testing.T) {
 	dir := t.TempDir()
 	main := filepath.Join(dir, "k8s-crd-resolver")
@@ -25,10 +25,10 @@ func TestCompanionGetsSignals(t *testing.T) {
 	started, stopped := filepath.Join(dir, "started"), filepath.Join(dir, "stopped")
 	// A stand-in companion next to the binary, found before any on PATH.
 	script := "#!/bin/sh\ntrap 'echo term > " + stopped + "; exit 0' TERM\necho up > " + started + "\nwhile :; do sleep 0.05; done\n"
-	if err := os.WriteFile(filepath.Join(dir, "k8s-crd-resolver-reconcile"), []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "k8s-crd-resolver-validate"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(main, "reconcile")
+	cmd := exec.Command(main, "validate", "-")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

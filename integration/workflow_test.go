@@ -31,7 +31,11 @@ func TestBuildWritesThenIsANoop(t *testing.T) {
 
 	age(t, dir, outputs...)
 	r = cli(t, dir, "build").must(t, 0)
-	contains(t, "second build", r.stdout, "dist/alpha.yaml (unchanged)")
+	if want := "3 template(s): 0 file(s) created, 0 updated, 3 unchanged, 0 removed; 0 warning(s)\n"; r.stdout != want {
+		t.Errorf("second build printed %q, want only the totals %q", r.stdout, want)
+	}
+	r = cli(t, dir, "build", "-v").must(t, 0)
+	contains(t, "second build -v", r.stdout, "dist/alpha.yaml (unchanged)")
 	for _, o := range outputs {
 		if touched(t, dir, o) {
 			t.Errorf("the second build rewrote %s", o)
@@ -266,10 +270,14 @@ func TestMissingCompanion(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := newRepo(t)
-	hint := "`make install` installs it (package github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/k8s-crd-resolver-validate)"
+	// What the README recommends, on one readable line.
+	hint := "`make build-cli` builds both binaries into bin/ and `go install . ./cmd/...` installs both into $GOBIN"
 	for _, args := range [][]string{{"build"}, {"check"}, {"validate", "x.yaml"}} {
 		r := runBin(t, bin, dir, nil, args...).must(t, 2)
 		contains(t, args[0]+" stderr", r.stderr, "k8s-crd-resolver-validate is neither next to this executable nor on PATH", hint)
+		if strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, `\n`) {
+			t.Errorf("%s: not one readable line: %q", args[0], r.stderr)
+		}
 		if args[0] != "validate" {
 			contains(t, args[0]+" stderr", r.stderr, "--no-validate")
 		}

@@ -80,7 +80,7 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	}
 	// Fields the apiserver's strict decoding would refuse, where the
 	// author wrote them.
-	for _, p := range unknownFields(obj, apiVersion, "definitions") {
+	for _, p := range badFields(obj, apiVersion, "definitions") {
 		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
 	}
 	switch {
@@ -307,7 +307,7 @@ func crdProblem(doc any, shape schemaShape) string {
 	if schemas == 0 {
 		return "it has no schema left"
 	}
-	if p := unknownFields(m, apiVersion); len(p) > 0 {
+	if p := badFields(m, apiVersion); len(p) > 0 {
 		return p[0].msg
 	}
 	return ""

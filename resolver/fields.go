@@ -1,8 +1,10 @@
 package resolver
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -17,7 +19,10 @@ import (
 type fieldKind uint8
 
 const (
-	leafField   fieldKind = iota // a scalar, or a value not checked here (a schema, raw JSON, a timestamp)
+	leafField   fieldKind = iota // a value not checked here (a schema, raw JSON)
+	stringField                  // a string (also a timestamp, a UID, base64 bytes)
+	boolField                    // true or false
+	intField                     // an integer
 	objectField                  // a Go struct: only its fields
 	listField                    // a list of elem
 	mapField                     // a map from names to elem
@@ -30,7 +35,15 @@ type fieldSpec struct {
 	elem   *fieldSpec
 }
 
-var leaf = &fieldSpec{kind: leafField}
+// The leaves: str, boolean and integer are what encoding/json decodes
+// into a Go string, bool or integer type (null is accepted by all: it
+// leaves the zero value), leaf is a value checked elsewhere.
+var (
+	leaf    = &fieldSpec{kind: leafField}
+	str     = &fieldSpec{kind: stringField}
+	boolean = &fieldSpec{kind: boolField}
+	integer = &fieldSpec{kind: intField}
+)
 
 func object(name string, fields map[string]*fieldSpec) *fieldSpec {
 	return &fieldSpec{kind: objectField, name: name, fields: fields}
@@ -56,91 +69,94 @@ var crdFieldTables = sync.OnceValue(buildFieldTables)
 
 func buildFieldTables() fieldTables {
 	ownerReference := object("OwnerReference", map[string]*fieldSpec{
-		"apiVersion": leaf, "kind": leaf, "name": leaf, "uid": leaf, "controller": leaf, "blockOwnerDeletion": leaf,
+		"apiVersion": str, "kind": str, "name": str, "uid": str, "controller": boolean, "blockOwnerDeletion": boolean,
 	})
 	managedFields := object("ManagedFieldsEntry", map[string]*fieldSpec{
-		"manager": leaf, "operation": leaf, "apiVersion": leaf, "time": leaf, "fieldsType": leaf,
-		"fieldsV1": leaf, "subresource": leaf,
+		"manager": str, "operation": str, "apiVersion": str, "time": str, "fieldsType": str,
+		"fieldsV1": leaf, "subresource": str,
 	})
 	objectMeta := object("ObjectMeta", map[string]*fieldSpec{
-		"name": leaf, "generateName": leaf, "namespace": leaf, "selfLink": leaf, "uid": leaf,
-		"resourceVersion": leaf, "generation": leaf, "creationTimestamp": leaf, "deletionTimestamp": leaf,
-		"deletionGracePeriodSeconds": leaf, "labels": mapOfField(leaf), "annotations": mapOfField(leaf),
-		"ownerReferences": listOfField(ownerReference), "finalizers": listOfField(leaf),
+		"name": str, "generateName": str, "namespace": str, "selfLink": str, "uid": str,
+		"resourceVersion": str, "generation": integer, "creationTimestamp": str, "deletionTimestamp": str,
+		"deletionGracePeriodSeconds": integer, "labels": mapOfField(str), "annotations": mapOfField(str),
+		"ownerReferences": listOfField(ownerReference), "finalizers": listOfField(str),
 		"managedFields": listOfField(managedFields),
 	})
 	names := object("CustomResourceDefinitionNames", map[string]*fieldSpec{
-		"plural": leaf, "singular": leaf, "shortNames": listOfField(leaf), "kind": leaf, "listKind": leaf,
-		"categories": listOfField(leaf),
+		"plural": str, "singular": str, "shortNames": listOfField(str), "kind": str, "listKind": str,
+		"categories": listOfField(str),
 	})
 	validation := object("CustomResourceValidation", map[string]*fieldSpec{"openAPIV3Schema": leaf})
 	subresources := object("CustomResourceSubresources", map[string]*fieldSpec{
 		"status": object("CustomResourceSubresourceStatus", map[string]*fieldSpec{}),
 		"scale": object("CustomResourceSubresourceScale", map[string]*fieldSpec{
-			"specReplicasPath": leaf, "statusReplicasPath": leaf, "labelSelectorPath": leaf,
+			"specReplicasPath": str, "statusReplicasPath": str, "labelSelectorPath": str,
 		}),
 	})
 	column := func(jsonPath string) *fieldSpec {
 		return object("CustomResourceColumnDefinition", map[string]*fieldSpec{
-			"name": leaf, "type": leaf, "format": leaf, "description": leaf, "priority": leaf, jsonPath: leaf,
+			"name": str, "type": str, "format": str, "description": str, "priority": integer, jsonPath: str,
 		})
 	}
-	selectable := object("SelectableField", map[string]*fieldSpec{"jsonPath": leaf})
+	selectable := object("SelectableField", map[string]*fieldSpec{"jsonPath": str})
 	clientConfig := object("WebhookClientConfig", map[string]*fieldSpec{
-		"url": leaf, "caBundle": leaf,
-		"service": object("ServiceReference", map[string]*fieldSpec{"namespace": leaf, "name": leaf, "path": leaf, "port": leaf}),
+		"url": str, "caBundle": str,
+		"service": object("ServiceReference", map[string]*fieldSpec{"namespace": str, "name": str, "path": str, "port": integer}),
 	})
 	version := func(column *fieldSpec) *fieldSpec {
 		return object("CustomResourceDefinitionVersion", map[string]*fieldSpec{
-			"name": leaf, "served": leaf, "storage": leaf, "deprecated": leaf, "deprecationWarning": leaf,
+			"name": str, "served": boolean, "storage": boolean, "deprecated": boolean, "deprecationWarning": str,
 			"schema": validation, "subresources": subresources, "additionalPrinterColumns": listOfField(column),
 			"selectableFields": listOfField(selectable),
 		})
 	}
 	status := object("CustomResourceDefinitionStatus", map[string]*fieldSpec{
 		"conditions": listOfField(object("CustomResourceDefinitionCondition", map[string]*fieldSpec{
-			"type": leaf, "status": leaf, "lastTransitionTime": leaf, "reason": leaf, "message": leaf, "observedGeneration": leaf,
+			"type": str, "status": str, "lastTransitionTime": str, "reason": str, "message": str, "observedGeneration": integer,
 		})),
-		"acceptedNames": names, "storedVersions": listOfField(leaf), "observedGeneration": leaf,
+		"acceptedNames": names, "storedVersions": listOfField(str), "observedGeneration": integer,
 	})
 	crd := func(spec *fieldSpec) *fieldSpec {
 		return object("CustomResourceDefinition", map[string]*fieldSpec{
-			"apiVersion": leaf, "kind": leaf, "metadata": objectMeta, "spec": spec, "status": status,
+			"apiVersion": str, "kind": str, "metadata": objectMeta, "spec": spec, "status": status,
 		})
 	}
 	v1 := crd(object("CustomResourceDefinitionSpec", map[string]*fieldSpec{
-		"group": leaf, "names": names, "scope": leaf, "versions": listOfField(version(column("jsonPath"))),
-		"preserveUnknownFields": leaf,
+		"group": str, "names": names, "scope": str, "versions": listOfField(version(column("jsonPath"))),
+		"preserveUnknownFields": boolean,
 		"conversion": object("CustomResourceConversion", map[string]*fieldSpec{
-			"strategy": leaf,
+			"strategy": str,
 			"webhook": object("WebhookConversion", map[string]*fieldSpec{
-				"clientConfig": clientConfig, "conversionReviewVersions": listOfField(leaf),
+				"clientConfig": clientConfig, "conversionReviewVersions": listOfField(str),
 			}),
 		}),
 	}))
 	v1beta1Column := column("JSONPath")
 	v1beta1 := crd(object("CustomResourceDefinitionSpec", map[string]*fieldSpec{
-		"group": leaf, "version": leaf, "names": names, "scope": leaf, "validation": validation,
+		"group": str, "version": str, "names": names, "scope": str, "validation": validation,
 		"subresources": subresources, "versions": listOfField(version(v1beta1Column)),
 		"additionalPrinterColumns": listOfField(v1beta1Column), "selectableFields": listOfField(selectable),
-		"preserveUnknownFields": leaf,
+		"preserveUnknownFields": boolean,
 		"conversion": object("CustomResourceConversion", map[string]*fieldSpec{
-			"strategy": leaf, "webhookClientConfig": clientConfig, "conversionReviewVersions": listOfField(leaf),
+			"strategy": str, "webhookClientConfig": clientConfig, "conversionReviewVersions": listOfField(str),
 		}),
 	}))
 	return fieldTables{v1: v1, v1beta1: v1beta1}
 }
 
-// fieldProblem is an unknown field: where it is and what to say.
+// fieldProblem is an unknown field or a value of the wrong type: where it
+// is and what to say.
 type fieldProblem struct {
 	ptr string // JSON pointer of the key
 	msg string
 }
 
-// unknownFields lists the fields of the CRD doc (apiVersion v1 or
-// v1beta1) that its Go types do not have, in key order. extra names
-// top-level keys to allow besides (a template's definitions).
-func unknownFields(doc map[string]any, apiVersion string, extra ...string) []fieldProblem {
+// badFields lists the fields of the CRD doc (apiVersion v1 or v1beta1)
+// that its Go types do not have, and the values the apiserver could not
+// decode into its Go types (served: yes, a list where a mapping goes), in
+// key order. extra names top-level keys to allow besides (a template's
+// definitions).
+func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldProblem {
 	var out []fieldProblem
 	otherVersion := apiextensionsV1beta1
 	if apiVersion == apiextensionsV1beta1 {
@@ -150,12 +166,13 @@ func unknownFields(doc map[string]any, apiVersion string, extra ...string) []fie
 	// point out a field spelt as that version spells it.
 	var walk func(v any, f, other *fieldSpec, ptr, path string)
 	walk = func(v any, f, other *fieldSpec, ptr, path string) {
+		if msg := wrongType(v, f); msg != "" {
+			out = append(out, fieldProblem{ptr: ptr, msg: fmt.Sprintf("field %q %s", path, msg)})
+			return
+		}
 		switch f.kind {
 		case objectField:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return // a type mismatch is the apiserver's to report
-			}
+			m, _ := v.(map[string]any)
 			for _, k := range sortedKeys(m) {
 				sub := joinField(path, k)
 				child, known := f.fields[k]
@@ -194,6 +211,76 @@ func unknownFields(doc map[string]any, apiVersion string, extra ...string) []fie
 	}
 	walk(doc, crdFields(apiVersion), crdFields(otherVersion), "", "")
 	return out
+}
+
+// wrongType says why v cannot be decoded into a field described by f
+// ("must be a boolean (true or false), not the string \"yes\""), or
+// returns "" when it can. null fits every field, as encoding/json leaves
+// the zero value.
+func wrongType(v any, f *fieldSpec) string {
+	if v == nil {
+		return ""
+	}
+	var want, hint string
+	switch f.kind {
+	case leafField:
+		return ""
+	case stringField:
+		if _, ok := v.(string); ok {
+			return ""
+		}
+		want = "a string"
+		if _, ok := v.(map[string]any); !ok {
+			if _, ok := v.([]any); !ok {
+				hint = " (quote the value)"
+			}
+		}
+	case boolField:
+		if _, ok := v.(bool); ok {
+			return ""
+		}
+		want = "a boolean (true or false)"
+		if s, ok := v.(string); ok && slices.Contains([]string{"yes", "no", "on", "off", "y", "n"}, strings.ToLower(s)) {
+			hint = fmt.Sprintf(" (%s is a string in YAML 1.2, which this tool reads; write true or false)", s)
+		} else if s == "true" || s == "false" {
+			hint = " (remove the quotes)"
+		}
+	case intField:
+		if n, ok := v.(json.Number); ok {
+			if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+				return ""
+			}
+			return fmt.Sprintf("must be an integer, not %s", n)
+		}
+		want = "an integer"
+		if s, ok := v.(string); ok {
+			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+				hint = " (remove the quotes)"
+			}
+		}
+	case objectField:
+		if _, ok := v.(map[string]any); ok {
+			return ""
+		}
+		want = "a mapping (" + f.name + ")"
+	case listField:
+		if _, ok := v.([]any); ok {
+			return ""
+		}
+		want = "a list"
+	case mapField:
+		if _, ok := v.(map[string]any); ok {
+			return ""
+		}
+		want = "a mapping"
+	}
+	found := describeValue(v)
+	if s, ok := v.(string); ok {
+		found = fmt.Sprintf("the string %q", s)
+	} else if n, ok := v.(json.Number); ok {
+		found = "the number " + string(n)
+	}
+	return fmt.Sprintf("must be %s, not %s%s", want, found, hint)
 }
 
 // field and element step through a table that may be nil.

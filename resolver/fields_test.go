@@ -55,8 +55,8 @@ func compareFields(t *testing.T, path string, spec *fieldSpec, typ reflect.Type)
 		typ.Implements(jsonMarshaler) || reflect.PointerTo(typ).Implements(jsonMarshaler)
 	switch {
 	case isLeaf:
-		if spec.kind != leafField {
-			t.Errorf("%s: %s is a leaf, the table says kind %d", path, typ, spec.kind)
+		if want := leafKind(typ); spec.kind != want {
+			t.Errorf("%s: %s is a leaf of kind %d, the table says kind %d", path, typ, want, spec.kind)
 		}
 	case typ.Kind() == reflect.Slice:
 		if spec.kind != listField {
@@ -88,6 +88,26 @@ func compareFields(t *testing.T, path string, spec *fieldSpec, typ reflect.Type)
 			}
 		}
 	}
+}
+
+// leafKind is the table's kind for a leaf of Go type typ: what
+// encoding/json decodes into it.
+func leafKind(typ reflect.Type) fieldKind {
+	switch typ.Kind() {
+	case reflect.String:
+		return stringField
+	case reflect.Bool:
+		return boolField
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return intField
+	case reflect.Slice: // []byte: base64 text
+		return stringField
+	}
+	if typ == reflect.TypeFor[metav1.Time]() {
+		return stringField // RFC 3339 text (or null)
+	}
+	return leafField // a schema, or raw JSON
 }
 
 // jsonFields returns the json field names of a struct, with inline
@@ -129,7 +149,7 @@ func TestUnknownFields(t *testing.T) {
 			"versions": []any{map[string]any{"name": "v1", "servd": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"anything": "goes"}}}},
 		},
 	}
-	got := unknownFields(doc, apiextensionsV1)
+	got := badFields(doc, apiextensionsV1)
 	var ptrs []string
 	for _, p := range got {
 		ptrs = append(ptrs, p.ptr)
@@ -139,5 +159,34 @@ func TestUnknownFields(t *testing.T) {
 	}
 	if !strings.Contains(got[1].msg, `"spec.versions[0].servd"`) || !strings.Contains(got[1].msg, "did you mean served?") {
 		t.Errorf("message: %s", got[1].msg)
+	}
+}
+
+// TestFieldTypes: a value the apiserver could not decode into the CRD's Go
+// types is found at its pointer; null, whole numbers and the right types
+// are not.
+func TestFieldTypes(t *testing.T) {
+	doc := map[string]any{
+		"apiVersion": apiextensionsV1, "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "x", "creationTimestamp": nil, "generation": json.Number("2"), "labels": map[string]any{"a": true}},
+		"spec": map[string]any{
+			"scope": "Namespaced", "preserveUnknownFields": false, "names": "widgets",
+			"versions": []any{map[string]any{"name": "v1", "served": "on", "storage": true,
+				"additionalPrinterColumns": []any{map[string]any{"name": "n", "priority": json.Number("1.5")}}}},
+		},
+	}
+	got := badFields(doc, apiextensionsV1)
+	var ptrs []string
+	for _, p := range got {
+		ptrs = append(ptrs, p.ptr+": "+p.msg)
+	}
+	want := []string{
+		`/metadata/labels/a: field "metadata.labels.a" must be a string, not a boolean (quote the value)`,
+		`/spec/names: field "spec.names" must be a mapping (CustomResourceDefinitionNames), not the string "widgets"`,
+		`/spec/versions/0/additionalPrinterColumns/0/priority: field "spec.versions[0].additionalPrinterColumns[0].priority" must be an integer, not 1.5`,
+		`/spec/versions/0/served: field "spec.versions[0].served" must be a boolean (true or false), not the string "on" (on is a string in YAML 1.2, which this tool reads; write true or false)`,
+	}
+	if !slices.Equal(ptrs, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(ptrs, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -226,7 +226,7 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 				b.used = start // nothing read as YAML is kept
 				return parseJSONDocuments(file, src, b)
 			}
-			return done(yamlError(file, err))
+			return done(yamlError(file, src, err))
 		}
 		if err := convert(&n, nil); err != nil {
 			return done(err)
@@ -270,14 +270,104 @@ func lineCol(src []byte, off int) (int, int) {
 
 var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
-// yamlError turns a yaml.v3 error into an *Error with a position.
-func yamlError(file string, err error) error {
+// yamlError turns a yaml.v3 error reading src into an *Error at a line
+// and column. yaml.v3 gives only a line: for a scanner error the line of
+// the problem (or of the quote that opened an unterminated scalar), for a
+// parser error that line counted from 0, so one early (the line where the
+// flow collection or block it was reading opened, when that is not the
+// first). The line is put right here and the column found on it from what
+// the message says: one pass over that line.
+func yamlError(file string, src []byte, err error) error {
 	msg := err.Error()
+	line, problem := 0, trimYAMLPrefix(msg)
 	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{Pos: Position{File: file, Line: line}, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, m[2])}
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
 	}
-	return &Error{Pos: Position{File: file}, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, trimYAMLPrefix(msg))}
+	if isYAMLParserProblem(problem) {
+		line++ // counted from 0
+	}
+	line = max(line, 1)
+	pos := Position{File: file, Line: line, Col: yamlErrorColumn(lineText(src, line), problem)}
+	return &Error{Pos: pos, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, problem)}
+}
+
+// isYAMLParserProblem reports whether problem is one of yaml.v3's parser
+// errors (parserc.go), whose line it counts from 0; its scanner's errors
+// count from 1.
+func isYAMLParserProblem(problem string) bool {
+	switch problem {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
+		"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
+		"found incompatible YAML document", "found undefined tag handle":
+		return true
+	}
+	return false
+}
+
+// lineText returns line n (from 1) of src without its line break; nil
+// past the end.
+func lineText(src []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return nil
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return bytes.TrimSuffix(src, []byte("\r"))
+}
+
+// yamlErrorColumn is the column (from 1) on text that problem points at:
+// the flow bracket left open, the colon of a mapping value where none may
+// be, the character no token starts with, the quote left open; else the
+// first character of the line's content.
+func yamlErrorColumn(text []byte, problem string) int {
+	col := 0
+	switch problem {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'":
+		open, close := byte('['), byte(']')
+		if strings.HasSuffix(problem, "'}'") {
+			open, close = '{', '}'
+		}
+		var stack []int
+		var quote byte
+		for i, c := range text {
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'':
+				quote = c
+			case c == open:
+				stack = append(stack, i)
+			case c == close && len(stack) > 0:
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if len(stack) > 0 {
+			col = stack[len(stack)-1] + 1
+		}
+	case "mapping values are not allowed in this context":
+		for i, c := range text {
+			if c == ':' && (i+1 == len(text) || text[i+1] == ' ') {
+				col = i + 1 // the last such colon
+			}
+		}
+	case "found character that cannot start any token":
+		col = bytes.IndexAny(text, "@`\t") + 1
+	case "found unexpected end of stream":
+		col = bytes.LastIndexAny(text, `"'`) + 1
+	}
+	if col == 0 {
+		col = len(text) - len(bytes.TrimLeft(text, " ")) + 1
+	}
+	return col
 }
 
 func trimYAMLPrefix(s string) string {

@@ -37,6 +37,6 @@ func patchNote(asked string, b Definitions) string {
 	if err != nil || want <= have {
 		return ""
 	}
-	return fmt.Sprintf("Kubernetes %s was asked for, but the newest embedded %s.%s release is %s: compiled against %s (patch releases do not change the API; check the version, or update the bundles with make schemas-bump)",
+	return fmt.Sprintf("Kubernetes %s was asked for, but the newest embedded %s.%s release is %s: compiled against %s (patch releases do not change the API; check the version, or use a newer k8s-crd-resolver, whose bundles hold newer patches)",
 		asked, rp[0], rp[1], release, release)
 }

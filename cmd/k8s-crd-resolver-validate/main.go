@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/cmd/internal/validatecli"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
@@ -64,36 +65,17 @@ func main() {
 }
 
 func newCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var version, output, pruning string
-	var batch, allowOutside, showDefaulted bool
-	var crdPaths []string
+	var f validatecli.Flags
+	var batch bool
 	c := &cobra.Command{
-		Use:   "k8s-crd-resolver-validate [FILE|-]... [-o text|json]",
-		Short: "Validate CRD files with the apiserver's own code",
-		Long: `validate runs the Kubernetes apiserver's CustomResourceDefinition validation
-(ValidateCustomResourceDefinition from k8s.io/apiextensions-apiserver, the code
-kube-apiserver runs on create) on each FILE, a YAML or JSON stream of CRDs; "-"
-is standard input. Every problem is printed as
+		Use:   "k8s-crd-resolver-validate [FILE|-]...",
+		Short: validatecli.Short,
+		Long: validatecli.Long + `
 
-  FILE: CRD-NAME: FIELD-PATH: MESSAGE
-
-with the apiserver's own field path and message. Formats the apiserver of
---k8s-version does not recognise are warnings on standard error.
-
-Exit status: 0 when every CRD is valid (silently), 1 when a problem was found,
-2 when a file cannot be read.
-
-This is the k8s-crd-resolver-validate companion binary; "k8s-crd-resolver
-validate" runs it. With --batch it reads a JSON request from standard input and
-answers in JSON (the protocol build and check use; see package project).`,
-		Example: `  # Validate compiled CRDs before applying them
-  k8s-crd-resolver validate dist/*.yaml
-
-  # A CRD from elsewhere, machine-readable
-  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver validate - -o json
-
-  # Formats as Kubernetes 1.27 knows them
-  k8s-crd-resolver validate --k8s-version 1.27 crd.yaml`,
+This is the k8s-crd-resolver-validate companion binary, which "k8s-crd-resolver
+validate" runs with the flags it was given; "k8s-crd-resolver help validate" is
+the reference.`,
+		Example:       validatecli.Example,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -104,14 +86,12 @@ answers in JSON (the protocol build and check use; see package project).`,
 				return runBatch(c.Context(), stdin, stdout)
 			}
 			if len(args) == 0 {
-				return fmt.Errorf("no files given (use - for standard input); see --help")
+				return fmt.Errorf("no files given (use - for standard input); see 'k8s-crd-resolver validate --help'")
 			}
-			if output != "text" && output != "json" {
-				return fmt.Errorf("--output %q: want text or json", output)
+			if err := f.Check(); err != nil {
+				return err
 			}
-			if pruning != crdvalidate.PruneError && pruning != crdvalidate.PruneWarn && pruning != crdvalidate.PruneIgnore {
-				return fmt.Errorf("--pruning %q: want error, warn or ignore", pruning)
-			}
+			version, output, pruning, allowOutside, showDefaulted, crdPaths := f.KubeVersion, f.Output, f.Pruning, f.AllowOutsideRoot, f.ShowDefaulted, f.CRDs
 			if version != "" {
 				// A version that is no embedded minor is bad usage (exit 2),
 				// as for every other command, not a problem of the CRDs.
@@ -189,13 +169,10 @@ answers in JSON (the protocol build and check use; see package project).`,
 	c.SetVersionTemplate(buildversion.String("k8s-crd-resolver-validate"))
 	c.SetOut(stdout)
 	c.SetErr(stderr)
-	c.Flags().StringVar(&version, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")
-	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json (a ValidationResponse)")
-	c.Flags().StringArrayVar(&crdPaths, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
-	c.Flags().StringVar(&pruning, "pruning", crdvalidate.PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
-	c.Flags().BoolVar(&showDefaulted, "show-defaulted", false, "print each custom resource as the apiserver would store it (pruned, defaulted)")
-	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
+	f.Register(c.Flags())
+	// The protocol of build and check, no user's flag.
 	c.Flags().BoolVar(&batch, "batch", false, "read a JSON ValidationRequest from standard input, write a ValidationResponse (for build and check)")
+	_ = c.Flags().MarkHidden("batch")
 	crash.Guard(c, "k8s-crd-resolver-validate")
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -252,11 +253,18 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 			r.problem(pointer(p), p, "unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)")
 		}
 	}
+	frac := fractions(r.obj, v.Errors)
+	for _, f := range slices.Sorted(maps.Keys(frac)) {
+		r.problem(pointer(f), f, fractionMessage(frac[f]))
+	}
 	for _, e := range v.Errors {
 		msg := strings.TrimPrefix(e.Error(), e.Field+": ")
 		fld := e.Field
 		if fld == "<nil>" { // an error of the whole object, such as a failed anyOf
 			fld = ""
+		}
+		if _, ok := frac[fld]; ok || len(frac) > 0 && (mentions(msg, frac) || strings.Contains(msg, "some validation rules were not checked")) {
+			continue // said once, at the field (fraction.go)
 		}
 		r.problem(pointer(fld), fld, msg)
 	}

@@ -136,3 +136,26 @@ func TestCorpusVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestFractionOneProblem: a fractional number in an int-or-string field
+// (cpu: 0.5, a targetPort of 80.5) is one problem, at the field, saying
+// what to write, not the four the apiserver's schema validation makes of it
+// (an anyOf at the object's start among them).
+func TestFractionOneProblem(t *testing.T) {
+	crds := corpusCRDs(t)
+	for _, tc := range []struct{ file, fix string }{
+		{"dask-cpu-float.yaml", `write "0.5" or "500m"`},
+		{"dask-targetport-float.yaml", `write "`},
+		{"widget-quantity-float.yaml", `write "`},
+	} {
+		content := readTestFile(t, "../../testdata/resources/cases/"+tc.file)
+		results, _, err := Files(t.Context(), []Input{{Name: tc.file, Content: content}}, Options{CRDs: crds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := results[0].Problems
+		if len(ps) != 1 || !strings.Contains(ps[0].Message, tc.fix) || ps[0].Field == "" {
+			t.Errorf("%s: want one problem at the field with %q, got %v", tc.file, tc.fix, ps)
+		}
+	}
+}

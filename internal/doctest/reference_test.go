@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +85,7 @@ func configKeys(t *testing.T) []configKey {
 		}
 		return true
 	})
+	consts := projectConsts(t)
 	byName := map[string]*configKey{}
 	var order []string
 	var walk func(typ, where string)
@@ -106,7 +109,11 @@ func configKeys(t *testing.T) []configKey {
 			}
 			k := byName[key]
 			if k == nil {
-				k = &configKey{name: key, typ: yamlType(fld.Type), doc: strings.Join(strings.Fields(fld.Doc.Text()), " ")}
+				doc := strings.Join(strings.Fields(fld.Doc.Text()), " ")
+				if len(fld.Names) > 0 {
+					doc = userDoc(doc, fld.Names[0].Name, key, consts)
+				}
+				k = &configKey{name: key, typ: yamlType(fld.Type), doc: doc}
 				byName[key] = k
 				order = append(order, key)
 			}
@@ -120,6 +127,71 @@ func configKeys(t *testing.T) []configKey {
 		keys = append(keys, *byName[n])
 	}
 	return keys
+}
+
+// goQualified matches a parenthesis naming Go identifiers of a package
+// ("(resolver.RecursionError, resolver.RecursionPreserve)").
+var goQualified = regexp.MustCompile(`\s*\([^()]*\b[a-z]+\.[A-Z][A-Za-z.]*[^()]*\)`)
+
+// userDoc turns a field's doc comment into the table's text for users: the
+// key where the comment names the Go field, the value of each constant of
+// package project it names (FailOnChange: "change"), and no parenthesis
+// naming Go identifiers. TestConfigReference fails on any Go name left.
+func userDoc(doc, goName, key string, consts map[string]string) string {
+	if rest, ok := strings.CutPrefix(doc, goName+" "); ok {
+		doc = "`" + key + "` " + rest
+	}
+	doc = goQualified.ReplaceAllString(doc, "")
+	for name, v := range consts {
+		re := regexp.MustCompile(`\b` + name + `\b`)
+		if v == "" { // not a string: a parenthesis naming it alone goes
+			doc = regexp.MustCompile(`\s*\(`+name+`\)`).ReplaceAllString(doc, "")
+			continue
+		}
+		doc = re.ReplaceAllString(doc, "`"+v+"`")
+	}
+	return doc
+}
+
+// projectConsts returns the exported constants of package project: each
+// string constant with its value, others with "".
+func projectConsts(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "project", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if !n.IsExported() {
+						continue
+					}
+					out[n.Name] = ""
+					if i < len(vs.Values) {
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							out[n.Name], _ = strconv.Unquote(lit.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // yamlType names a field's Go type as a YAML reader sees it.
@@ -157,7 +229,16 @@ const (
 func TestConfigReference(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| key | type | where | meaning |\n|---|---|---|---|\n")
+	consts := projectConsts(t)
 	for _, k := range configKeys(t) {
+		if m := goQualified.FindString(k.doc); m != "" {
+			t.Errorf("%s: the text names Go identifiers: %s", k.name, m)
+		}
+		for name := range consts {
+			if regexp.MustCompile(`\b` + name + `\b`).MatchString(k.doc) {
+				t.Errorf("%s: the text names the Go constant %s", k.name, name)
+			}
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.name, k.typ, strings.Join(k.where, ", "), strings.ReplaceAll(k.doc, "|", `\|`))
 	}
 	path := filepath.Join(root, "docs", "config.md")

@@ -94,7 +94,7 @@ func TestGolden(t *testing.T) {
 // TestParseErrors: what is not a CRD stream says so, with the file and position.
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"kind: [\n", "x.yaml:1: bad input: malformed YAML"},
+		{"kind: [\n", "x.yaml:2:1: bad input: malformed YAML"},
 		{"apiVersion: v1\nkind: ConfigMap\n", "x.yaml: no CustomResourceDefinition"},
 		{"kind: CustomResourceDefinition\nspec: {}\n", "x.yaml: document 1: CustomResourceDefinition without metadata.name"},
 		{"kind: CustomResourceDefinition\nmetadata: {name: a.b}\nspec: {}\n", "no spec.versions"},

@@ -38,7 +38,13 @@ type line struct {
 // ones. Changes to fields of one object share a line: ".spec: +a, +b, required +c". What
 // came from the CRDs (names, paths, values) is quoted where it could forge a line
 // (safetext.Quote).
-func (r *Report) WriteText(w io.Writer, indent string) {
+func (r *Report) WriteText(w io.Writer, indent string) { r.WriteTextOnce(w, indent, nil) }
+
+// WriteTextOnce is WriteText for one of several reports printed together
+// (check's and diff's, one per file): a reason already in seen is named by
+// its kind and "as above" instead of said again, and each reason said is
+// added to seen. A nil seen says every reason.
+func (r *Report) WriteTextOnce(w io.Writer, indent string, seen map[string]bool) {
 	type key struct{ crd, version string }
 	groups := map[key][]Change{}
 	for _, c := range r.Changes {
@@ -89,7 +95,15 @@ func (r *Report) WriteText(w io.Writer, indent string) {
 			for _, k := range slices.SortedFunc(maps.Keys(byReason), func(a, b [2]string) int {
 				return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 			}) {
-				fmt.Fprintf(w, "%s    %s: %s\n", indent, k[0], safetext.Quote(k[1]))
+				switch said := k[0] + "\x00" + k[1]; {
+				case seen == nil || !seen[said]:
+					fmt.Fprintf(w, "%s    %s: %s\n", indent, k[0], safetext.Quote(k[1]))
+					if seen != nil {
+						seen[said] = true
+					}
+				default:
+					fmt.Fprintf(w, "%s    %s: as above\n", indent, k[0])
+				}
 				for _, l := range lines(byReason[k]) {
 					fmt.Fprintf(w, "%s      %s: %s\n", indent, l.path, l.text)
 				}

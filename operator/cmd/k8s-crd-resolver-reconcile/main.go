@@ -2,8 +2,9 @@
 // reconciler) against the cluster in KUBECONFIG. It is a companion of
 // k8s-crd-resolver, kept apart because controller-runtime and client-go
 // would cost every k8s-crd-resolver process ~15 ms and ~28 MiB at start
-// (measured: 17 MB -> 61 MB binary, max RSS of `versions` 15.8 -> 43.2 MiB);
-// `k8s-crd-resolver reconcile` runs it.
+// (measured: 17 MB -> 61 MB binary, max RSS of `versions` 15.8 -> 43.2 MiB).
+// It is its own program (the operator image's entrypoint), not a command of
+// k8s-crd-resolver: a CRD compiler's command line carries no controller.
 package main
 
 import (
@@ -46,13 +47,13 @@ func newCmd(logs io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "k8s-crd-resolver-reconcile",
 		Short: "Run the Dask operator against the cluster in KUBECONFIG",
-		Long: `reconcile installs or upgrades the embedded Dask CRDs (operator/crds) with server-side
+		Long: `k8s-crd-resolver-reconcile installs or upgrades the embedded Dask CRDs (operator/crds) with server-side
 apply, waits until they are Established, then runs the DaskCluster,
 DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 (SIGINT or SIGTERM). The cluster is the one in --kubeconfig, $KUBECONFIG,
 ~/.kube/config, or the in-cluster service account, in that order.`,
-		Example: `  k8s-crd-resolver reconcile --namespace dask --leader-elect
-  k8s-crd-resolver reconcile --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:9440`,
+		Example: `  k8s-crd-resolver-reconcile --namespace dask --leader-elect
+  k8s-crd-resolver-reconcile --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:9440`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,

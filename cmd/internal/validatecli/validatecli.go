@@ -1,0 +1,109 @@
+// Package validatecli is the command line of `k8s-crd-resolver validate`:
+// its flags, help text and examples, in one place for the two binaries that
+// show them. The main binary parses the flags (so its --help, `help
+// validate` and docs/cli are the whole reference) and passes them on to the
+// k8s-crd-resolver-validate companion, which parses the same flags and
+// does the work. It imports only pflag: the main binary links it.
+package validatecli
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+)
+
+// Use, Short, Long and Example are the command's help, shown by both
+// binaries.
+const (
+	Use   = "validate [FILE|-]..."
+	Short = "Validate CRDs and custom resources with the apiserver's own code"
+	Long  = `validate runs the Kubernetes apiserver's CustomResourceDefinition validation
+(k8s.io/apiextensions-apiserver as a library, the code kube-apiserver runs on
+create) on CRD files and prints every problem with its field path:
+
+  FILE: CRD-NAME: FIELD-PATH: MESSAGE
+
+Custom resources in the same files are judged as a create of them would be
+(pruning, defaulting, schema, CEL rules, metadata, version), against the CRD of
+their group and kind: from the same files, --crd FILE|DIR, or the project's
+compiled outputs (docs/validating.md):
+
+  FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
+
+"-" is standard input. Formats the apiserver of --k8s-version does not
+recognise are warnings on standard error.
+
+Exit status: 0 when every file is valid (silently), 1 when a problem was found,
+2 when a file cannot be read.`
+	Example = `  # Validate compiled CRDs before applying them
+  k8s-crd-resolver validate dist/*.yaml
+
+  # A chart's CRDs and objects, as Helm renders them
+  helm template my-release ./chart | k8s-crd-resolver validate -
+
+  # Custom resources against the project's CRDs, reporting pruned fields as warnings
+  k8s-crd-resolver validate --crd dist/ --pruning=warn examples/*.yaml
+
+  # A CRD from a cluster, machine-readable
+  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver validate -o json -
+
+  # Formats as Kubernetes 1.27 knows them
+  k8s-crd-resolver validate --k8s-version 1.27 crd.yaml`
+)
+
+// Pruning policies (the values of --pruning).
+const (
+	PruneError  = "error"
+	PruneWarn   = "warn"
+	PruneIgnore = "ignore"
+)
+
+// Flags are validate's flags.
+type Flags struct {
+	KubeVersion      string
+	Output           string
+	Pruning          string
+	CRDs             []string
+	ShowDefaulted    bool
+	AllowOutsideRoot bool
+}
+
+// Register adds the flags to fs, bound to f.
+func (f *Flags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")
+	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
+	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
+	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
+	fs.BoolVar(&f.ShowDefaulted, "show-defaulted", false, "print each custom resource as the apiserver would store it (pruned, defaulted)")
+	fs.BoolVar(&f.AllowOutsideRoot, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
+}
+
+// Check reports a flag value out of its set: bad usage, before any file
+// is read.
+func (f *Flags) Check() error {
+	if f.Output != "text" && f.Output != "json" {
+		return fmt.Errorf("--output %q: want text or json", f.Output)
+	}
+	if f.Pruning != PruneError && f.Pruning != PruneWarn && f.Pruning != PruneIgnore {
+		return fmt.Errorf("--pruning %q: want error, warn or ignore", f.Pruning)
+	}
+	return nil
+}
+
+// Args returns the command line that gives the companion the flags set
+// in fs (those the user gave, each as --name=value) and the positional
+// args after "--", so that a file named like a flag stays a file.
+func Args(fs *pflag.FlagSet, args []string) []string {
+	var out []string
+	fs.Visit(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	out = append(out, "--")
+	return append(out, args...)
+}

@@ -1,0 +1,95 @@
+package doctest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+)
+
+// compactJSONSizes compiles this repository's templates as build does and
+// returns the compact-JSON size of each output file (relative to the
+// repository root), as the size guard measures it.
+func compactJSONSizes(t *testing.T) map[string]int {
+	t.Helper()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := project.Open(abs, project.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := proj.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int{}
+	for _, o := range outs {
+		if len(o.JSONSizes) != 1 {
+			continue
+		}
+		for _, path := range o.Template.Outputs {
+			rel, err := filepath.Rel(abs, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes[filepath.ToSlash(rel)] = int(o.JSONSizes[0])
+		}
+	}
+	return sizes
+}
+
+// comma writes n with thousands separators, as the docs do.
+func comma(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestDocNumbers: the numbers the user pages give about this repository's
+// own outputs (sizes of the Dask CRDs, the corpus of custom resources) are
+// today's, so a change of the templates or the bundles that moves one fails
+// here instead of leaving the page stale.
+func TestDocNumbers(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(root, "docs", "validation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(page)), " ")
+	sizes := compactJSONSizes(t)
+	for _, tc := range []struct{ file, want string }{
+		{"dist/daskjob.yaml", "daskjob: %s bytes of JSON"},
+		{"operator/crds/daskjob.yaml", "daskjob %s,"},
+		{"operator/crds/daskcluster.yaml", "daskcluster %s,"},
+		{"operator/crds/daskworkergroup.yaml", "daskworkergroup %s bytes"},
+	} {
+		size, ok := sizes[tc.file]
+		if !ok {
+			t.Fatalf("no template compiles to %s (outputs: %v)", tc.file, sizes)
+		}
+		want := fmt.Sprintf(tc.want, comma(size))
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/validation.md: want %q (%s today)", want, tc.file)
+		}
+	}
+
+	cases, err := filepath.Glob(filepath.Join(root, "testdata", "resources", "cases", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err = os.ReadFile(filepath.Join(root, "docs", "validating.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`validate's on all (\d+)`).FindSubmatch(page)
+	if m == nil || string(m[1]) != fmt.Sprint(len(cases)) {
+		t.Errorf("docs/validating.md: want \"validate's on all %d\" (the corpus holds %d cases), found %q", len(cases), len(cases), m)
+	}
+}
