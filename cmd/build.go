@@ -54,44 +54,27 @@ output; 2 on bad input.`,
   # Another Kubernetes version for one run, without the companion installed
   k8s-crd-resolver build --k8s-version 1.29 --no-validate`,
 		RunE: func(c *cobra.Command, args []string) error {
-			comp, err := f.compileProject(c, args)
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			comps, err := f.compileProjects(c, wd, args)
 			if err != nil {
 				return err
 			}
 			// Each stale or missing file is staged as soon as it is compared (a temporary
 			// file beside it, removed on SIGINT or SIGTERM); Apply renames them all.
 			fileio.HandleSignals(os.Exit)
-			opts := project.PlanOptions{Orphans: comp.all, Stage: true}
-			// What pre-commit shows when the hook regenerates: the schema changes, read
-			// before Apply replaces or removes the files.
-			var cmp planComparer
-			if failOnChange {
-				opts.Compare = cmp.compare
-			}
-			plan, err := comp.proj.Plan(comp.outs, opts)
-			if err != nil {
-				return err
-			}
-			defer plan.Close()
-			var groups []diffGroup
-			var groupsErr error
-			if failOnChange {
-				groups, groupsErr = cmp.groups(comp.proj, plan)
-			}
-			done, err := plan.Apply()
-			if err != nil {
-				printErrors(c.ErrOrStderr(), err) // every file refused, one line each
-				return quietExit(exitBadInput)
-			}
-			printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
-			if failOnChange && len(done) > 0 {
-				if total := totalOf(groups); groupsErr != nil {
-					fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
-				} else if !total.Empty() {
-					fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")
-					printDiffGroups(c.OutOrStdout(), groups, total, false)
+			updated := 0
+			for _, comp := range comps {
+				n, err := buildProject(c, comp, failOnChange, quiet)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: updated %d file(s); review them, stage them (git add) and commit again\n", len(done))
+				updated += n
+			}
+			if failOnChange && updated > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: updated %d file(s); review them, stage them (git add) and commit again\n", updated)
 				return quietExit(exitProblems)
 			}
 			return nil
@@ -102,6 +85,46 @@ output; 2 on bad input.`,
 	c.Flags().BoolVar(&failOnChange, "fail-on-change", false, "exit 1 when a file was written or removed (what pre-commit expects of a fixing hook)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only what changed, and warnings")
 	return c
+}
+
+// buildProject writes the plan of one compiled project and prints its
+// summary; it returns how many files it wrote or removed. Orphans are
+// always looked for: with file arguments too, no template produces a
+// renamed or deleted template's output any more, and the hook must reach
+// the state a full build does.
+func buildProject(c *cobra.Command, comp *compiled, failOnChange, quiet bool) (int, error) {
+	opts := project.PlanOptions{Orphans: true, Stage: true}
+	// What pre-commit shows when the hook regenerates: the schema changes, read
+	// before Apply replaces or removes the files.
+	var cmp planComparer
+	if failOnChange {
+		opts.Compare = cmp.compare
+	}
+	plan, err := comp.proj.Plan(comp.outs, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer plan.Close()
+	var groups []diffGroup
+	var groupsErr error
+	if failOnChange {
+		groups, groupsErr = cmp.groups(comp.proj, plan, comp.every)
+	}
+	done, err := plan.Apply()
+	if err != nil {
+		printErrors(c.ErrOrStderr(), err) // every file refused, one line each
+		return 0, quietExit(exitBadInput)
+	}
+	printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
+	if failOnChange && len(done) > 0 {
+		if total := totalOf(groups); groupsErr != nil {
+			fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
+		} else if !total.Empty() {
+			fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")
+			printDiffGroups(c.OutOrStdout(), groups, total, false)
+		}
+	}
+	return len(done), nil
 }
 
 // jsonSize describes an output's size as the size guard measures it: the
@@ -136,7 +159,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bo
 			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
 		}
 		if changed || !quiet {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", comp.proj.Shown(o.Template.Path), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
 		}
 		for _, warn := range o.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", warn)
@@ -144,7 +167,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bo
 	}
 	for _, fs := range plan.Files {
 		if fs.State == project.Orphan {
-			fmt.Fprintf(w, "removed %s (generated, and no template produces it any more)\n", fs.Name)
+			fmt.Fprintf(w, "removed %s (%s)\n", fs.Name, orphanReason(comp, fs))
 		}
 	}
 }

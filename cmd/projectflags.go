@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,25 +35,29 @@ func (f *projectFlags) register(c *cobra.Command) {
 type compiled struct {
 	proj *project.Project
 	outs []*project.Output
-	// all is false when file arguments selected a subset of the templates.
-	all bool
+	// every holds the outputs of all the project's templates (outs only
+	// those the file arguments select).
+	every []*project.Output
 }
 
-// compileProject opens the project of the working directory, compiles
-// every template, keeps those that the named files affect (all without
-// names), and validates them with the companion. Compile errors exit 2,
-// validation problems exit 1; both are printed to errOut.
-func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compiled, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
+// compileProject opens the project r, compiles every template, keeps
+// those that the named files affect (all without names), and validates
+// them with the companion. Compile errors exit 2, validation problems
+// exit 1; both are printed to errOut. An optional project without
+// templates is nil, nil.
+func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun, files []string) (*compiled, error) {
 	if c.Flags().Changed("allow-outside-root") {
 		f.opts.Policy.AllowOutsideRoot = &f.allowOutside
 	}
-	proj, err := project.Open(wd, f.opts)
+	opts := f.opts
+	opts.ConfigFile = r.config
+	opts.AllowEmpty = opts.AllowEmpty || r.optional
+	proj, err := project.Open(wd, opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.optional && len(proj.Templates) == 0 {
+		return nil, nil
 	}
 	var validator project.Validator
 	var resourceValidator project.ResourceValidator
@@ -76,7 +79,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 		printErrors(c.ErrOrStderr(), err)
 		return nil, quietExit(exitBadInput)
 	}
-	res := &compiled{proj: proj, outs: outs, all: len(files) == 0}
+	res := &compiled{proj: proj, outs: outs, every: outs}
 	if len(files) > 0 {
 		res.outs = proj.Affected(outs, wd, files)
 	}

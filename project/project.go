@@ -55,6 +55,7 @@ type Project struct {
 	Sources []string
 
 	opts   Options
+	work   string                      // the working directory Open was given: Shown's base
 	reader *fileio.Reader              // the door every read of the project goes through
 	names  map[string]map[string]bool  // directory -> its entries, for siblingPatch (nil: unreadable)
 	parsed map[string]*resolver.Source // each matched file as classify parsed it, for the compiles' file $refs
@@ -97,7 +98,7 @@ func Open(workDir string, opts Options) (*Project, error) {
 	} else if file, err = filepath.Abs(file); err != nil {
 		return nil, err
 	}
-	p := &Project{opts: opts, ConfigFile: file}
+	p := &Project{opts: opts, ConfigFile: file, work: workDir}
 	if file == "" {
 		p.Config = DefaultConfig()
 		if p.Dir = fileio.GitTop(workDir); p.Dir == "" {
@@ -143,6 +144,17 @@ func (p *Project) Reader() *fileio.Reader { return p.reader }
 // Rel returns path relative to the project directory, slash-separated, or
 // path itself when it lies outside.
 func (p *Project) Rel(abs string) string { return fileio.Rel(p.Dir, abs) }
+
+// Shown returns path as the user would open it from the working directory
+// Open was given: relative to it when path lies below it (svc/dist/w.yaml
+// for a project in svc/ run from the repository's root), else relative to
+// the project directory (Rel).
+func (p *Project) Shown(abs string) string {
+	if rel := fileio.Rel(p.work, abs); rel != abs && p.work != p.Dir && !strings.HasPrefix(p.work, p.Dir+string(filepath.Separator)) {
+		return rel
+	}
+	return p.Rel(abs)
+}
 
 func (p *Project) abs(name string) string {
 	name = filepath.FromSlash(name)

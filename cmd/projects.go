@@ -1,0 +1,122 @@
+package cmd
+
+import (
+	"errors"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+)
+
+// projectRun is one project a build or check acts on.
+type projectRun struct {
+	// config is the project's configuration file, "" for the default
+	// project of the working directory.
+	config string
+	// optional: a default project that holds no template is no error,
+	// only not there (a monorepo's root, whose projects live below it).
+	optional bool
+}
+
+// projectRuns says which projects build and check act on, from the
+// working directory wd and the file arguments (relative to wd, as
+// pre-commit passes them from the repository's root):
+//   - --config: that project alone;
+//   - file arguments: the project of each file (the nearest
+//     .crd-resolver.yaml above it), and the working directory's default
+//     project for files with none;
+//   - no file argument: the project of wd (its configuration, or the
+//     default one) and every project below wd (a directory with its own
+//     .crd-resolver.yaml; hidden directories, testdata, vendor and
+//     node_modules are not searched), as `go build ./...` reaches every
+//     package below.
+//
+// Without a configuration at or above wd the default project is optional
+// when other projects were found or files were named.
+func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, error) {
+	if f.opts.ConfigFile != "" {
+		return []projectRun{{config: f.opts.ConfigFile}}, nil
+	}
+	configs := map[string]bool{}
+	if len(files) == 0 {
+		own, err := project.FindConfig(wd)
+		if err != nil {
+			return nil, err
+		}
+		configs[own] = true
+		below, err := configsBelow(wd)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range below {
+			configs[b] = true
+		}
+	}
+	for _, name := range files {
+		cfg, err := project.FindConfig(filepath.Dir(absPath(wd, name)))
+		if err != nil {
+			return nil, err
+		}
+		configs[cfg] = true
+	}
+	var runs []projectRun
+	for _, cfg := range slices.Sorted(maps.Keys(configs)) {
+		runs = append(runs, projectRun{config: cfg, optional: cfg == "" && (len(files) > 0 || len(configs) > 1)})
+	}
+	return runs, nil
+}
+
+// configsBelow lists the configuration files in the directories strictly
+// below dir, sorted.
+func configsBelow(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == dir {
+				return err
+			}
+			return nil // an unreadable directory holds no project of ours
+		}
+		if !d.IsDir() {
+			if d.Name() == project.ConfigFileName && filepath.Dir(path) != dir && d.Type().IsRegular() {
+				out = append(out, path)
+			}
+			return nil
+		}
+		if path != dir && project.SkippedDir(d.Name()) {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	slices.Sort(out)
+	return out, err
+}
+
+// compileProjects compiles (and validates) every project the run acts on
+// (projectRuns), all of them before anything is written. Each gets every
+// file argument: names outside it are ignored by its selection (Affected),
+// and a template may reach a file of another project through a $ref.
+func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []string) ([]*compiled, error) {
+	runs, err := f.projectRuns(wd, files)
+	if err != nil {
+		return nil, err
+	}
+	var out []*compiled
+	for _, r := range runs {
+		comp, err := f.compileProject(c, wd, r, files)
+		if err != nil {
+			return nil, err
+		}
+		if comp != nil {
+			out = append(out, comp)
+		}
+	}
+	return out, nil
+}
