@@ -57,7 +57,7 @@ func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, err
 		}
 	}
 	for _, name := range files {
-		cfg, err := project.FindConfig(filepath.Dir(absPath(wd, name)))
+		cfg, err := project.FindConfigFor(filepath.Dir(absPath(wd, name)), wd)
 		if err != nil {
 			return nil, err
 		}

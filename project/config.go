@@ -304,6 +304,35 @@ func FindConfig(dir string) (string, error) {
 	}
 }
 
+// FindConfigFor returns the configuration of the project a file named
+// on the command line belongs to: the nearest ConfigFileName at or above
+// dir (the file's directory) within its git work tree (FindConfig), and,
+// outside a work tree, in the directories from dir up to the working
+// directory wd when dir lies below it (the user's own tree, where build
+// and resolve run from wd find the configuration of wd too). "" when
+// there is none.
+func FindConfigFor(dir, wd string) (string, error) {
+	file, err := FindConfig(dir)
+	if err != nil || file != "" {
+		return file, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil || fileio.GitTop(dir) != "" {
+		return "", err
+	}
+	for d := dir; d != wd && strings.HasPrefix(d, wd+string(filepath.Separator)); {
+		d = filepath.Dir(d)
+		fi, err := os.Lstat(filepath.Join(d, ConfigFileName))
+		switch {
+		case err == nil && !fi.IsDir():
+			return filepath.Join(d, ConfigFileName), nil
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return "", err
+		}
+	}
+	return "", nil
+}
+
 // MaxBudget is the largest budget a configuration may set. The largest
 // CRD etcd stores is about 1.5 MiB of JSON (its default request limit;
 // a raised --max-request-bytes rarely goes past a few MiB), so no

@@ -527,21 +527,33 @@ func matchDoubleStar(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// ForTemplate opens the project whose configuration file lists template
-// (an absolute path) in one of its sets: the configuration Open would
-// find from the template's directory. It returns nil, nil when there is no
-// configuration file, or when no set holds the template; then a compile
-// of it has no project settings to follow. When several sets hold it, the
-// first one's settings apply (build compiles it once per set).
-func ForTemplate(template string, opts Options) (*Project, *Template, error) {
+// ForTemplate opens the project a build run from wd would compile
+// template (an absolute path) in: the configuration FindConfigFor finds
+// from the template's directory, or, without one, the default project of
+// wd (templates/*.yaml into dist/, a NAME.patch.yaml beside each). It
+// returns nil, nil when that project does not hold the template; then a
+// compile of it has no project settings to follow. When several sets hold
+// it, the first one's settings apply (build compiles it once per set).
+func ForTemplate(wd, template string, opts Options) (*Project, *Template, error) {
 	if opts.ConfigFile == "" {
-		file, err := FindConfig(filepath.Dir(template))
-		if err != nil || file == "" {
+		file, err := FindConfigFor(filepath.Dir(template), wd)
+		if err != nil {
 			return nil, nil, err
+		}
+		if file == "" {
+			// The default project: no error when it has no template at all.
+			opts.AllowEmpty = true
+			if top := fileio.GitTop(wd); top == "" && !strings.HasPrefix(template, wd+string(filepath.Separator)) {
+				return nil, nil, nil // outside the working directory's tree: no project of its
+			}
 		}
 		opts.ConfigFile = file
 	}
-	p, err := Open(filepath.Dir(template), opts)
+	dir := filepath.Dir(template)
+	if opts.ConfigFile == "" {
+		dir = wd
+	}
+	p, err := Open(dir, opts)
 	if err != nil {
 		return nil, nil, err
 	}
