@@ -414,8 +414,9 @@ func isYAMLName(name string) bool {
 // failure while writing (a full disk, a refused target) changes nothing,
 // and every file that failed is reported, in plan order (a project
 // switching tools learns of all the files it must move or --force in one
-// run). Each rename is atomic; the set of renames is not (a crash between
-// two leaves some files updated). Orphans are removed last. It returns the
+// run). Each rename is atomic; an interrupt (SIGINT, SIGTERM) leaves all of
+// them done or none (fileio.CommitAll), a crash between two leaves some
+// files updated. Orphans are removed last. It returns the
 // statuses it acted on. Unchanged files are not touched, so their
 // modification times stay.
 func (pl *Plan) Apply() ([]*FileStatus, error) {
@@ -434,16 +435,15 @@ func (pl *Plan) Apply() ([]*FileStatus, error) {
 		pl.abort()
 		return nil, err
 	}
-	var done []*FileStatus
-	for _, fs := range pending {
-		err := fs.staged.Commit()
-		fs.staged = nil
-		if err != nil {
-			pl.abort()
-			return done, err
-		}
-		done = append(done, fs)
+	// Renamed as one step against SIGINT and SIGTERM (fileio.CommitAll).
+	staged := make([]*fileio.Staged, len(pending))
+	for i, fs := range pending {
+		staged[i], fs.staged = fs.staged, nil
 	}
+	if err := fileio.CommitAll(staged); err != nil {
+		return nil, err
+	}
+	done := slices.Clone(pending)
 	for _, fs := range pl.Files {
 		if fs.State != Orphan {
 			continue

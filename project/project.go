@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -176,6 +177,9 @@ func (p *Project) discover() error {
 		files[i], globErrs[i] = p.setFiles(i, set)
 	}
 	kinds := p.classifyAll(slices.Concat(files...))
+	if err := p.checkCovered(files, globErrs); err != nil {
+		return err
+	}
 	p.parsed = map[string]*resolver.Source{}
 	for i, set := range p.Config.Sets {
 		if globErrs[i] != nil {
@@ -236,6 +240,75 @@ func (p *Project) discover() error {
 		p.Sources = append(p.Sources, f)
 	}
 	slices.Sort(p.Sources)
+	return nil
+}
+
+// checkCovered fails when a CRD template stands in a directory a set takes
+// templates from (the directory part of one of its globs, when that has
+// no wildcard) but no set matches it and no set excludes it: a template
+// added beside the listed ones (after migrate wrote names, or a .json
+// beside templates/*.yaml) would be neither built nor checked, and check
+// would pass. files are the sets' matches (setFiles).
+func (p *Project) checkCovered(files [][]string, globErrs []error) error {
+	covered := map[string]bool{}
+	for _, fs := range files {
+		for _, f := range fs {
+			covered[f] = true
+		}
+	}
+	type origin struct {
+		set int
+		dir string
+	}
+	dirs := map[string]origin{}
+	for i, set := range p.Config.Sets {
+		if globErrs[i] != nil {
+			return nil // reported by discover, in set order
+		}
+		for _, g := range set.Exclude {
+			m, _ := p.glob(g) // its error is setFiles'
+			for _, f := range m {
+				covered[f] = true
+			}
+		}
+		for _, g := range set.Templates {
+			d := path.Dir(filepath.ToSlash(g))
+			if strings.ContainsAny(d, "*?[\\") {
+				continue
+			}
+			abs := p.abs(d)
+			if _, seen := dirs[abs]; !seen {
+				dirs[abs] = origin{i, d}
+			}
+		}
+	}
+	var candidates []string
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		names, err := p.reader.DirNames(dir)
+		if err != nil {
+			continue // no such directory: the glob's own message says so
+		}
+		for _, n := range names {
+			f := filepath.Join(dir, n)
+			ext := strings.ToLower(filepath.Ext(n))
+			if covered[f] || (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(n) || n == ConfigFileName || fileio.IsTemp(n) {
+				continue
+			}
+			if fi, err := p.reader.Stat(f); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			candidates = append(candidates, f)
+		}
+	}
+	kinds := p.classifyAll(candidates)
+	for _, f := range candidates {
+		if c := kinds[f]; c.err != nil || c.kind != templateFile {
+			continue
+		}
+		o := dirs[filepath.Dir(f)]
+		return fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
+			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f)))
+	}
 	return nil
 }
 
