@@ -38,7 +38,6 @@ func copyTree(t *testing.T, src, dst string) {
 func TestMigrateDaskLayout(t *testing.T) {
 	abs, proj, hook := daskAfterPythonHook(t)
 	res := "dask_kubernetes/operator/customresources/"
-	crds := "dask_kubernetes/operator/deployment/helm/dask-kubernetes-operator/crds/"
 
 	stdout, stderr, code := runCmd(t, proj, "", "migrate", "-r")
 	require.Equal(t, 0, code, stderr)
@@ -55,13 +54,7 @@ func TestMigrateDaskLayout(t *testing.T) {
 
 	// build at the recorded version replaces the Python tool's outputs
 	// (no --force) with exactly what the pinned templates gave.
-	_, stderr, code = runCmd(t, proj, "", "build", "--no-validate")
-	require.Equal(t, 0, code, stderr)
-	for n, want := range hook {
-		got, err := os.ReadFile(filepath.Join(proj, crds+n+".yaml"))
-		require.NoError(t, err)
-		require.Equal(t, want, string(got), "%s: build after migrate gives the hook's bytes", n)
-	}
+	buildGivesHookBytes(t, proj, hook)
 
 	// Now the versions differ for real.
 	stdout, stderr, code = runCmd(t, proj, "", "diff", "--from", "1.21", "--to", "1.37")
@@ -83,13 +76,7 @@ func TestMigrateAgainAndLater(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "removeDescriptions: true recorded")
 	require.Contains(t, stderr, "in 1 file(s); wrote .crd-resolver.yaml;")
-	_, stderr, code = runCmd(t, proj, "", "build", "--no-validate")
-	require.Equal(t, 0, code, stderr)
-	for n, want := range hook {
-		got, err := os.ReadFile(filepath.Join(proj, crds+n+".yaml"))
-		require.NoError(t, err)
-		require.Equal(t, want, string(got), "%s: build after migrate without -r gives the hook's bytes", n)
-	}
+	buildGivesHookBytes(t, proj, hook)
 	cfg, err := os.ReadFile(filepath.Join(proj, ".crd-resolver.yaml"))
 	require.NoError(t, err)
 
@@ -109,6 +96,19 @@ func TestMigrateAgainAndLater(t *testing.T) {
 	stdout, stderr, code = runCmd(t, proj, "", "check", "--no-validate")
 	require.Equal(t, 1, code, stdout+stderr)
 	require.Contains(t, stdout, "missing: "+crds+"daskpool.yaml (from "+res+"daskpool.yaml)")
+}
+
+// buildGivesHookBytes: build in proj writes into the chart exactly what the
+// Python tool's command line gave (hook).
+func buildGivesHookBytes(t *testing.T, proj string, hook map[string]string) {
+	t.Helper()
+	_, stderr, code := runCmd(t, proj, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	for n, want := range hook {
+		got, err := os.ReadFile(filepath.Join(proj, "dask_kubernetes/operator/deployment/helm/dask-kubernetes-operator/crds/"+n+".yaml"))
+		require.NoError(t, err)
+		require.Equal(t, want, string(got), "%s: build after migrate gives the hook's bytes", n)
+	}
 }
 
 // daskAfterPythonHook is a copy of dask-kubernetes' layout in a temporary
