@@ -116,6 +116,9 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange, quiet bool) (i
 		return 0, quietExit(exitBadInput)
 	}
 	printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
+	if len(done) > 0 {
+		unpinnedNote(c.ErrOrStderr(), comp)
+	}
 	if failOnChange && len(done) > 0 {
 		if total := totalOf(groups); groupsErr != nil {
 			fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
@@ -125,6 +128,24 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange, quiet bool) (i
 		}
 	}
 	return len(done), nil
+}
+
+// unpinnedNote says, when build wrote files compiled for the tool's newest
+// minor because nothing pinned one (no kubernetesVersion in the
+// configuration, no --k8s-version), how to pin it: upgrading the tool would
+// otherwise move every output to its newer newest. Only a run that wrote
+// says it, so a project sees it when it starts, not on every commit.
+func unpinnedNote(w io.Writer, comp *compiled) {
+	for _, o := range comp.outs {
+		if o.Template.Policy.KubernetesVersion == "" {
+			where := "in " + project.ConfigFileName + " (`k8s-crd-resolver init` writes one)"
+			if comp.proj.ConfigFile != "" {
+				where = "in " + comp.proj.Shown(comp.proj.ConfigFile)
+			}
+			fmt.Fprintf(w, "note: compiled for Kubernetes %s, this k8s-crd-resolver's newest, as no kubernetesVersion is set: a newer k8s-crd-resolver would compile for its own newest; pin it with kubernetesVersion: %q %s\n", o.KubeVersion, o.KubeVersion, where)
+			return
+		}
+	}
 }
 
 // jsonSize describes an output's size as the size guard measures it: the
