@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -76,7 +77,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 	}
 	outs, err := proj.Compile(nil)
 	if err != nil {
-		printErrors(c.ErrOrStderr(), err)
+		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return nil, quietExit(exitBadInput)
 	}
 	res := &compiled{proj: proj, outs: outs, every: outs}

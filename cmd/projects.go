@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -119,4 +120,27 @@ func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []stri
 		}
 	}
 	return out, nil
+}
+
+// shownPositions rewrites the file of each line of text (compile errors,
+// "templates/w.yaml:3:5: ..." relative to the project directory) as the
+// user opens it from the working directory (project.Shown:
+// "svc/templates/w.yaml:3:5: ..." for a project in svc/ run from the
+// root). A line whose start names no file of the project stays as it is.
+func shownPositions(proj *project.Project, text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || name == "" || filepath.IsAbs(name) {
+			continue
+		}
+		abs := filepath.Join(proj.Dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(abs, proj.Dir+string(filepath.Separator)) {
+			continue // ../x: outside the project, left as it is
+		}
+		if shown := proj.Shown(abs); shown != filepath.ToSlash(name) {
+			lines[i] = shown + ":" + rest
+		}
+	}
+	return strings.Join(lines, "\n")
 }
