@@ -64,8 +64,9 @@ With --fail-on-breaking (or failOn: breaking in the configuration) check exits 1
 only when a change is breaking: stale outputs with only compatible changes are
 reported and pass.
 
-With FILE arguments only the templates that read one of them are checked (see
-build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
+With FILE arguments only the templates that read one of them are checked, in the
+projects the files belong to; unexpected files are looked for whatever the files
+(see build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 		Example: `  # The CI gate
   k8s-crd-resolver check
 
