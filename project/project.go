@@ -301,15 +301,16 @@ func (p *Project) checkCovered(files [][]string, globErrs []error) error {
 		}
 	}
 	kinds := p.classifyAll(candidates)
+	var errs []error // every such template, in one run
 	for _, f := range candidates {
 		if c := kinds[f]; c.err != nil || c.kind != templateFile {
 			continue
 		}
 		o := dirs[filepath.Dir(f)]
-		return fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
-			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f)))
+		errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
+			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f))))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // outputName is the file name a template compiles to: its own base name,
