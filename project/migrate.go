@@ -102,7 +102,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		names []string
 	}
 	var templates, compiled []crdFile
-	descs := map[string]int{} // CRD file -> the descriptions it holds
+	descs := map[string]int{}       // CRD file -> the descriptions it holds
 	minors := map[string][]string{} // minor -> files pinning it
 	err = fsWalk(dir, func(path string) error {
 		data, err := reader.ReadFile(path)
