@@ -38,8 +38,9 @@ template's old output goes with the commit that renames it).
 
 Configuration: each FILE belongs to the project of the first .crd-resolver.yaml
 in its directory or above; without FILE, build acts on the project of the working
-directory (the first .crd-resolver.yaml there or above) and on every project below
-it (hidden directories, testdata, vendor and node_modules are not searched).
+directory (the first .crd-resolver.yaml there or above) and, in a git work tree,
+on every project below it (hidden directories, testdata, vendor, node_modules and
+other repositories are not searched).
 --config names one project instead. Paths are printed as opened from the working
 directory. Without a configuration, templates/*.yaml compile into dist/. A
 NAME.patch.yaml (or .yml, .json) beside a template is applied to it; files

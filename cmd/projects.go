@@ -4,12 +4,14 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -31,10 +33,10 @@ type projectRun struct {
 //     .crd-resolver.yaml above it), and the working directory's default
 //     project for files with none;
 //   - no file argument: the project of wd (its configuration, or the
-//     default one) and every project below wd (a directory with its own
-//     .crd-resolver.yaml; hidden directories, testdata, vendor and
-//     node_modules are not searched), as `go build ./...` reaches every
-//     package below.
+//     default one) and, inside a git work tree, every project below wd (a
+//     directory with its own .crd-resolver.yaml; hidden directories,
+//     testdata, vendor, node_modules and other repositories are not
+//     searched), as `go build ./...` reaches every package below.
 //
 // Without a configuration at or above wd the default project is optional
 // when other projects were found or files were named.
@@ -49,9 +51,13 @@ func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, err
 			return nil, err
 		}
 		configs[own] = true
-		below, err := configsBelow(wd)
-		if err != nil {
-			return nil, err
+		// Below wd only within a git work tree (as FindConfig looks up only
+		// within one): a run in $HOME by mistake searches nothing.
+		var below []string
+		if fileio.GitTop(wd) != "" {
+			if below, err = configsBelow(wd); err != nil {
+				return nil, err
+			}
 		}
 		for _, b := range below {
 			configs[b] = true
@@ -90,6 +96,9 @@ func configsBelow(dir string) ([]string, error) {
 		}
 		if path != dir && project.SkippedDir(d.Name()) {
 			return filepath.SkipDir
+		}
+		if _, err := os.Lstat(filepath.Join(path, ".git")); err == nil && path != dir {
+			return filepath.SkipDir // another repository (a submodule, a vendored checkout)
 		}
 		return nil
 	})

@@ -286,7 +286,7 @@ func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*Fil
 // orphans lists the generated files of the project that no template
 // produces: in the output directories of all sets, every one; elsewhere
 // under the project directory (hidden directories, testdata, vendor,
-// node_modules and directories of other projects left out), those whose
+// node_modules and directories of other projects or repositories left out), those whose
 // header names a template of the project, so an output directory dropped
 // from the configuration leaves nothing behind. A copy kept elsewhere by
 // hand (resolve -o) is one of those: its directory belongs in a set's
@@ -349,6 +349,9 @@ func (p *Project) orphans() ([]*FileStatus, error) {
 			}
 			if _, err := os.Lstat(filepath.Join(path, ConfigFileName)); err == nil {
 				return filepath.SkipDir // another project's
+			}
+			if _, err := os.Lstat(filepath.Join(path, ".git")); err == nil {
+				return filepath.SkipDir // another repository's
 			}
 			return nil
 		case !d.Type().IsRegular() || !isYAMLName(d.Name()) || fileio.IsTemp(d.Name()):
