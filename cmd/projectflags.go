@@ -18,6 +18,9 @@ type projectFlags struct {
 	opts         project.Options
 	noValidate   bool
 	allowOutside bool
+	// filesOnly: the FILE arguments are all that changed, none meaning
+	// nothing did (what pre-commit's always_run hooks pass).
+	filesOnly bool
 }
 
 func (f *projectFlags) register(c *cobra.Command) {
@@ -29,6 +32,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Policy.Budget, "budget", "", "the most one compile may build, in bytes of compact JSON (64MiB, 100MB or plain bytes), overriding the configuration's budget (default "+resolver.DefaultBudget.String()+")")
 	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
+	fs.BoolVar(&f.filesOnly, "files-only", false, "act only on the templates the FILE arguments reach, also when there are none (the pre-commit hooks: a commit that only deletes a template passes no file); outputs no template produces are looked for either way")
 }
 
 // compiled is a project compiled and validated: what build and check
@@ -81,7 +85,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 		return nil, quietExit(exitBadInput)
 	}
 	res := &compiled{proj: proj, outs: outs, every: outs}
-	if len(files) > 0 {
+	if len(files) > 0 || f.filesOnly {
 		res.outs = proj.Affected(outs, wd, files)
 	}
 	if validator != nil {
