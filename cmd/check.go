@@ -207,7 +207,7 @@ func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly b
 		fmt.Fprintf(w, "missing: %s (from %s)\n", q(m.File), q(m.Template))
 	}
 	for _, u := range rep.Unexpected {
-		fmt.Fprintf(w, "unexpected: %s (%s)\n", q(u.File), q(u.Reason))
+		fmt.Fprintf(w, "unexpected: %s (%s)\n", q(u.File), u.Reason) // orphanReason quotes its names
 	}
 	fmt.Fprintf(w, "%d stale, %d missing, %d unexpected: run `k8s-crd-resolver build` and commit the result\n", len(rep.Stale), len(rep.Missing), len(rep.Unexpected))
 	if breakingOnly && rep.Changes != nil && rep.Changes.Breaking == 0 {
