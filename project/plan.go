@@ -69,8 +69,8 @@ type PlanOptions struct {
 	// project produces, whatever outs holds (file arguments select outs;
 	// the orphans are the project's): each generated file in the output
 	// directories of the sets, and each generated file elsewhere in the
-	// project whose header names one of its templates (an output
-	// directory the configuration no longer lists). See orphans.
+	// project named as the output of the template its header names (an
+	// output directory the configuration no longer lists). See orphans.
 	Orphans bool
 	// Stage writes the new content of each stale or missing file into a
 	// temporary file beside it as soon as it is compared, for Apply to
@@ -286,11 +286,14 @@ func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*Fil
 // orphans lists the generated files of the project that no template
 // produces: in the output directories of all sets, every one; elsewhere
 // under the project directory (hidden directories, testdata, vendor,
-// node_modules and directories of other projects or repositories left out), those whose
-// header names a template of the project, so an output directory dropped
-// from the configuration leaves nothing behind. A copy kept elsewhere by
-// hand (resolve -o) is one of those: its directory belongs in a set's
-// outputs.
+// node_modules and directories of other projects or repositories left
+// out), those that bear the name build gives an output of the template
+// their header names (dist/w.yaml from templates/w.yaml), so an output
+// directory dropped from the configuration leaves nothing behind. A copy
+// under another name (old.yaml) is left alone; one under the output's
+// name (resolve -o deploy/w.yaml) is an orphan: its directory belongs in
+// a set's outputs. A file elsewhere that cannot be read is no orphan (it
+// is nothing build would remove); one in an output directory is an error.
 func (p *Project) orphans() ([]*FileStatus, error) {
 	w := p.writer(nil, nil)
 	defer w.Close()
@@ -310,16 +313,19 @@ func (p *Project) orphans() ([]*FileStatus, error) {
 	}
 	var out []*FileStatus
 	seen := map[string]bool{}
-	consider := func(path string, any bool) error {
+	consider := func(path string, inOutputDir bool) error {
 		if planned[path] || seen[path] {
 			return nil
 		}
 		line, err := w.FirstLine(path)
 		if err != nil {
-			return err
+			if inOutputDir {
+				return err
+			}
+			return nil
 		}
 		from, ok := GeneratedFrom(line)
-		if ok && (any || templates[from] && filepath.Base(path) == outputName(from)) {
+		if ok && (inOutputDir || templates[from] && filepath.Base(path) == outputName(from)) {
 			seen[path] = true
 			out = append(out, &FileStatus{Path: path, Name: p.Shown(path), State: Orphan, From: from})
 		}
