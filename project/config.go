@@ -119,9 +119,13 @@ func (p Policy) validate() error {
 type Set struct {
 	Policy `yaml:",inline"`
 	// Templates are globs of template files ("templates/*.yaml",
-	// "crds/**/*.yaml"). Matched files holding no CRD are skipped.
+	// "crds/**/*.yaml"). Matched files holding no CRD are skipped. A file
+	// holding a CRD in a glob's directory (templates/ for
+	// "templates/a.yaml") that no set matches is an error unless a set
+	// excludes it: a template added there is never silently left out.
 	Templates []string `yaml:"templates"`
-	// Exclude are globs of files never treated as templates.
+	// Exclude are globs of files never treated as templates; a CRD
+	// beside a set's templates that is no template is listed here.
 	Exclude []string `yaml:"exclude,omitempty"`
 	// Outputs are the directories every compiled template is written to,
 	// under the template's base name. Several directories receive
