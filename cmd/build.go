@@ -126,7 +126,7 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange, quiet bool) (i
 	}
 	printBuildSummary(c.OutOrStdout(), comp, plan, quiet)
 	if len(done) > 0 {
-		unpinnedNote(c.ErrOrStderr(), comp)
+		unpinnedNote(c.ErrOrStderr(), comp, plan)
 	}
 	if failOnChange && len(done) > 0 {
 		if total := totalOf(groups); groupsErr != nil {
@@ -139,22 +139,58 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange, quiet bool) (i
 	return len(done), nil
 }
 
-// unpinnedNote says, when build wrote files compiled for the tool's newest
-// minor because nothing pinned one (no kubernetesVersion in the
-// configuration, no --k8s-version), how to pin it: upgrading the tool would
-// otherwise move every output to its newer newest. Only a run that wrote
-// says it, so a project sees it when it starts, not on every commit.
-func unpinnedNote(w io.Writer, comp *compiled) {
+// unpinnedNote says how to pin the Kubernetes minor when build wrote files
+// for the tool's newest because nothing pins one (no kubernetesVersion in
+// the configuration, no --k8s-version): once when it creates them, and when
+// an upgrade of the tool moved an output to its newer newest (the old
+// header names another version). Updates at an unchanged minor say nothing,
+// so a hook does not repeat it on every commit.
+func unpinnedNote(w io.Writer, comp *compiled, plan *project.Plan) {
+	byPath := map[string]*project.FileStatus{}
+	for _, fs := range plan.Files {
+		byPath[fs.Path] = fs
+	}
 	for _, o := range comp.outs {
-		if o.Template.Policy.KubernetesVersion == "" {
+		if o.Template.Policy.KubernetesVersion != "" {
+			continue
+		}
+		for _, path := range o.Template.Outputs {
+			fs := byPath[path]
+			var what string
+			switch {
+			case fs == nil:
+				continue
+			case fs.State == project.Missing:
+				what = "compiled for Kubernetes " + o.KubeVersion
+			case fs.State == project.Stale:
+				was := headerMinor(fs.OldHeader)
+				if was == "" || was == o.KubeVersion {
+					continue
+				}
+				what = fmt.Sprintf("%s moved from Kubernetes %s to %s", fs.Name, was, o.KubeVersion)
+			default:
+				continue
+			}
 			where := "in " + project.ConfigFileName + " (`k8s-crd-resolver init` writes one)"
 			if comp.proj.ConfigFile != "" {
 				where = "in " + comp.proj.Shown(comp.proj.ConfigFile)
 			}
-			fmt.Fprintf(w, "note: compiled for Kubernetes %s, this k8s-crd-resolver's newest, as no kubernetesVersion is set: a newer k8s-crd-resolver would compile for its own newest; pin it with kubernetesVersion: %q %s\n", o.KubeVersion, o.KubeVersion, where)
+			fmt.Fprintf(w, "note: %s, this k8s-crd-resolver's newest, as no kubernetesVersion is set: a newer k8s-crd-resolver would compile for its own newest; pin it with kubernetesVersion: %q %s\n", what, o.KubeVersion, where)
 			return
 		}
 	}
+}
+
+// headerMinor is the target Kubernetes minor a generated header names (the
+// first of its versions), "" when line is no generated header.
+func headerMinor(line string) string {
+	if !project.IsGeneratedLine([]byte(line)) {
+		return ""
+	}
+	rest := strings.TrimSuffix(strings.TrimSuffix(line, "\r"), ". DO NOT EDIT.")
+	versions := rest[strings.LastIndex(rest, " for Kubernetes ")+len(" for Kubernetes "):]
+	first, _, _ := strings.Cut(versions, ", ")
+	return first
 }
 
 // jsonSize describes an output's size as the size guard measures it: the

@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,8 @@ import (
 )
 
 // TestPinning: a build whose minor comes from the tool's default says how
-// to pin it, once, on the run that writes; init writes a configuration
+// to pin it when it creates outputs, and when an output moves from another
+// minor (an upgrade of the tool), never on other runs; init writes a configuration
 // with the newest minor pinned (after which the build says nothing), and
 // never replaces an existing one.
 func TestPinning(t *testing.T) {
@@ -28,6 +30,20 @@ func TestPinning(t *testing.T) {
 	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, stderr, "note:", "a run that writes nothing says nothing")
+	// An update at the same minor says nothing; an output an older tool wrote
+	// for its own newest (another minor) is said to move.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(template+"# changed\n"), 0o644))
+	out := filepath.Join(dir, "dist/widget.yaml")
+	old, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(out, append(old, "# stale\n"...), 0o644))
+	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "note:", "an update at the same minor")
+	require.NoError(t, os.WriteFile(out, []byte(strings.Replace(string(old), "for Kubernetes "+newest+".", "for Kubernetes 1.12.", 1)), 0o644))
+	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "note: dist/widget.yaml moved from Kubernetes 1.12 to "+newest+", this k8s-crd-resolver's newest, as no kubernetesVersion is set")
 
 	_, stderr, code = runCmd(t, dir, "", "init")
 	require.Equal(t, 0, code, stderr)

@@ -58,6 +58,9 @@ type FileStatus struct {
 	// From is, for an orphan, the template its generated header names
 	// (project-relative, as written in the header).
 	From string
+	// OldHeader is, for a stale file, its first line (without the
+	// newline): the header it was generated with, or whatever it held.
+	OldHeader string
 
 	staged   *fileio.Staged // the new content, waiting for Apply
 	stageErr error          // why it could not be staged
@@ -234,6 +237,8 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 			fs.State = Unchanged
 		default:
 			fs.State, current = Stale, cur
+			line, _, _ := bytes.Cut(cur, []byte("\n"))
+			fs.OldHeader = string(bytes.TrimSuffix(line, []byte("\r")))
 		}
 		out = append(out, fs)
 		if fs.State == Unchanged {
