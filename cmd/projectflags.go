@@ -98,7 +98,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 		// outputs: each gets its own result's warnings).
 		for i, r := range results {
 			for _, p := range r.Problems {
-				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", shownName(proj, r.Name), p)
 				bad = true
 			}
 			for _, w := range r.Warnings {
@@ -115,11 +115,11 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 		}
 		for _, r := range examples {
 			for _, p := range r.Problems {
-				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(r.Name))
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(shownName(proj, r.Name)))
 				bad = true
 			}
 			for _, w := range r.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w.In(r.Name))
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w.In(shownName(proj, r.Name)))
 			}
 		}
 		if bad {

@@ -153,3 +153,12 @@ func shownPositions(proj *project.Project, text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// shownName is a file name relative to the project directory (a template's,
+// an example's) as the user opens it from the working directory.
+func shownName(proj *project.Project, name string) string {
+	if name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return proj.Shown(filepath.Join(proj.Dir, filepath.FromSlash(name)))
+}

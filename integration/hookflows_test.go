@@ -167,4 +167,9 @@ func TestHookSubdirectoryProjects(t *testing.T) {
 	git(t, repo, "add", "-A", "api")
 	commit(t, repo, home, "api").must(t, 0)
 	preCommit(t, repo, home, "run", "--all-files").must(t, 0)
+
+	// What the apiserver would reject is named from the root too.
+	write(t, repo, "svc/templates/widget.yaml", strings.Replace(crdTemplate("widgets", "type: object"), "name: widgets.example.com", "name: wrong.example.com", 1))
+	r = cli(t, repo, "build", "svc/templates/widget.yaml").must(t, 1)
+	contains(t, "rejected", r.stderr, "error: svc/templates/widget.yaml: the apiserver would reject the output: wrong.example.com: metadata.name")
 }
