@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,8 @@ type checkFile struct {
 	File     string `json:"file"`
 	Template string `json:"template,omitempty"`
 	Diff     string `json:"diff,omitempty"`
+	// Reason says why an unexpected file is one.
+	Reason string `json:"reason,omitempty"`
 }
 
 type checkRemark struct {
@@ -61,8 +64,9 @@ With --fail-on-breaking (or failOn: breaking in the configuration) check exits 1
 only when a change is breaking: stale outputs with only compatible changes are
 reported and pass.
 
-With FILE arguments only the templates that read one of them are checked (see
-build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
+With FILE arguments only the templates that read one of them are checked, in the
+projects the files belong to; unexpected files are looked for whatever the files
+(see build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 		Example: `  # The CI gate
   k8s-crd-resolver check
 
@@ -78,38 +82,25 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
 			}
-			comp, err := f.compileProject(c, args)
+			wd, err := os.Getwd()
 			if err != nil {
 				return err
 			}
-			// What the report needs of each file not up to date, made as the plan
-			// compares it: its diff and its schema comparison, not its bytes.
-			var cmp planComparer
-			var mu sync.Mutex
-			diffs := map[string]string{}
-			plan, err := comp.proj.Plan(comp.outs, project.PlanOptions{Orphans: comp.all, Compare: func(fs *project.FileStatus, o *project.Output, current, want []byte) {
-				cmp.compare(fs, o, current, want)
-				if fs.State == project.Stale {
-					d := project.Diff(fs, current, want)
-					mu.Lock()
-					diffs[fs.Path] = d
-					mu.Unlock()
-				}
-			}})
+			comps, err := f.compileProjects(c, wd, args)
 			if err != nil {
 				return err
 			}
-			rep := newCheckReport(comp, plan, diffs)
-			if !rep.UpToDate {
-				groups, err := cmp.groups(comp.proj, plan)
-				if err != nil {
-					rep.ChangesError = err.Error()
-				} else {
-					rep.groups, rep.Changes = groups, totalOf(groups)
+			rep := &checkReport{UpToDate: true, Stale: []checkFile{}, Missing: []checkFile{}, Unexpected: []checkFile{}, Warnings: []checkRemark{}}
+			for _, comp := range comps {
+				if err := checkProject(comp, rep); err != nil {
+					return err
 				}
+			}
+			if !rep.UpToDate && rep.ChangesError == "" {
+				rep.Changes = totalOf(rep.groups)
 			}
 			// The flag, when given, wins over the configuration either way.
-			breakingOnly := comp.proj.Config.FailOn == project.FailOnBreaking
+			breakingOnly := len(comps) > 0 && comps[0].proj.Config.FailOn == project.FailOnBreaking
 			if c.Flags().Changed("fail-on-breaking") {
 				breakingOnly = failOnBreaking
 			}
@@ -136,10 +127,43 @@ build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
 	return c
 }
 
-// newCheckReport lists the files of plan; diffs holds the diff of each stale file, by
-// path.
-func newCheckReport(comp *compiled, plan *project.Plan, diffs map[string]string) *checkReport {
-	rep := &checkReport{Stale: []checkFile{}, Missing: []checkFile{}, Unexpected: []checkFile{}, Warnings: []checkRemark{}}
+// checkProject compares one compiled project with its files and adds what it finds to
+// rep. Orphans are always looked for (see buildProject).
+func checkProject(comp *compiled, rep *checkReport) error {
+	// What the report needs of each file not up to date, made as the plan
+	// compares it: its diff and its schema comparison, not its bytes.
+	var cmp planComparer
+	var mu sync.Mutex
+	diffs := map[string]string{}
+	plan, err := comp.proj.Plan(comp.outs, project.PlanOptions{Orphans: true, Compare: func(fs *project.FileStatus, o *project.Output, current, want []byte) {
+		cmp.compare(fs, o, current, want)
+		if fs.State == project.Stale {
+			d := project.Diff(fs, current, want)
+			mu.Lock()
+			diffs[fs.Path] = d
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	before := len(rep.Stale) + len(rep.Missing) + len(rep.Unexpected)
+	addToCheckReport(rep, comp, plan, diffs)
+	if len(rep.Stale)+len(rep.Missing)+len(rep.Unexpected) > before && rep.ChangesError == "" {
+		groups, err := cmp.groups(comp.proj, plan, comp.every)
+		if err != nil {
+			rep.ChangesError = err.Error()
+			rep.groups = nil
+		} else {
+			rep.groups = append(rep.groups, groups...)
+		}
+	}
+	return nil
+}
+
+// addToCheckReport lists the files of plan in rep; diffs holds the diff of each stale
+// file, by path.
+func addToCheckReport(rep *checkReport, comp *compiled, plan *project.Plan, diffs map[string]string) {
 	for _, fs := range plan.Files {
 		switch fs.State {
 		case project.Stale:
@@ -147,16 +171,15 @@ func newCheckReport(comp *compiled, plan *project.Plan, diffs map[string]string)
 		case project.Missing:
 			rep.Missing = append(rep.Missing, checkFile{File: fs.Name, Template: fs.Template})
 		case project.Orphan:
-			rep.Unexpected = append(rep.Unexpected, checkFile{File: fs.Name})
+			rep.Unexpected = append(rep.Unexpected, checkFile{File: fs.Name, Reason: orphanReason(comp, fs)})
 		}
 	}
 	for _, o := range comp.outs {
 		for _, w := range o.Warnings {
-			rep.Warnings = append(rep.Warnings, checkRemark{Template: o.Template.Name, Message: w})
+			rep.Warnings = append(rep.Warnings, checkRemark{Template: comp.proj.Shown(o.Template.Path), Message: w})
 		}
 	}
 	rep.UpToDate = len(rep.Stale)+len(rep.Missing)+len(rep.Unexpected) == 0
-	return rep
 }
 
 func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly bool) {
@@ -184,7 +207,7 @@ func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly b
 		fmt.Fprintf(w, "missing: %s (from %s)\n", q(m.File), q(m.Template))
 	}
 	for _, u := range rep.Unexpected {
-		fmt.Fprintf(w, "unexpected: %s (generated by k8s-crd-resolver, but no template produces it any more)\n", q(u.File))
+		fmt.Fprintf(w, "unexpected: %s (%s)\n", q(u.File), u.Reason) // orphanReason quotes its names
 	}
 	fmt.Fprintf(w, "%d stale, %d missing, %d unexpected: run `k8s-crd-resolver build` and commit the result\n", len(rep.Stale), len(rep.Missing), len(rep.Unexpected))
 	if breakingOnly && rep.Changes != nil && rep.Changes.Breaking == 0 {

@@ -386,7 +386,7 @@ func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cmp.groups(proj, plan)
+	return cmp.groups(proj, plan, outs)
 }
 
 // planComparer compares the files of a plan that are not up to date: the file on disk
@@ -418,8 +418,13 @@ func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, curre
 
 // groups are the comparisons of the plan's files that are not up to date, in plan order
 // (the first error in that order fails them): those compare saw, and the orphans, read
-// now.
-func (pc *planComparer) groups(proj *project.Project, plan *project.Plan) ([]diffGroup, error) {
+// now. every is every output of the project: a CRD an orphan held that one of them
+// defines is not removed from a cluster but moved (see movedCRDs).
+func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every []*project.Output) ([]diffGroup, error) {
+	moved, err := movedCRDs(proj, plan, every)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	var reps []*schemadiff.Report
 	for _, fs := range plan.Files {
@@ -428,6 +433,9 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan) ([]dif
 		case project.Unchanged:
 			continue
 		case project.Stale, project.Missing:
+			if rep = moved.reports[fs.Path]; rep != nil {
+				break
+			}
 			cf, ok := pc.byPath[fs.Path]
 			if !ok {
 				return nil, fmt.Errorf("%s: not compared", fs.Name)
@@ -437,13 +445,7 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan) ([]dif
 			}
 			rep = cf.rep
 		case project.Orphan:
-			cur, err := proj.ReadOutput(fs.Path)
-			if err != nil {
-				return nil, err
-			}
-			if rep, err = pc.cache.report(pairOf(fs.Name, cur, nil)); err != nil {
-				return nil, err
-			}
+			rep = moved.reports[fs.Path]
 		}
 		names = append(names, fs.Name)
 		reps = append(reps, rep)

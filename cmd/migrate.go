@@ -51,6 +51,10 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 			for _, n := range m.Notes {
 				fmt.Fprintf(c.ErrOrStderr(), "note: %s\n", n)
 			}
+			if len(m.Edits) == 0 {
+				fmt.Fprintln(c.ErrOrStderr(), "nothing to do")
+				return nil
+			}
 			verb := "would rewrite"
 			// The summary is a line of its own with no prefix, as every
 			// command's is; error:, warning: and note: mark diagnostics.
@@ -61,7 +65,19 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 				}
 				verb = "rewrote"
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "%s %d pinned $ref(s) in %d file(s); kubernetesVersion %s", verb, m.Pins, len(m.Edits), m.Minor)
+			// The templates and the configuration counted apart.
+			files, config := 0, ""
+			for _, e := range m.Edits {
+				switch {
+				case !e.Config:
+					files++
+				case e.Old == nil:
+					config = "; " + map[bool]string{true: "wrote", false: "would write"}[write] + " " + e.Name
+				default:
+					config = "; " + map[bool]string{true: "edited", false: "would edit"}[write] + " " + e.Name
+				}
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "%s %d pinned $ref(s) in %d file(s)%s; kubernetesVersion %s", verb, m.Pins, files, config, m.Minor)
 			if !write {
 				fmt.Fprint(c.ErrOrStderr(), "; run with --write to apply")
 			}

@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +17,9 @@ type projectFlags struct {
 	opts         project.Options
 	noValidate   bool
 	allowOutside bool
+	// filesOnly: the FILE arguments are all that changed, none meaning
+	// nothing did (what pre-commit's always_run hooks pass).
+	filesOnly bool
 }
 
 func (f *projectFlags) register(c *cobra.Command) {
@@ -28,6 +31,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.Var(sizeText{&f.opts.Policy.Budget}, "budget", budgetUsage+", overriding the configuration's budget")
 	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
+	fs.BoolVar(&f.filesOnly, "files-only", false, "act only on the templates the FILE arguments reach, also when there are none (the pre-commit hooks: a commit that only deletes a template passes no file); outputs no template produces are looked for either way")
 }
 
 // compiled is a project compiled and validated: what build and check
@@ -35,25 +39,29 @@ func (f *projectFlags) register(c *cobra.Command) {
 type compiled struct {
 	proj *project.Project
 	outs []*project.Output
-	// all is false when file arguments selected a subset of the templates.
-	all bool
+	// every holds the outputs of all the project's templates (outs only
+	// those the file arguments select).
+	every []*project.Output
 }
 
-// compileProject opens the project of the working directory, compiles
-// every template, keeps those that the named files affect (all without
-// names), and validates them with the companion. Compile errors exit 2,
-// validation problems exit 1; both are printed to errOut.
-func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compiled, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
+// compileProject opens the project r, compiles every template, keeps
+// those that the named files affect (all without names), and validates
+// them with the companion. Compile errors exit 2, validation problems
+// exit 1; both are printed to errOut. An optional project without
+// templates is nil, nil.
+func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun, files []string) (*compiled, error) {
 	if c.Flags().Changed("allow-outside-root") {
 		f.opts.Policy.AllowOutsideRoot = &f.allowOutside
 	}
-	proj, err := project.Open(wd, f.opts)
+	opts := f.opts
+	opts.ConfigFile = r.config
+	opts.AllowEmpty = opts.AllowEmpty || r.optional
+	proj, err := project.Open(wd, opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.optional && len(proj.Templates) == 0 {
+		return nil, nil
 	}
 	var validator project.Validator
 	var resourceValidator project.ResourceValidator
@@ -72,11 +80,11 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 	}
 	outs, err := proj.Compile(nil)
 	if err != nil {
-		printErrors(c.ErrOrStderr(), err)
+		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return nil, quietExit(exitBadInput)
 	}
-	res := &compiled{proj: proj, outs: outs, all: len(files) == 0}
-	if len(files) > 0 {
+	res := &compiled{proj: proj, outs: outs, every: outs}
+	if len(files) > 0 || f.filesOnly {
 		res.outs = proj.Affected(outs, wd, files)
 	}
 	if validator != nil {
@@ -89,7 +97,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 		// outputs: each gets its own result's warnings).
 		for i, r := range results {
 			for _, p := range r.Problems {
-				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", shownName(proj, r.Name), p)
 				bad = true
 			}
 			for _, w := range r.Warnings {
@@ -106,11 +114,11 @@ func (f *projectFlags) compileProject(c *cobra.Command, files []string) (*compil
 		}
 		for _, r := range examples {
 			for _, p := range r.Problems {
-				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(r.Name))
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(shownName(proj, r.Name)))
 				bad = true
 			}
 			for _, w := range r.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w.In(r.Name))
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w.In(shownName(proj, r.Name)))
 			}
 		}
 		if bad {

@@ -28,8 +28,9 @@ structural CRDs: every $ref resolved, the schema normalised to what the apiserve
 accepts, the JSON patch applied. Warnings go to standard error. On any error
 nothing is written and the exit code is 2.
 
-Inside a project (a .crd-resolver.yaml whose sets list the template) it compiles
-the template exactly as build would: the set's Kubernetes version, descriptions
+Inside a project (a .crd-resolver.yaml whose sets list the template, or without
+one the working directory's templates/*.yaml) it compiles the template exactly as
+build would: the set's Kubernetes version, descriptions
 and patch, the same bytes; flags given on the command line win over the
 configuration, --no-config ignores it. The result is validated with the
 apiserver's code when the k8s-crd-resolver-validate companion is installed
@@ -71,7 +72,7 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 		return err
 	}
 	if src != "-" && !f.noConfig && !c.Flags().Changed("root") {
-		proj, t, err := project.ForTemplate(absPath(wd, src), project.Options{Policy: f.policy(c), Force: f.force})
+		proj, t, err := project.ForTemplate(wd, absPath(wd, src), project.Options{Policy: f.policy(c), Force: f.force})
 		if err != nil {
 			printErrors(c.ErrOrStderr(), err)
 			return quietExit(exitBadInput)

@@ -109,6 +109,7 @@ Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 		newValidateCmd(),
 		newExportCmd(),
 		newMigrateCmd(),
+		newInitCmd(),
 		newReconcileCmd(),
 		newVersionCmd(),
 	)
@@ -134,7 +135,7 @@ func Execute() int {
 // commandNames are the names of the root's subcommands, with cobra's own
 // (help, completion and its hidden __complete); TestCommandNames holds the
 // list to the tree.
-var commandNames = []string{"build", "check", "diff", "export", "migrate", "reconcile", "resolve", "validate", "version", "versions",
+var commandNames = []string{"build", "check", "diff", "export", "init", "migrate", "reconcile", "resolve", "validate", "version", "versions",
 	"help", "completion", "__complete", "__completeNoDesc"}
 
 // namesCommand reports whether args might need the subcommands: an

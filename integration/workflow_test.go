@@ -218,6 +218,7 @@ func TestTwoSetsValidateTwins(t *testing.T) {
 	write(t, dir, ".crd-resolver.yaml", `kubernetesVersion: "1.30"
 sets:
   - templates: ["templates/beta.yaml"]
+    exclude: ["templates/alpha.yaml", "templates/gamma.yaml"]
     outputs: [dist]
     removeDescriptions: true
   - templates: ["templates/beta.yaml"]

@@ -119,9 +119,13 @@ func (p Policy) validate() error {
 type Set struct {
 	Policy `yaml:",inline"`
 	// Templates are globs of template files ("templates/*.yaml",
-	// "crds/**/*.yaml"). Matched files holding no CRD are skipped.
+	// "crds/**/*.yaml"). Matched files holding no CRD are skipped. A file
+	// holding a CRD in a glob's directory (templates/ for
+	// "templates/a.yaml") that no set matches is an error unless a set
+	// excludes it: a template added there is never silently left out.
 	Templates []string `yaml:"templates"`
-	// Exclude are globs of files never treated as templates.
+	// Exclude are globs of files never treated as templates; a CRD
+	// beside a set's templates that is no template is listed here.
 	Exclude []string `yaml:"exclude,omitempty"`
 	// Outputs are the directories every compiled template is written to,
 	// under the template's base name. Several directories receive
@@ -302,6 +306,35 @@ func FindConfig(dir string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// FindConfigFor returns the configuration of the project a file named
+// on the command line belongs to: the nearest ConfigFileName at or above
+// dir (the file's directory) within its git work tree (FindConfig), and,
+// outside a work tree, in the directories from dir up to the working
+// directory wd when dir lies below it (the user's own tree, where build
+// and resolve run from wd find the configuration of wd too). "" when
+// there is none.
+func FindConfigFor(dir, wd string) (string, error) {
+	file, err := FindConfig(dir)
+	if err != nil || file != "" {
+		return file, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil || fileio.GitTop(dir) != "" {
+		return "", err
+	}
+	for d := dir; d != wd && strings.HasPrefix(d, wd+string(filepath.Separator)); {
+		d = filepath.Dir(d)
+		fi, err := os.Lstat(filepath.Join(d, ConfigFileName))
+		switch {
+		case err == nil && !fi.IsDir():
+			return filepath.Join(d, ConfigFileName), nil
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // MaxBudget is the largest budget a configuration may set. The largest

@@ -1,18 +1,23 @@
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -52,6 +57,8 @@ type FileEdit struct {
 	Path     string // absolute
 	Name     string // relative to the project directory
 	Old, New []byte
+	// Config: the edit is the configuration file's (not a template's).
+	Config bool
 }
 
 // Migration is what Migrate would change.
@@ -95,6 +102,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		names []string
 	}
 	var templates, compiled []crdFile
+	descs := map[string]int{}       // CRD file -> the descriptions it holds
 	minors := map[string][]string{} // minor -> files pinning it
 	err = fsWalk(dir, func(path string) error {
 		data, err := reader.ReadFile(path)
@@ -105,7 +113,8 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			return nil
 		}
 		rel := fileio.Rel(dir, path)
-		names, isCRD := crdNames(data)
+		names, isCRD, n := crdDescriptions(data)
+		descs[path] = n
 		// A template: a CRD with $refs, or with a patch beside it (a
 		// template may need no $ref at all, as Dask's daskautoscaler).
 		hasRef := strings.Contains(string(data), "$ref") || hasSiblingPatch(reader, path)
@@ -144,11 +153,29 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		return nil, err
 	}
 	m.Minor = opts.KubernetesVersion
+	if m.Minor != "" {
+		// The user's choice, and still refused when no bundle of it is
+		// embedded: a build at it would fail.
+		if m.Minor, err = schemas.Canonical(m.Minor); err != nil {
+			return nil, fmt.Errorf("%w: --k8s-version: %w", ErrConfig, err)
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(minors), schemas.CompareMinors)
 	if m.Minor == "" {
-		keys := slices.SortedFunc(maps.Keys(minors), schemas.CompareMinors)
+		// Every pinned minor must be one this tool embeds: the rewritten
+		// refs resolve against it, and a pin to another one would compile
+		// differently (or not at all) once bare.
+		for _, k := range keys {
+			if _, err := schemas.Canonical(k); err != nil {
+				return nil, fmt.Errorf("%w: the pins in %s name Kubernetes %s, which this tool does not embed (%w); nothing was written: pass --k8s-version with an embedded minor to record instead", ErrConfig, strings.Join(minors[k], ", "), k, err)
+			}
+		}
 		switch len(keys) {
 		case 0:
-			return nil, fmt.Errorf("%w: no pinned $ref (python://k8s_crd_resolver/schemata/... or a GitHub swagger.json URL) in %s: nothing to migrate", ErrConfig, dir)
+			// Nothing pinned: migrated already (or never pinned). A second
+			// run is a no-op, as any converging rewrite.
+			m.Notes = append(m.Notes, fmt.Sprintf("no pinned $ref (python://k8s_crd_resolver/schemata/... or a GitHub swagger.json URL) in %s: nothing to migrate", dir))
+			return m, nil
 		case 1:
 			m.Minor = keys[0]
 		default:
@@ -158,6 +185,9 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			}
 			return nil, fmt.Errorf("%w: the pins name several Kubernetes minors (%s); choose the one to record with --k8s-version", ErrConfig, strings.Join(parts, "; "))
 		}
+	} else if len(keys) == 0 && config != "" {
+		m.Notes = append(m.Notes, fmt.Sprintf("no pinned $ref in %s: nothing to migrate", dir))
+		return m, nil
 	}
 	if config != "" {
 		edit, note, err := addVersion(reader, dir, config, m.Minor)
@@ -173,18 +203,25 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	// One set per list of output directories, in template order.
 	type set struct {
 		templates, outputs []string
+		stripped, matched  int // templates whose compiled CRDs carry none of Kubernetes' descriptions; found
 	}
 	var sets []*set
+	setOf := map[string]*set{} // template path -> its set
+	var unfound []string       // templates whose compiled CRDs were not found
 	for _, t := range templates {
 		var outs []string
+		stripped := false
 		for _, c := range compiled {
 			if filepath.Base(c.path) == outputName(t.path) && slices.Equal(c.names, t.names) {
 				outs = append(outs, fileio.Rel(dir, filepath.Dir(c.path)))
+				// The Python tool's -r dropped what $refs brought in: the
+				// output then holds no more descriptions than the template.
+				stripped = descs[c.path] <= descs[t.path]
 			}
 		}
 		if len(outs) == 0 {
 			outs = []string{DefaultOutput}
-			m.Notes = append(m.Notes, fmt.Sprintf("no compiled CRD named %s found for %s: it compiles into %s/", strings.Join(t.names, ", "), fileio.Rel(dir, t.path), DefaultOutput))
+			unfound = append(unfound, fileio.Rel(dir, t.path))
 		}
 		slices.Sort(outs)
 		i := slices.IndexFunc(sets, func(s *set) bool { return slices.Equal(s.outputs, outs) })
@@ -193,9 +230,39 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			i = len(sets) - 1
 		}
 		sets[i].templates = append(sets[i].templates, fileio.Rel(dir, t.path))
+		if outs[0] != DefaultOutput || len(outs) > 1 {
+			sets[i].matched++
+			if stripped {
+				sets[i].stripped++
+			}
+		}
+		setOf[t.path] = sets[i]
 	}
 	if len(sets) == 0 {
 		return nil, fmt.Errorf("%w: no CRD template (a CustomResourceDefinition with $refs) in %s", ErrConfig, dir)
+	}
+	if len(unfound) > 0 {
+		shown := unfound
+		if len(shown) > 3 {
+			shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(unfound)-3))
+		}
+		m.Notes = append(m.Notes, fmt.Sprintf("no compiled CRD found for %s (its CRD name and file name): %s compile into %s/", strings.Join(shown, ", "), map[bool]string{true: "they", false: "it"}[len(unfound) > 1], DefaultOutput))
+	}
+	// A directory whose templates all go to one set gets a glob, so a
+	// template added there later is built and checked too; the CRDs in it
+	// that are no templates (the Python tool's outputs, say) are excluded
+	// by name. A directory split between sets keeps explicit names, and a
+	// note says that what is added there later is in no set (build and
+	// check refuse such a template until a set lists or excludes it).
+	type dirExt struct{ dir, ext string }
+	split := map[dirExt]bool{}
+	for _, t := range templates {
+		k := dirExt{filepath.Dir(t.path), filepath.Ext(t.path)}
+		for _, u := range templates {
+			if (dirExt{filepath.Dir(u.path), filepath.Ext(u.path)}) == k && setOf[u.path] != setOf[t.path] {
+				split[k] = true
+			}
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by `k8s-crd-resolver migrate`: the Kubernetes minor the Python tool's\n")
@@ -203,48 +270,187 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	fmt.Fprintf(&b, "# kubernetesVersion, then review `k8s-crd-resolver check` (or diff).\n")
 	fmt.Fprintf(&b, "kubernetesVersion: %q\nsets:\n", m.Minor)
 	for _, s := range sets {
-		b.WriteString("  - templates:\n")
+		var globs, excludes []string
 		for _, t := range s.templates {
-			fmt.Fprintf(&b, "      - %q\n", t)
+			abs := filepath.Join(dir, filepath.FromSlash(t))
+			k := dirExt{filepath.Dir(abs), filepath.Ext(abs)}
+			if split[k] {
+				globs = append(globs, t)
+				m.Notes = append(m.Notes, fmt.Sprintf("%s is listed by name: the templates beside it go to other sets, so a template added to %s/ later is in no set until you add it to one", t, fileio.Rel(dir, k.dir)))
+				continue
+			}
+			g := path.Join(path.Dir(t), "*"+k.ext)
+			if slices.Contains(globs, g) {
+				continue
+			}
+			globs = append(globs, g)
+			for _, c := range compiled {
+				if filepath.Dir(c.path) == k.dir && filepath.Ext(c.path) == k.ext {
+					excludes = append(excludes, fileio.Rel(dir, c.path))
+				}
+			}
+		}
+		b.WriteString("  - templates:\n")
+		for _, g := range globs {
+			fmt.Fprintf(&b, "      - %q\n", g)
+		}
+		if len(excludes) > 0 {
+			b.WriteString("    exclude:\n")
+			for _, e := range excludes {
+				fmt.Fprintf(&b, "      - %q\n", e)
+			}
 		}
 		b.WriteString("    outputs:\n")
 		for _, o := range s.outputs {
 			fmt.Fprintf(&b, "      - %q\n", o)
 		}
-		if opts.RemoveDescriptions {
+		switch {
+		case opts.RemoveDescriptions:
 			b.WriteString("    removeDescriptions: true\n")
+		case s.matched > 0 && s.stripped == s.matched:
+			b.WriteString("    removeDescriptions: true\n")
+			m.Notes = append(m.Notes, fmt.Sprintf("the compiled CRDs in %s carry none of Kubernetes' descriptions (the Python tool ran with -r): removeDescriptions: true recorded", strings.Join(s.outputs, ", ")))
 		}
 	}
-	path := filepath.Join(dir, ConfigFileName)
-	m.Edits = append(m.Edits, FileEdit{Path: path, Name: ConfigFileName, New: []byte(b.String())})
+	m.Edits = append(m.Edits, FileEdit{Path: filepath.Join(dir, ConfigFileName), Name: ConfigFileName, New: []byte(b.String()), Config: true})
 	return m, nil
 }
 
+// crdDescriptions is crdNames, and how many description keys the file's
+// documents hold (at any depth).
+func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int) {
+	docs, err := resolver.Decode("file", data, 0)
+	if err != nil {
+		return nil, false, 0
+	}
+	if names, isCRD = crdNamesOf(docs); !isCRD {
+		return names, false, 0
+	}
+	var count func(v any)
+	count = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k == "description" {
+					descriptions++
+				}
+				count(x)
+			}
+		case []any:
+			for _, x := range v {
+				count(x)
+			}
+		}
+	}
+	for _, d := range docs {
+		count(d)
+	}
+	return names, isCRD, descriptions
+}
+
 // addVersion gives an existing configuration a top-level
-// kubernetesVersion (after its leading comments) unless it has one.
+// kubernetesVersion unless it has one. The key goes where the file's
+// top-level mapping starts, in its style: a line at the indentation of its
+// first key (after any comments and a "---"), or the first entry of a flow
+// mapping. The result is parsed again and must be the same configuration
+// with the version added, else nothing is written. A set that overrides
+// kubernetesVersion with another minor is refused: its templates would
+// compile at that one, not at the pins'.
 func addVersion(reader *fileio.Reader, dir, config, minor string) (*FileEdit, string, error) {
 	src, err := reader.ReadFile(config)
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := ParseConfig(fileio.Rel(dir, config), src)
+	name := fileio.Rel(dir, config)
+	c, err := ParseConfig(name, src)
 	if err != nil {
 		return nil, "", err
 	}
-	name := fileio.Rel(dir, config)
+	for i, s := range c.Sets {
+		if s.KubernetesVersion != "" && s.KubernetesVersion != minor {
+			return nil, "", fmt.Errorf("%w: %s: sets[%d] sets kubernetesVersion %s, which overrides the %s the pins named: once the pins are gone its templates would compile at %s; nothing was written: set it to %s (or remove it) and run migrate again",
+				ErrConfig, c.line(name, fmt.Sprintf("sets[%d]", i)), i, s.KubernetesVersion, minor, s.KubernetesVersion, minor)
+		}
+	}
 	if c.Policy.KubernetesVersion != "" {
 		return nil, fmt.Sprintf("%s already sets kubernetesVersion %s: left as it is (the pins named %s)", name, c.Policy.KubernetesVersion, minor), nil
 	}
-	at := 0
-	for at < len(src) && (src[at] == '#' || src[at] == '\n') {
-		if i := strings.IndexByte(string(src[at:]), '\n'); i >= 0 {
-			at += i + 1
-		} else {
-			at = len(src)
+	out, err := insertVersion(src, minor)
+	if err == nil {
+		var got *Config
+		if got, err = ParseConfig(name, out); err == nil {
+			want := *c
+			want.Policy.KubernetesVersion = minor
+			want.lines, got.lines = nil, nil
+			if !reflect.DeepEqual(&want, got) {
+				err = errors.New("the edited file reads as another configuration")
+			}
 		}
 	}
-	out := slices.Concat(src[:at], []byte(fmt.Sprintf("kubernetesVersion: %q\n", minor)), src[at:])
-	return &FileEdit{Path: config, Name: name, Old: src, New: out}, fmt.Sprintf("%s: kubernetesVersion %s added", name, minor), nil
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %s: cannot add kubernetesVersion %q to it (%w); nothing was written: add the line yourself and run migrate again", ErrConfig, name, minor, err)
+	}
+	return &FileEdit{Path: config, Name: name, Old: src, New: out, Config: true}, fmt.Sprintf("%s: kubernetesVersion %s added", name, minor), nil
+}
+
+// insertVersion returns src with a kubernetesVersion key first in its
+// top-level mapping (see addVersion).
+func insertVersion(src []byte, minor string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	entry := fmt.Sprintf("kubernetesVersion: %q", minor)
+	if doc.Kind == 0 || len(doc.Content) == 0 { // comments alone
+		out := slices.Clone(src)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return append(out, entry+"\n"...), nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errors.New("its top level is not a mapping")
+	}
+	if root.Style&yaml.FlowStyle != 0 {
+		at := offset(src, root.Line, root.Column) // the "{"
+		if at < 0 || at >= len(src) || src[at] != '{' {
+			return nil, errors.New("no \"{\" where its flow mapping starts")
+		}
+		sep := ", "
+		if len(root.Content) == 0 {
+			sep = ""
+		}
+		return slices.Concat(src[:at+1], []byte(entry+sep), src[at+1:]), nil
+	}
+	first := root.Content[0]
+	at := offset(src, first.Line, 1) // the start of the first key's line
+	if at < 0 {
+		return nil, errors.New("no line where its first key stands")
+	}
+	indent := strings.Repeat(" ", first.Column-1)
+	return slices.Concat(src[:at], []byte(indent+entry+"\n"), src[at:]), nil
+}
+
+// offset is the byte offset of line and column (1-based, columns in
+// runes as yaml.v3 counts them) in src, or -1.
+func offset(src []byte, line, column int) int {
+	at := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(src[at:], '\n')
+		if i < 0 {
+			return -1
+		}
+		at += i + 1
+	}
+	for c := 1; c < column; c++ {
+		_, size := utf8.DecodeRune(src[at:])
+		if size == 0 {
+			return -1
+		}
+		at += size
+	}
+	return at
 }
 
 // hasSiblingPatch reports whether NAME.patch.yaml (.yml, .json) is beside
@@ -297,33 +503,41 @@ func (m *Migration) Diff(w io.Writer) error {
 	return nil
 }
 
-// Apply writes the edits through the door: every file staged first, then
-// all renamed (nothing changes when one cannot be staged). The files are
-// the user's own templates and configuration, rewritten on the user's
-// command: no generated header is asked of them.
+// Apply writes the edits through the door as one transaction: every file
+// staged first (nothing changes when one cannot be), then all renamed at
+// once against an interrupt (fileio.CommitAll): SIGINT or SIGTERM leaves
+// every file rewritten or none. The configuration is renamed first: were
+// the process killed outright between two renames, the pins left in the
+// templates make the next migrate finish the work, where templates
+// rewritten without the configuration would have lost the pinned minor.
+// The files are the user's own templates and configuration, rewritten on
+// the user's command: no generated header is asked of them.
 func (m *Migration) Apply() error {
 	w := fileio.NewWriter(fileio.WriterOptions{Root: m.Dir, Force: true})
 	defer w.Close()
-	var staged []*fileio.Staged
-	abort := func() {
-		for _, s := range staged {
-			s.Abort()
+	edits := slices.Clone(m.Edits)
+	slices.SortStableFunc(edits, func(a, b FileEdit) int {
+		switch {
+		case a.Config == b.Config:
+			return 0
+		case a.Config:
+			return -1
 		}
-	}
-	for _, e := range m.Edits {
+		return 1
+	})
+	var staged []*fileio.Staged
+	for _, e := range edits {
 		s, err := w.Stage(e.Path, func(wr io.Writer) error {
 			_, err := wr.Write(e.New)
 			return err
 		})
 		if err != nil {
-			abort()
+			for _, s := range staged {
+				s.Abort()
+			}
 			return err
 		}
 		staged = append(staged, s)
 	}
-	var errs []error
-	for _, s := range staged {
-		errs = append(errs, s.Commit())
-	}
-	return errors.Join(errs...)
+	return fileio.CommitAll(staged)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -48,11 +49,18 @@ func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 type FileStatus struct {
 	// Path is the file's absolute path.
 	Path string
-	// Name is Path relative to the project directory, slash-separated.
+	// Name is Path as the user opens it (Project.Shown), slash-separated.
 	Name  string
 	State State
-	// Template names the template producing the file ("" for an orphan).
+	// Template names the template producing the file, as Shown ("" for
+	// an orphan).
 	Template string
+	// From is, for an orphan, the template its generated header names
+	// (project-relative, as written in the header).
+	From string
+	// OldHeader is, for a stale file, its first line (without the
+	// newline): the header it was generated with, or whatever it held.
+	OldHeader string
 
 	staged   *fileio.Staged // the new content, waiting for Apply
 	stageErr error          // why it could not be staged
@@ -60,9 +68,12 @@ type FileStatus struct {
 
 // PlanOptions say what Plan does besides comparing.
 type PlanOptions struct {
-	// Orphans also lists every generated file in the output directories
-	// of all sets that no output produces: set it only when outs holds
-	// every template.
+	// Orphans also lists every generated file that no template of the
+	// project produces, whatever outs holds (file arguments select outs;
+	// the orphans are the project's): each generated file in the output
+	// directories of the sets, and each generated file elsewhere in the
+	// project named as the output of the template its header names (an
+	// output directory the configuration no longer lists). See orphans.
 	Orphans bool
 	// Stage writes the new content of each stale or missing file into a
 	// temporary file beside it as soon as it is compared, for Apply to
@@ -162,18 +173,14 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	}
 	wg.Wait()
 	pl.peak = int(peak.Load())
-	planned := map[string]bool{}
-	for i, o := range outs {
+	for i := range outs {
 		pl.Files = append(pl.Files, statuses[i]...) // all of them: Close aborts what is staged
-		for _, path := range o.Template.Outputs {
-			planned[path] = true
-		}
 	}
 	if f := failed.Load(); f < int64(len(outs)) {
 		return nil, errs[f]
 	}
 	if opts.Orphans {
-		orphans, err := p.orphans(planned)
+		orphans, err := p.orphans()
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +222,7 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 	}
 	var out []*FileStatus
 	for i, path := range o.Template.Outputs {
-		fs := &FileStatus{Path: path, Name: p.Rel(path), Template: o.Template.Name}
+		fs := &FileStatus{Path: path, Name: p.Shown(path), Template: p.Shown(o.Template.Path)}
 		var current []byte
 		err := readErr
 		if i > 0 {
@@ -230,6 +237,8 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 			fs.State = Unchanged
 		default:
 			fs.State, current = Stale, cur
+			line, _, _ := bytes.Cut(cur, []byte("\n"))
+			fs.OldHeader = string(bytes.TrimSuffix(line, []byte("\r")))
 		}
 		out = append(out, fs)
 		if fs.State == Unchanged {
@@ -266,7 +275,7 @@ func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*Fil
 		return nil, false, nil
 	}
 	path := o.Template.Outputs[0]
-	fs := &FileStatus{Path: path, Name: p.Rel(path), Template: o.Template.Name, State: Missing}
+	fs := &FileStatus{Path: path, Name: p.Shown(path), Template: p.Shown(o.Template.Path), State: Missing}
 	var renderErr error
 	fs.staged, fs.stageErr = pl.w.Stage(path, func(w io.Writer) error {
 		renderErr = o.Render(w)
@@ -279,11 +288,28 @@ func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*Fil
 	return []*FileStatus{fs}, true, nil
 }
 
-// orphans lists the generated files in the output directories of all sets
-// that are not planned.
-func (p *Project) orphans(planned map[string]bool) ([]*FileStatus, error) {
+// orphans lists the generated files of the project that no template
+// produces: in the output directories of all sets, every one; elsewhere
+// under the project directory (hidden directories, testdata, vendor,
+// node_modules and directories of other projects or repositories left
+// out), those that bear the name build gives an output of the template
+// their header names (dist/w.yaml from templates/w.yaml), so an output
+// directory dropped from the configuration leaves nothing behind. A copy
+// under another name (old.yaml) is left alone; one under the output's
+// name (resolve -o deploy/w.yaml) is an orphan: its directory belongs in
+// a set's outputs. A file elsewhere that cannot be read is no orphan (it
+// is nothing build would remove); one in an output directory is an error.
+func (p *Project) orphans() ([]*FileStatus, error) {
 	w := p.writer(nil, nil)
 	defer w.Close()
+	planned := map[string]bool{}
+	templates := map[string]bool{}
+	for _, t := range p.Templates {
+		templates[t.Name] = true
+		for _, path := range t.Outputs {
+			planned[path] = true
+		}
+	}
 	dirs := map[string]bool{}
 	for _, s := range p.Config.Sets {
 		for _, d := range s.Outputs {
@@ -291,26 +317,71 @@ func (p *Project) orphans(planned map[string]bool) ([]*FileStatus, error) {
 		}
 	}
 	var out []*FileStatus
+	seen := map[string]bool{}
+	consider := func(path string, inOutputDir bool) error {
+		if planned[path] || seen[path] {
+			return nil
+		}
+		line, err := w.FirstLine(path)
+		if err != nil {
+			if inOutputDir {
+				return err
+			}
+			return nil
+		}
+		from, ok := GeneratedFrom(line)
+		if ok && (inOutputDir || templates[from] && filepath.Base(path) == outputName(from)) {
+			seen[path] = true
+			out = append(out, &FileStatus{Path: path, Name: p.Shown(path), State: Orphan, From: from})
+		}
+		return nil
+	}
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		entries, err := w.ReadDir(dir)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range entries {
-			path := filepath.Join(dir, e.Name())
-			if planned[path] || !e.Type().IsRegular() || !isYAMLName(e.Name()) {
+			if !e.Type().IsRegular() || !isYAMLName(e.Name()) {
 				continue
 			}
-			line, err := w.FirstLine(path)
-			if err != nil {
+			if err := consider(filepath.Join(dir, e.Name()), true); err != nil {
 				return nil, err
-			}
-			if IsGeneratedLine(line) {
-				out = append(out, &FileStatus{Path: path, Name: p.Rel(path), State: Orphan})
 			}
 		}
 	}
+	err := filepath.WalkDir(p.Dir, func(path string, d iofs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // an unreadable directory holds nothing this tool wrote
+		case d.IsDir() && path != p.Dir:
+			if SkippedDir(d.Name()) || dirs[path] {
+				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(path, ConfigFileName)); err == nil {
+				return filepath.SkipDir // another project's
+			}
+			if _, err := os.Lstat(filepath.Join(path, ".git")); err == nil {
+				return filepath.SkipDir // another repository's
+			}
+			return nil
+		case !d.Type().IsRegular() || !isYAMLName(d.Name()) || fileio.IsTemp(d.Name()):
+			return nil
+		}
+		return consider(path, false)
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b *FileStatus) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
+}
+
+// SkippedDir reports whether a directory of this name is left out of the
+// searches through a tree (generated files, projects below): hidden ones (.git), and those
+// that by convention hold other people's files or test fixtures.
+func SkippedDir(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "node_modules"
 }
 
 // outputWriter is the door build writes outs through: no file they read
@@ -357,8 +428,9 @@ func isYAMLName(name string) bool {
 // failure while writing (a full disk, a refused target) changes nothing,
 // and every file that failed is reported, in plan order (a project
 // switching tools learns of all the files it must move or --force in one
-// run). Each rename is atomic; the set of renames is not (a crash between
-// two leaves some files updated). Orphans are removed last. It returns the
+// run). Each rename is atomic; an interrupt (SIGINT, SIGTERM) leaves all of
+// them done or none (fileio.CommitAll), a crash between two leaves some
+// files updated. Orphans are removed last. It returns the
 // statuses it acted on. Unchanged files are not touched, so their
 // modification times stay.
 func (pl *Plan) Apply() ([]*FileStatus, error) {
@@ -377,16 +449,15 @@ func (pl *Plan) Apply() ([]*FileStatus, error) {
 		pl.abort()
 		return nil, err
 	}
-	var done []*FileStatus
-	for _, fs := range pending {
-		err := fs.staged.Commit()
-		fs.staged = nil
-		if err != nil {
-			pl.abort()
-			return done, err
-		}
-		done = append(done, fs)
+	// Renamed as one step against SIGINT and SIGTERM (fileio.CommitAll).
+	staged := make([]*fileio.Staged, len(pending))
+	for i, fs := range pending {
+		staged[i], fs.staged = fs.staged, nil
 	}
+	if err := fileio.CommitAll(staged); err != nil {
+		return nil, err
+	}
+	done := slices.Clone(pending)
 	for _, fs := range pl.Files {
 		if fs.State != Orphan {
 			continue

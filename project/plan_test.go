@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -197,5 +198,38 @@ func checkWritten(t *testing.T, outs []*Output, then func(path string)) {
 				then(path)
 			}
 		}
+	}
+}
+
+// TestOrphansElsewhere: outside the output directories, a generated file is
+// an orphan when it bears the name of an output of the template its header
+// names (what a dropped output directory leaves), whatever outs holds; a
+// copy under another name, a file naming no template of the project, and
+// the files of another project below are not.
+func TestOrphansElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	write(t, dir, "templates/a.yaml", template("as", "io.k8s.api.core.v1.LocalObjectReference"))
+	write(t, dir, ConfigFileName, "sets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [crds]\n")
+	header := GeneratedHeader("templates/a.yaml", "1.30")
+	write(t, dir, "dist/a.yaml", header+"x: 1\n")                                      // the old output directory
+	write(t, dir, "dist/old.yaml", header+"x: 1\n")                                    // a copy under another name
+	write(t, dir, "dist/b.yaml", GeneratedHeader("templates/b.yaml", "1.30")+"x: 1\n") // no such template here
+	write(t, dir, "sub/"+ConfigFileName, "kubernetesVersion: \"1.30\"\n")
+	write(t, dir, "sub/dist/a.yaml", header+"x: 1\n") // another project's
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(nil, PlanOptions{Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fs := range plan.Files {
+		got = append(got, fs.Name+" "+fs.State.String()+" "+fs.From)
+	}
+	if want := []string{"dist/a.yaml orphan templates/a.yaml"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan of no output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

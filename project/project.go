@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -55,6 +56,7 @@ type Project struct {
 	Sources []string
 
 	opts   Options
+	work   string                      // the working directory Open was given: Shown's base
 	reader *fileio.Reader              // the door every read of the project goes through
 	names  map[string]map[string]bool  // directory -> its entries, for siblingPatch (nil: unreadable)
 	parsed map[string]*resolver.Source // each matched file as classify parsed it, for the compiles' file $refs
@@ -97,7 +99,7 @@ func Open(workDir string, opts Options) (*Project, error) {
 	} else if file, err = filepath.Abs(file); err != nil {
 		return nil, err
 	}
-	p := &Project{opts: opts, ConfigFile: file}
+	p := &Project{opts: opts, ConfigFile: file, work: workDir}
 	if file == "" {
 		p.Config = DefaultConfig()
 		if p.Dir = fileio.GitTop(workDir); p.Dir == "" {
@@ -144,6 +146,17 @@ func (p *Project) Reader() *fileio.Reader { return p.reader }
 // path itself when it lies outside.
 func (p *Project) Rel(abs string) string { return fileio.Rel(p.Dir, abs) }
 
+// Shown returns path as the user would open it from the working directory
+// Open was given: relative to it when path lies below it (svc/dist/w.yaml
+// for a project in svc/ run from the repository's root), else relative to
+// the project directory (Rel).
+func (p *Project) Shown(abs string) string {
+	if rel := fileio.Rel(p.work, abs); rel != abs && p.work != p.Dir && !strings.HasPrefix(p.work, p.Dir+string(filepath.Separator)) {
+		return rel
+	}
+	return p.Rel(abs)
+}
+
 func (p *Project) abs(name string) string {
 	name = filepath.FromSlash(name)
 	if filepath.IsAbs(name) {
@@ -164,6 +177,9 @@ func (p *Project) discover() error {
 		files[i], globErrs[i] = p.setFiles(i, set)
 	}
 	kinds := p.classifyAll(slices.Concat(files...))
+	if err := p.checkCovered(files, globErrs); err != nil {
+		return err
+	}
 	p.parsed = map[string]*resolver.Source{}
 	for i, set := range p.Config.Sets {
 		if globErrs[i] != nil {
@@ -225,6 +241,76 @@ func (p *Project) discover() error {
 	}
 	slices.Sort(p.Sources)
 	return nil
+}
+
+// checkCovered fails when a CRD template stands in a directory a set takes
+// templates from (the directory part of one of its globs, when that has
+// no wildcard) but no set matches it and no set excludes it: a template
+// added beside the listed ones (after migrate wrote names, or a .json
+// beside templates/*.yaml) would be neither built nor checked, and check
+// would pass. files are the sets' matches (setFiles).
+func (p *Project) checkCovered(files [][]string, globErrs []error) error {
+	covered := map[string]bool{}
+	for _, fs := range files {
+		for _, f := range fs {
+			covered[f] = true
+		}
+	}
+	type origin struct {
+		set int
+		dir string
+	}
+	dirs := map[string]origin{}
+	for i, set := range p.Config.Sets {
+		if globErrs[i] != nil {
+			return nil // reported by discover, in set order
+		}
+		for _, g := range set.Exclude {
+			m, _ := p.glob(g) // its error is setFiles'
+			for _, f := range m {
+				covered[f] = true
+			}
+		}
+		for _, g := range set.Templates {
+			d := path.Dir(filepath.ToSlash(g))
+			if strings.ContainsAny(d, "*?[\\") {
+				continue
+			}
+			abs := p.abs(d)
+			if _, seen := dirs[abs]; !seen {
+				dirs[abs] = origin{i, d}
+			}
+		}
+	}
+	var candidates []string
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		names, err := p.reader.DirNames(dir)
+		if err != nil {
+			continue // no such directory: the glob's own message says so
+		}
+		for _, n := range names {
+			f := filepath.Join(dir, n)
+			ext := strings.ToLower(filepath.Ext(n))
+			if covered[f] || (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(n) || n == ConfigFileName || fileio.IsTemp(n) {
+				continue
+			}
+			if fi, err := p.reader.Stat(f); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			candidates = append(candidates, f)
+		}
+	}
+	kinds := p.classifyAll(candidates)
+	var errs []error // every such template, in one run
+	for _, f := range candidates {
+		if c := kinds[f]; c.err != nil || c.kind != templateFile {
+			continue
+		}
+		o := dirs[filepath.Dir(f)]
+		errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
+			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f))))
+	}
+	return errors.Join(errs...)
 }
 
 // outputName is the file name a template compiles to: its own base name,
@@ -515,21 +601,33 @@ func matchDoubleStar(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// ForTemplate opens the project whose configuration file lists template
-// (an absolute path) in one of its sets: the configuration Open would
-// find from the template's directory. It returns nil, nil when there is no
-// configuration file, or when no set holds the template; then a compile
-// of it has no project settings to follow. When several sets hold it, the
-// first one's settings apply (build compiles it once per set).
-func ForTemplate(template string, opts Options) (*Project, *Template, error) {
+// ForTemplate opens the project a build run from wd would compile
+// template (an absolute path) in: the configuration FindConfigFor finds
+// from the template's directory, or, without one, the default project of
+// wd (templates/*.yaml into dist/, a NAME.patch.yaml beside each). It
+// returns nil, nil when that project does not hold the template; then a
+// compile of it has no project settings to follow. When several sets hold
+// it, the first one's settings apply (build compiles it once per set).
+func ForTemplate(wd, template string, opts Options) (*Project, *Template, error) {
 	if opts.ConfigFile == "" {
-		file, err := FindConfig(filepath.Dir(template))
-		if err != nil || file == "" {
+		file, err := FindConfigFor(filepath.Dir(template), wd)
+		if err != nil {
 			return nil, nil, err
+		}
+		if file == "" {
+			// The default project: no error when it has no template at all.
+			opts.AllowEmpty = true
+			if top := fileio.GitTop(wd); top == "" && !strings.HasPrefix(template, wd+string(filepath.Separator)) {
+				return nil, nil, nil // outside the working directory's tree: no project of its
+			}
 		}
 		opts.ConfigFile = file
 	}
-	p, err := Open(filepath.Dir(template), opts)
+	dir := filepath.Dir(template)
+	if opts.ConfigFile == "" {
+		dir = wd
+	}
+	p, err := Open(dir, opts)
 	if err != nil {
 		return nil, nil, err
 	}

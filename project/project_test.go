@@ -108,8 +108,19 @@ func TestDiscover(t *testing.T) {
 	write(t, dir, "templates/b.json", `{"kind": "CustomResourceDefinition"}`)
 	write(t, dir, "templates/defs.yaml", "definitions:\n  Spec: {type: object}\n")
 	write(t, dir, "templates/notes.yaml", "- just a list\n")
+	// A CRD beside the templates that no glob matches is never ignored
+	// silently.
+	if _, err := Open(filepath.Join(dir, "templates"), Options{}); err == nil || !strings.Contains(err.Error(), "templates/b.json holds a CustomResourceDefinition, but no set of the default configuration matches it") {
+		t.Fatalf("b.json beside templates/*.yaml: %v", err)
+	}
+	if err := os.Rename(filepath.Join(dir, "templates/b.json"), filepath.Join(dir, "b.json")); err != nil {
+		t.Fatal(err)
+	}
 	p, err := Open(filepath.Join(dir, "templates"), Options{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "b.json"), filepath.Join(dir, "templates/b.json")); err != nil {
 		t.Fatal(err)
 	}
 	if p.Dir != dir {

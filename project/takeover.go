@@ -51,6 +51,11 @@ func crdNames(data []byte) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return crdNamesOf(docs)
+}
+
+// crdNamesOf is crdNames of decoded documents.
+func crdNamesOf(docs []any) ([]string, bool) {
 	var names []string
 	for _, d := range docs {
 		m, _ := d.(map[string]any)

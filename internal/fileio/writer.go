@@ -480,6 +480,32 @@ func (s *Staged) Commit() error {
 	return nil
 }
 
+// CommitAll commits staged in order as one step against SIGINT and
+// SIGTERM: the handler HandleSignals installs waits until every rename is
+// done, so an interrupt leaves all of them in place or none (before
+// CommitAll, the handler removes every temporary file and CommitAll never
+// runs). When a rename fails, the files after it are aborted and the
+// error returned. A crash (SIGKILL, power loss) between two renames still
+// leaves the first ones renamed: callers order staged so that any prefix
+// is a state the next run recovers from.
+func CommitAll(staged []*Staged) error {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	for i, s := range staged {
+		if err := s.Commit(); err != nil {
+			for _, r := range staged[i+1:] {
+				r.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// commitMu is held by CommitAll while it renames, and taken for good by
+// the signal handler before it removes the temporary files.
+var commitMu sync.Mutex
+
 // Abort removes the temporary file.
 func (s *Staged) Abort() {
 	if s.unchanged {
@@ -734,6 +760,7 @@ func installHandler() {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		go func() {
 			sig := <-ch
+			commitMu.Lock() // a CommitAll under way finishes first; none starts after
 			RemoveTemps()
 			code := 130
 			if sig == syscall.SIGTERM {

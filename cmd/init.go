@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+)
+
+func newInitCmd() *cobra.Command {
+	var version string
+	c := &cobra.Command{
+		Use:   "init",
+		Short: "Write a .crd-resolver.yaml with the Kubernetes version pinned",
+		Long: `init writes ` + project.ConfigFileName + ` in the working directory: templates/*.yaml compile
+into dist/, for the newest Kubernetes minor this k8s-crd-resolver embeds (or
+--k8s-version), written down. Without a pinned kubernetesVersion a project
+compiles for the tool's newest minor, so upgrading k8s-crd-resolver would move
+every output to another Kubernetes release; pinned, only a change of the file
+does. An existing configuration is never replaced.`,
+		Example: `  k8s-crd-resolver init                    # the newest embedded minor, pinned
+  k8s-crd-resolver init --k8s-version 1.30 # the cluster's oldest supported release`,
+		Args: usageArgs(0, "init takes no arguments: it writes "+project.ConfigFileName+" in the working directory"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			config, minor, err := project.InitConfig(version)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(wd, project.ConfigFileName)
+			if _, err := os.Lstat(path); err == nil {
+				return fmt.Errorf("%s exists already: init never replaces it (pin kubernetesVersion there by hand)", project.ConfigFileName)
+			}
+			w := fileio.NewWriter(fileio.WriterOptions{Root: wd})
+			defer w.Close()
+			// The door never replaces a file without the generated header: a
+			// configuration that appeared since is refused, not overwritten.
+			if _, err := w.WriteFile(path, func(out io.Writer) error {
+				_, err := out.Write(config)
+				return err
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: wrote %s: %s into %s/, Kubernetes %s pinned\n", project.ConfigFileName, project.DefaultTemplates, project.DefaultOutput, minor)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&version, "k8s-version", "", "the Kubernetes minor to pin (default: the newest embedded)")
+	return c
+}
