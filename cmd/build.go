@@ -114,6 +114,22 @@ func jsonSize(o *project.Output) string {
 	return strings.Join(parts, " + ") + " JSON"
 }
 
+// descriptionsKept says what fitDescriptions kept of each CRD of an
+// output (", descriptions: 188 of 3,450 kept, to depth 5, fits
+// client-side apply"), "" when it did not run.
+func descriptionsKept(o *project.Output) string {
+	var parts []string
+	for _, fit := range o.Descriptions {
+		if s := project.DescribeFit(fit, o.FitLimit); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, "; ")
+}
+
 // printBuildSummary prints one line per template (outputs, JSON size,
 // Kubernetes version, what happened) with its warnings, then removals.
 func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bool) {
@@ -136,7 +152,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bo
 			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
 		}
 		if changed || !quiet {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s%s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), descriptionsKept(o), len(o.Warnings))
 		}
 		for _, warn := range o.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", warn)
