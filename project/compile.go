@@ -270,6 +270,8 @@ func DescribeFit(fit resolver.DescriptionFit, limit string) string {
 	}
 	s := "descriptions: " + commas(fit.Kept) + " of " + commas(fit.Total) + " kept"
 	switch {
+	case fit.Total == 0:
+		s = "descriptions: none from Kubernetes"
 	case fit.Kept == fit.Total:
 	case fit.Kept == 0:
 		s += ", none"

@@ -138,12 +138,13 @@ const (
 // Secret, whose data the apiserver limits to 1,048,576 bytes: every file
 // base64-encoded in the release's JSON, which is gzipped and
 // base64-encoded again. Measured on this repository's CRDs, a byte of
-// compact JSON costs 0.50 bytes of that Secret with all of Kubernetes'
-// descriptions and 0.34 to 0.36 without (0.92 for a 2 KB CRD, too small
-// to matter). Three quarters of the Secret for the CRDs (the rest for the
-// chart's templates, values and rendered manifest), shared by four large
-// CRDs, is 786,432 / 4 / 0.5 = 393,216 bytes (384 KiB) each.
-const HelmShare = 393_216
+// compact JSON costs at most 0.52 bytes of that Secret (0.41 to 0.52 with
+// some or all of Kubernetes' descriptions, 0.34 to 0.36 with none; 0.92
+// for a 2 KB CRD, too small to matter). Three quarters of the Secret for
+// the CRDs (the rest for the chart's templates, values and rendered
+// manifest), shared by four large CRDs, at 0.52 bytes a byte: 786,432 / 4
+// / 0.52 = 378,092 bytes of compact JSON each.
+const HelmShare = (1 << 20) * 3 / 4 / 4 * 100 / 52
 
 // ParseFitLimit reads a fitDescriptions limit: FitClientSideApply
 // (WarnSize bytes), FitHelm (HelmShare bytes), or a size as budget
