@@ -473,7 +473,13 @@ func (c *Compiler) fitResult(res *Result, docs []*document, bounds []descBound, 
 				own = append(own, b)
 			}
 		}
-		res.Documents[i], _ = c.fitDocument(res.Documents[i], bareRes.Documents[i], own, c.opts.FitDescriptions)
+		res.Documents[i] = c.fitDocument(res.Documents[i], bareRes.Documents[i], own, c.opts.FitDescriptions)
+		if res.Documents[i].render != res.render {
+			// Built on the compile without descriptions: rendered with
+			// its caches (a document of the other compile in the same
+			// Result is rendered right, only uncached).
+			res.render = res.Documents[i].render
+		}
 	}
 	return nil
 }

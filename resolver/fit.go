@@ -2,10 +2,11 @@ package resolver
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 )
 
 // Fitting descriptions to a size (Options.FitDescriptions) and the
@@ -48,7 +49,8 @@ type DescriptionFit struct {
 	// Total is how many descriptions from Kubernetes the CRD has with
 	// all of them kept; Kept how many it has.
 	Total, Kept int
-	// Depth is the depth of the deepest one kept (-1: none kept).
+	// Depth is the depth of the deepest one kept when some were dropped
+	// (-1: none kept, or all).
 	Depth int
 	// Limit is Options.FitDescriptions (0: none, only DescriptionsKey
 	// bounds applied).
@@ -132,145 +134,305 @@ func (r *run) descriptionsKeyAt(m map[string]any, sc scope, ptr string, hasRef b
 	}
 }
 
-// fitCandidate is a description of Kubernetes' that may be kept: the
-// schema holding it and what it costs in compact JSON.
-type fitCandidate struct {
-	m     map[string]any
-	bytes int64
+// fitNode is a schema (or list) visited by the fitting walk: the step
+// from its parent (a key, or an index into the parent's list), and its
+// copy in the output, made when a description is added below it.
+type fitNode struct {
+	parent *fitNode
+	key    string
+	idx    int // >= 0: an index into the parent, a list
+	copy   any
 }
 
-// fitter walks a copy of a compiled CRD beside the same CRD compiled
-// without descriptions.
+// fitVisit is a schema to visit at a depth: m in the CRD compiled with
+// descriptions (a lazy entry resolved when visited), bare its counterpart
+// compiled without (nil, or a lazy entry, where everything below is
+// Kubernetes').
+type fitVisit struct {
+	m     any
+	bare  any
+	node  *fitNode
+	upTo  int    // keep Kubernetes' descriptions down to this depth
+	ptr   string // the pointer, while it may lead to a bound (track)
+	track bool
+}
+
+// fitter fits one CRD. It visits the CRD compiled with descriptions depth
+// by depth (visits holds the next depth's), each depth in document order,
+// adding the descriptions that fit to a copy-on-write of the CRD compiled
+// without them: what no kept description lies under stays shared with
+// that compile (its lazy entries and render caches), and nothing deeper
+// than the first description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer
 	prefix map[string]bool // every pointer on the way to a bound
-	byDep  [][]fitCandidate
-	total  int
-	none   int64 // bytes of every Kubernetes description, kept or not
+	bare   map[string]any  // the CRD compiled without descriptions
+	limit  int64           // 0: no limit (bounds only)
+	size   int64           // bare's JSON, and the descriptions added
+	added  int64           // the bytes added (description texts, with keys and commas)
+	full   bool            // a description did not fit: stop
+	depth  int             // of the last one kept
+	kept   int
+	visits []fitVisit
+	next   []fitVisit
+	counts map[any]int // Kubernetes' descriptions under a shared subtree (count)
 }
 
-// fitDocument returns full (compiled with descriptions) with Kubernetes'
-// descriptions fitted to limit (0: all that the bounds allow); bare is
-// the same CRD compiled with RemoveDescriptions.
-func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Size) (Document, DescriptionFit) {
-	f := &fitter{bounds: map[string]int{}, prefix: map[string]bool{}}
+// fitDocument returns the CRD compiled with RemoveDescriptions (bare)
+// with Kubernetes' descriptions of full (the same CRD compiled with
+// them) added as fit limit (0: all that the bounds allow).
+func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Size) Document {
+	f := &fitter{bounds: map[string]int{}, prefix: map[string]bool{}, bare: bare.obj, limit: int64(limit), size: bare.jsonSize, depth: -1, counts: map[any]int{}}
 	for _, b := range bounds {
 		f.bounds[b.ptr] = b.depth
 		for p := b.ptr; p != ""; p = p[:strings.LastIndexByte(p, '/')] {
 			f.prefix[p] = true
 		}
 	}
-	obj := cleanCopy(full.obj).(map[string]any)
-	spec, _ := obj["spec"].(map[string]any)
-	bareSpec, _ := bare.obj["spec"].(map[string]any)
-	root := func(holder, bareHolder any, ptr string) {
-		h, _ := holder.(map[string]any)
-		s, ok := h["openAPIV3Schema"].(map[string]any)
+	total := 0
+	root := &fitNode{idx: -1}
+	spec := &fitNode{parent: root, key: "spec", idx: -1}
+	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
+		s, ok := dig(h, "openAPIV3Schema").(map[string]any)
 		if !ok {
 			return
 		}
-		bh, _ := bareHolder.(map[string]any)
+		bs := dig(bh, "openAPIV3Schema")
+		total += f.count(s, bs)
 		ptr += "/openAPIV3Schema"
-		f.walk(s, bh["openAPIV3Schema"], 0, allDepths, ptr, f.prefix[ptr])
+		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: &fitNode{parent: holder, key: "openAPIV3Schema", idx: -1}, upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
 	}
-	root(spec["validation"], bareSpec["validation"], "/spec/validation")
-	versions, _ := spec["versions"].([]any)
-	bareVersions, _ := bareSpec["versions"].([]any)
+	validation := &fitNode{parent: spec, key: "validation", idx: -1}
+	schemaAt(validation, dig(full.obj, "spec", "validation"), dig(bare.obj, "spec", "validation"), "/spec/validation")
+	versions, _ := dig(full.obj, "spec", "versions").([]any)
+	bareVersions, _ := dig(bare.obj, "spec", "versions").([]any)
+	list := &fitNode{parent: spec, key: "versions", idx: -1}
 	for i, v := range versions {
 		var bv any
 		if i < len(bareVersions) {
 			bv = dig(bareVersions[i], "schema")
 		}
-		root(dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
+		version := &fitNode{parent: list, idx: i}
+		schemaAt(&fitNode{parent: version, key: "schema", idx: -1}, dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
 	}
-	fit := DescriptionFit{Total: f.total, Depth: -1, Limit: limit, Fits: true}
-	size := full.jsonSize - f.none
-	if limit > 0 && size > int64(limit) {
-		fit.Fits = false
+	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
+	if !fit.Fits {
+		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, render: bare.render, fit: &fit}
 	}
-	stopped := !fit.Fits
-	for depth, cands := range f.byDep {
-		for _, cand := range cands {
-			if !stopped && (limit == 0 || size+cand.bytes <= int64(limit)) {
-				size += cand.bytes
-				fit.Kept++
-				fit.Depth = depth
-				continue
+	if len(bounds) == 0 && (f.limit == 0 || full.jsonSize <= f.limit) {
+		fit.Kept = total
+		full.fit = &fit
+		return full
+	}
+	for depth := 0; len(f.visits) > 0 && !f.full; depth++ {
+		for _, v := range f.visits {
+			if f.full {
+				break
 			}
-			stopped = true
-			delete(cand.m, "description")
+			f.visit(v, depth)
 		}
+		f.visits, f.next = f.next, f.visits[:0]
 	}
-	measured := measurer{memo: map[unsafe.Pointer]cost{}}.measure(obj)
-	return Document{Name: full.Name, obj: obj, jsonSize: measured.bytes, yamlSize: sat(measured.bytes + 2*measured.indent), render: full.render, fit: &fit}, fit
+	fit.Kept, fit.Depth = f.kept, f.depth
+	obj := bare.obj
+	if root.copy != nil {
+		obj = root.copy.(map[string]any)
+	}
+	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), render: bare.render, fit: &fit}
 }
 
-// walk visits schema m (a fresh copy) at depth, with bare its counterpart
-// compiled without descriptions (nil, or a lazy entry, where everything
-// below is Kubernetes'), keeping Kubernetes' descriptions down to depth
-// upTo. ptr is m's pointer while it may lead to a bound (track).
-func (f *fitter) walk(m map[string]any, bare any, depth, upTo int, ptr string, track bool) {
-	bm, _ := bare.(map[string]any)
-	if track {
-		if n, ok := f.bounds[ptr]; ok {
+// count returns how many of Kubernetes' descriptions the schema v (of the
+// CRD compiled with descriptions) holds, bare its counterpart without.
+// Subtrees wholly Kubernetes' (bare is not a mapping) are shared between
+// uses: each is counted once.
+func (f *fitter) count(v, bare any) int {
+	bm, isMap := bare.(map[string]any)
+	var key any
+	if !isMap {
+		switch t := v.(type) {
+		case *lazyEntry:
+			key = t
+		case map[string]any:
+			key = mapID(t)
+		}
+		if n, ok := f.counts[key]; ok && key != nil {
+			return n
+		}
+	}
+	m := asSchema(v)
+	n := 0
+	if _, ok := m["description"].(string); ok {
+		if _, own := bm["description"]; !own {
+			n++
+		}
+	}
+	for k, x := range m {
+		switch {
+		case k == "properties":
+			bp := asSchema(bm[k])
+			for name, p := range asSchema(x) {
+				n += f.count(p, bp[name])
+			}
+		case schemaValued(k) || schemaLists(k):
+			if l, ok := x.([]any); ok {
+				bl, _ := bm[k].([]any)
+				for i, item := range l {
+					var b any
+					if i < len(bl) {
+						b = bl[i]
+					}
+					n += f.count(item, b)
+				}
+			} else if x != nil {
+				n += f.count(x, bm[k])
+			}
+		}
+	}
+	if key != nil {
+		f.counts[key] = n
+	}
+	return n
+}
+
+// visit visits one schema at depth: its description, then, in key order,
+// the schemas at the same depth below it (items, additionalProperties...),
+// while its properties wait for the next depth.
+func (f *fitter) visit(v fitVisit, depth int) {
+	m := asSchema(v.m)
+	if m == nil || f.full {
+		return
+	}
+	bm := asSchema(v.bare)
+	if _, isEntry := v.bare.(*lazyEntry); isEntry {
+		bm = nil // wholly Kubernetes': no need to resolve it
+	}
+	upTo := v.upTo
+	if v.track {
+		if n, ok := f.bounds[v.ptr]; ok {
 			upTo = depth + n
 			if n == allDepths {
 				upTo = allDepths
 			}
 		}
 	}
-	if d, ok := m["description"].(string); ok {
+	if d, ok := m["description"].(string); ok && depth <= upTo {
 		if _, own := bm["description"]; !own {
 			cost := jsonStringLen("description") + 1 + jsonStringLen(d)
 			if visibleLen(m) > 1 {
 				cost++
 			}
-			f.total++
-			f.none += cost
-			if depth <= upTo {
-				for len(f.byDep) <= depth {
-					f.byDep = append(f.byDep, nil)
-				}
-				f.byDep[depth] = append(f.byDep[depth], fitCandidate{m: m, bytes: cost})
-			} else {
-				delete(m, "description")
+			if f.limit > 0 && f.size+cost > f.limit {
+				f.full = true
+				return
+			}
+			if out, ok := f.own(v.node).(map[string]any); ok {
+				out["description"] = d
+				f.size += cost
+				f.added += cost
+				f.kept++
+				f.depth = depth
 			}
 		}
 	}
-	child := func(x any, b any, k string, d int) {
-		cm, ok := x.(map[string]any)
-		if !ok {
+	child := func(x, b any, k string, idx int, next bool) {
+		if x == nil {
 			return
 		}
+		node := &fitNode{parent: v.node, key: k, idx: idx}
 		cp, ct := "", false
-		if track {
-			cp = ptr + "/" + k
+		if v.track {
+			cp = v.ptr + "/" + k
+			if idx >= 0 {
+				cp = v.ptr + "/" + itoa(idx)
+			}
 			ct = f.prefix[cp]
 		}
-		f.walk(cm, b, d, upTo, cp, ct)
+		cv := fitVisit{m: x, bare: b, node: node, upTo: upTo, ptr: cp, track: ct}
+		if next {
+			f.next = append(f.next, cv)
+		} else {
+			f.visit(cv, depth)
+		}
 	}
 	for _, k := range sortedKeys(m) {
 		x := m[k]
 		switch {
 		case k == "properties":
-			props, _ := x.(map[string]any)
-			bp, _ := bm[k].(map[string]any)
+			props := asSchema(x)
+			bp := asSchema(bm[k])
+			holder := &fitNode{parent: v.node, key: k, idx: -1}
 			for _, name := range sortedKeys(props) {
-				child(props[name], bp[name], "properties/"+escapePointerToken(name), depth+1)
+				node := &fitNode{parent: holder, key: name, idx: -1}
+				cp, ct := "", false
+				if v.track {
+					cp = v.ptr + "/properties/" + escapePointerToken(name)
+					ct = f.prefix[cp]
+				}
+				f.next = append(f.next, fitVisit{m: props[name], bare: bp[name], node: node, upTo: upTo, ptr: cp, track: ct})
 			}
 		case schemaValued(k) || schemaLists(k):
 			if list, ok := x.([]any); ok {
 				bl, _ := bm[k].([]any)
+				holder := &fitNode{parent: v.node, key: k, idx: -1}
 				for i, item := range list {
 					var b any
 					if i < len(bl) {
 						b = bl[i]
 					}
-					child(item, b, k+"/"+itoa(i), depth)
+					node := &fitNode{parent: holder, idx: i}
+					f.visit(fitVisit{m: item, bare: b, node: node, upTo: upTo, ptr: joinIf(v.track, v.ptr, k+"/"+itoa(i)), track: v.track && f.prefix[joinIf(true, v.ptr, k+"/"+itoa(i))]}, depth)
 				}
 				continue
 			}
-			child(x, bm[k], k, depth)
+			child(x, bm[k], k, -1, false)
 		}
 	}
+}
+
+// joinIf is ptr/tail when on, "" otherwise.
+func joinIf(on bool, ptr, tail string) string {
+	if !on {
+		return ""
+	}
+	return ptr + "/" + tail
+}
+
+// own returns the output's copy of node: the bare CRD's value there,
+// copied once (a mapping shallowly, a lazy entry resolved first, a list
+// as a new list) and set in its parent's copy, so that a description can
+// be added to it. nil when bare has no such value.
+func (f *fitter) own(n *fitNode) any {
+	if n.copy != nil {
+		return n.copy
+	}
+	var v any
+	if n.parent == nil {
+		v = f.bare
+	} else {
+		switch p := f.own(n.parent).(type) {
+		case map[string]any:
+			v = p[n.key]
+		case []any:
+			if n.idx >= 0 && n.idx < len(p) {
+				v = p[n.idx]
+			}
+		}
+	}
+	switch t := v.(type) {
+	case map[string]any, *lazyEntry:
+		n.copy = maps.Clone(asSchema(t))
+	case []any:
+		n.copy = slices.Clone(t)
+	default:
+		return nil
+	}
+	if n.parent != nil {
+		switch p := n.parent.copy.(type) {
+		case map[string]any:
+			p[n.key] = n.copy
+		case []any:
+			p[n.idx] = n.copy
+		}
+	}
+	return n.copy
 }
