@@ -457,6 +457,7 @@ func (c *Compiler) fitResult(res *Result, docs []*document, bounds []descBound, 
 		if err != nil {
 			return err
 		}
+		bare.eager, bare.renormalize = c.eager, c.renormalize // tests: the same paths
 		c.bare = bare
 	}
 	bareRes, err := c.bare.compile(name, src, parsed, patch)
