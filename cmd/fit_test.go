@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 )
@@ -70,4 +71,37 @@ func TestFitDescriptionsFlag(t *testing.T) {
 	_, stderr, code = runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "-r", "--fit-descriptions", "helm")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "exclude each other")
+}
+
+// TestBuildFitDescriptions: build's summary says what fitDescriptions
+// kept, and a CRD too large without any of Kubernetes' descriptions is
+// the size guard's error, with nothing written (goldens in testdata/cmd).
+func TestBuildFitDescriptions(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	tpl := strings.Replace(template, "{$ref: io.k8s.api.core.v1.LocalObjectReference}", "{$ref: io.k8s.api.core.v1.ObjectReference}", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
+	abs, _ := filepath.Abs("../testdata/cmd")
+	for _, tc := range []struct {
+		limit, golden string
+		wantCode      int
+	}{
+		{"1500", "build-fit.txt", 0},
+		{"client-side-apply", "build-fit-all.txt", 0},
+		{"500", "build-fit-error.txt", 2},
+	} {
+		t.Run(tc.limit, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("kubernetesVersion: \"1.37\"\nfitDescriptions: "+tc.limit+"\n"), 0o644))
+			before, _ := os.ReadFile(filepath.Join(dir, "dist/widget.yaml"))
+			stdout, stderr, code := runCmd(t, dir, "", "build", "--no-validate")
+			require.Equal(t, tc.wantCode, code, "stderr: %s", stderr)
+			golden.Check(t, filepath.Join(abs, tc.golden), []byte(stdout+"--- stderr\n"+stderr))
+			if code != 0 {
+				after, err := os.ReadFile(filepath.Join(dir, "dist/widget.yaml"))
+				require.NoError(t, err)
+				require.Equal(t, string(before), string(after), "a failed build wrote its output")
+			}
+		})
+	}
 }
