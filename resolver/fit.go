@@ -25,13 +25,15 @@ import (
 // depth and the first ones of the next, never a deeper one in place of a
 // shallower one. When the CRD fits with all of them, nothing is dropped.
 //
-// The work is one more compile of the template without descriptions (its
-// $ref targets come from the lazy store, so it is the cheap compile of
-// RemoveDescriptions; it tells the author's descriptions from
-// Kubernetes'), one copy of the compiled CRD that drops what is not kept,
-// and a render of that copy. Every step is linear in the CRD's values
-// (sorting keys aside, as rendering does): the sizes are counted per
-// description as the copy is walked, never by rendering trial outputs.
+// The work is one more compile of the template, without descriptions (it
+// tells the author's descriptions from Kubernetes'), a walk of the CRD
+// with descriptions down to the first one that does not fit, a copy of
+// the compile without them on the way to each kept one, and a render.
+// Both compiles resolve their $ref targets in full, not from the lazy
+// entries: the walk looks inside every definition above the cut (see
+// New). Every step is linear in the CRD's values (sorting keys aside, as
+// rendering does): sizes are counted per description, never by rendering
+// trial outputs.
 
 // DescriptionsKey is the key a template writes beside a $ref to say how
 // deep Kubernetes' descriptions go under it: "none" (not even the
@@ -161,7 +163,7 @@ type fitVisit struct {
 // by depth (visits holds the next depth's), each depth in document order,
 // adding the descriptions that fit to a copy-on-write of the CRD compiled
 // without them: what no kept description lies under stays shared with
-// that compile (its lazy entries and render caches), and nothing deeper
+// that compile (its cached targets and render caches), and nothing deeper
 // than the first description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer

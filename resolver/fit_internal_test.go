@@ -7,14 +7,13 @@ import (
 	"testing"
 )
 
-// TestFitIsEager: fitting (with the template's JSON patch, as build
-// compiles it) gives the same bytes, sizes and counts whether
-// the definitions come from lazy entries or are resolved in full, for the
-// newest minor (entries with and without descriptions), an older one
-// (entries without only), 1.16 and 1.13 (no entries): the walk reads
-// lazy entries only as deep as the cut, and copies only on the way to
-// what it keeps.
-func TestFitIsEager(t *testing.T) {
+// TestFitAcrossMinors: fitting daskjob (with its JSON patch, as build
+// compiles it) gives an exact JSONSize within the limit for the newest
+// minor, an older one, 1.16 and 1.13 (bundles with and without entries),
+// the same bytes from a fresh Compiler and from one whose caches another
+// compile filled first (of the template without its patch), and the same
+// as with the test hook that resolves everything in full.
+func TestFitAcrossMinors(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -32,15 +31,20 @@ func TestFitIsEager(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"1.37", "1.30", "1.16", "1.13"} {
-		var texts [2]string
-		var fits [2]DescriptionFit
-		for i, eager := range []bool{false, true} {
-			c, err := New(Options{KubeVersion: v, WorkDir: root, FitDescriptions: 230_000, Patch: patch})
+		var texts [3]string
+		var fits [3]DescriptionFit
+		for i := range 3 {
+			c, err := New(Options{KubeVersion: v, WorkDir: root, FitDescriptions: 230_000})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.eager = eager
-			res, err := c.Compile(filepath.Join(root, "templates", "daskjob.yaml"), src)
+			c.eager = i == 1
+			if i == 2 { // the same template without its patch first
+				if _, err := c.Compile(filepath.Join(root, "templates", "daskjob.yaml"), src); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := c.CompilePatched(filepath.Join(root, "templates", "daskjob.yaml"), src, nil, patch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,12 +58,12 @@ func TestFitIsEager(t *testing.T) {
 				t.Fatal(err)
 			}
 			if int64(len(raw)) != d.JSONSize() || d.JSONSize() > 230_000 {
-				t.Fatalf("Kubernetes %s, eager %t: JSONSize %d, compact JSON %d, limit 230,000", v, eager, d.JSONSize(), len(raw))
+				t.Fatalf("Kubernetes %s, run %d: JSONSize %d, compact JSON %d, limit 230,000", v, i, d.JSONSize(), len(raw))
 			}
 			texts[i], fits[i] = string(out), d.Descriptions()
 		}
-		if texts[0] != texts[1] || fits[0] != fits[1] {
-			t.Errorf("Kubernetes %s: lazy and eager fitting differ: %+v, %+v", v, fits[0], fits[1])
+		if texts[0] != texts[1] || fits[0] != fits[1] || texts[0] != texts[2] || fits[0] != fits[2] {
+			t.Errorf("Kubernetes %s: fresh, eager and reused Compilers fit differently: %+v, %+v, %+v", v, fits[0], fits[1], fits[2])
 		}
 		if fits[0].Kept == 0 || fits[0].Kept >= fits[0].Total {
 			t.Errorf("Kubernetes %s: kept %d of %d, want some", v, fits[0].Kept, fits[0].Total)
