@@ -133,11 +133,11 @@
 // within the limit: shallowest first (depth counts properties from the
 // schema's root; items and additionalProperties add none), within a depth
 // in the order they stand in the output, while the next one fits. The
-// template is compiled a second time without descriptions (what that
-// keeps is the author's); the fitted CRD is that compile with the kept
+// template is compiled a second time without descriptions (what that keeps
+// is the author's); the fitted CRD is that compile with the kept
 // descriptions added, copied only on the way to them, so the rest keeps
-// its shared targets and cached text (both compiles resolve their
-// targets in full: the walk looks inside them). A CRD larger than the limit even
+// its shared targets and cached text (both compiles resolve their targets
+// in full: the walk looks inside them). A CRD larger than the limit even
 // without Kubernetes' descriptions is that compile, and
 // Document.Descriptions says it does not fit. DescriptionsKey
 // (x-descriptions: none, all or a depth) beside a $ref in a template's
