@@ -204,6 +204,22 @@ func jsonSize(o *project.Output) string {
 	return strings.Join(parts, " + ") + " JSON"
 }
 
+// descriptionsKept says what fitDescriptions kept of each CRD of an
+// output (", descriptions: 188 of 3,450 kept, to depth 5, fits
+// client-side apply"), "" when it did not run.
+func descriptionsKept(o *project.Output) string {
+	var parts []string
+	for _, fit := range o.Descriptions {
+		if s := project.DescribeFit(fit, o.FitLimit); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, "; ")
+}
+
 // verbosity is how much build prints.
 type verbosity int
 
@@ -251,7 +267,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbos
 		}
 		indent := ""
 		if changed || v == verboseOutput {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", comp.proj.Shown(o.Template.Path), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s%s, %d warning(s)]\n", comp.proj.Shown(o.Template.Path), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), descriptionsKept(o), len(o.Warnings))
 			indent = "  "
 		}
 		for _, warn := range o.Warnings {

@@ -15,8 +15,10 @@ import (
 type compileFlags struct {
 	opts      resolver.Options
 	patchFile string
-	force     bool
-	noConfig  bool
+	// fit is --fit-descriptions, read by project.ParseFitLimit.
+	fit      string
+	force    bool
+	noConfig bool
 	// validate is whether the command validates by default (resolve) or
 	// only when asked (--validate, the Python tool's line); noValidate is
 	// resolve's --no-validate.
@@ -28,6 +30,7 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.KubeVersion, "k8s-version", "", "Kubernetes version whose definitions bare $refs use (1.30, 1.30.2 or v1.30.14; default: the project's kubernetesVersion, else the newest embedded; see 'versions')")
 	fs.BoolVarP(&f.opts.RemoveDescriptions, "remove-descriptions", "r", false, "remove the descriptions that Kubernetes definitions bring in (your own stay)")
 	fs.IntVar(&f.opts.MaxDescriptionLength, "max-description-length", 0, "truncate Kubernetes descriptions longer than N bytes at a sentence or word boundary (0: no limit)")
+	fs.StringVar(&f.fit, "fit-descriptions", "", "keep as many Kubernetes descriptions as fit LIMIT bytes of compact JSON per CRD, shallowest first (your own stay): client-side-apply, helm, or a size such as 200KiB")
 	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD (default in a project: the template's configured or NAME.patch.yaml patch)")
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory); ignores the project configuration")
@@ -54,6 +57,9 @@ func (f *compileFlags) policy(c *cobra.Command) project.Policy {
 	if fs.Changed("max-description-length") {
 		p.MaxDescriptionLength = &f.opts.MaxDescriptionLength
 	}
+	if fs.Changed("fit-descriptions") {
+		p.FitDescriptions = f.fit
+	}
 	if fs.Changed("recursion") {
 		p.Recursion = f.opts.Recursion
 	}
@@ -70,6 +76,13 @@ func (f *compileFlags) policy(c *cobra.Command) project.Policy {
 // gave, is read through reader.
 func (f *compileFlags) compiler(reader *fileio.Reader) (*resolver.Compiler, error) {
 	opts := f.opts
+	if f.fit != "" {
+		limit, err := project.ParseFitLimit(f.fit)
+		if err != nil {
+			return nil, fmt.Errorf("--fit-descriptions %q: %w", f.fit, err)
+		}
+		opts.FitDescriptions = limit
+	}
 	if f.patchFile != "" {
 		src, err := reader.ReadExplicit(f.patchFile)
 		if err != nil {

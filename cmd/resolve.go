@@ -108,6 +108,11 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	if err != nil {
 		return err
 	}
+	for _, d := range res.Documents {
+		if err := project.CheckFit(src, d, f.fit); err != nil {
+			return err
+		}
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 	}

@@ -19,8 +19,9 @@
 #                DaskAutoscaler of the same shape written here (four CRDs,
 #                as Dask has)
 #   build:       one `k8s-crd-resolver build --no-validate` of the Dask set:
-#                the first set of .crd-resolver.yaml (templates/ without
-#                Kubernetes' descriptions, into dist/ and the chart's crds/),
+#                the first set of .crd-resolver.yaml (templates/ with the
+#                Kubernetes descriptions that fit client-side apply, into
+#                dist/ and the chart's crds/),
 #                written out below as dist-set.yaml (its output files set aside
 #                first, untimed, so every output is written; the directories
 #                stay: creating them is a first run's cost)
@@ -208,7 +209,7 @@ kubernetesVersion: "VERSION"
 sets:
   - templates: ["templates/*.yaml"]
     outputs: [dist, charts/dask-operator/crds]
-    removeDescriptions: true
+    fitDescriptions: client-side-apply
 EOF
 mkdir -p "$work/out"
 version=$(sed -n 's/^kubernetesVersion: *"\{0,1\}\([0-9.]*\)"\{0,1\}/\1/p' .crd-resolver.yaml)

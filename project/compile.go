@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,11 @@ type Output struct {
 	Files []string
 	// Warnings are the resolver's diagnostics and the size warning.
 	Warnings []string
+	// Descriptions say, in the order of CRDs, what fitDescriptions (or
+	// x-descriptions bounds) kept of Kubernetes' descriptions; FitLimit
+	// is the fitDescriptions value ("client-side-apply"), "" without.
+	Descriptions []resolver.DescriptionFit
+	FitLimit     string
 
 	docs        []resolver.Document // the compiled CRDs
 	objects     []map[string]any    // docs as plain values, made on first use (most builds never ask)
@@ -169,8 +175,8 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 
 // compilerKey names the Compiler a template's options need.
 func compilerKey(opts resolver.Options) string {
-	return fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
-		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget)
+	return fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d|%d", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
+		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, opts.FitDescriptions)
 }
 
 // compile compiles t with the Compiler of key (compilerKey of opts, t's
@@ -213,6 +219,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 		Files:        slices.Clone(res.Files),
 		res:          res,
 		header:       GeneratedHeader(t.Name, res.KubeVersions...),
+		FitLimit:     t.Policy.FitDescriptions,
 	}
 	if t.Patch != "" {
 		out.Files = append(out.Files, t.Patch)
@@ -224,6 +231,9 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 	}
 	for _, d := range res.Documents {
 		serverSide := t.Policy.ServerSideApply != nil && *t.Policy.ServerSideApply
+		if err := CheckFit(t.Name, d, t.Policy.FitDescriptions); err != nil {
+			return nil, err
+		}
 		warning, err := checkSize(t.Name, d.Name, d.Annotations(), d.JSONSize(), p.opts.AllowLarge, opts.RemoveDescriptions, serverSide)
 		if err != nil {
 			return nil, err
@@ -234,8 +244,55 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 		out.CRDs = append(out.CRDs, d.Name)
 		out.JSONSizes = append(out.JSONSizes, d.JSONSize())
 		out.docs = append(out.docs, d)
+		out.Descriptions = append(out.Descriptions, d.Descriptions())
 	}
 	return out, nil
+}
+
+// CheckFit is the size guard of fitDescriptions (limit, as written): a
+// CRD larger than its limit with none of Kubernetes' descriptions is an
+// error, as one too large for etcd is (ErrTooLarge).
+func CheckFit(template string, d resolver.Document, limit string) error {
+	fit := d.Descriptions()
+	if fit.Fits {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: CRD %s is %s of compact JSON without any of Kubernetes' descriptions, more than the %s fitDescriptions %q allows; shorten descriptions of your own, split the CRD, or raise the limit (for client-side apply, install with server-side apply: serverSideApply: true and no fitDescriptions)",
+		template, ErrTooLarge, d.Name, formatBytes(d.JSONSize()), formatBytes(int64(fit.Limit)), limit)
+}
+
+// DescribeFit renders what fitting kept for a summary line:
+// "descriptions: 1,204 of 5,331 kept, to depth 3, fits client-side apply";
+// "" when no fitting ran.
+func DescribeFit(fit resolver.DescriptionFit, limit string) string {
+	if !fit.Applied() {
+		return ""
+	}
+	s := "descriptions: " + commas(fit.Kept) + " of " + commas(fit.Total) + " kept"
+	switch {
+	case fit.Total == 0:
+		s = "descriptions: none from Kubernetes"
+	case fit.Kept == fit.Total:
+	case fit.Kept == 0:
+		s += ", none"
+	default:
+		s += ", to depth " + strconv.Itoa(fit.Depth)
+	}
+	switch limit {
+	case "":
+		return s + " (x-descriptions)"
+	case FitClientSideApply:
+		return s + ", fits client-side apply"
+	case FitHelm:
+		return s + ", fits Helm's share"
+	}
+	return s + ", fits " + formatBytes(int64(fit.Limit))
+}
+
+func commas(n int) string {
+	s := formatBytes(n)
+	s, _, _ = strings.Cut(s, " ")
+	return s
 }
 
 // parsedPatch is a patch file's text and what ParsePatch made of it.

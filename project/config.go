@@ -39,6 +39,12 @@ type Policy struct {
 	RemoveDescriptions *bool `yaml:"removeDescriptions,omitempty" json:"removeDescriptions,omitempty"`
 	// MaxDescriptionLength truncates Kubernetes descriptions (0: no limit).
 	MaxDescriptionLength *int `yaml:"maxDescriptionLength,omitempty" json:"maxDescriptionLength,omitempty"`
+	// FitDescriptions keeps as many of Kubernetes' descriptions as let
+	// each CRD's compact JSON stay within a limit (ParseFitLimit):
+	// "client-side-apply", "helm" or a size ("200KiB"). It and
+	// RemoveDescriptions exclude each other: the one set where the
+	// other is inherited wins.
+	FitDescriptions string `yaml:"fitDescriptions,omitempty" json:"fitDescriptions,omitempty"`
 	// Recursion is "error" or "preserve" (resolver.RecursionError,
 	// resolver.RecursionPreserve).
 	Recursion string `yaml:"recursion,omitempty" json:"recursion,omitempty"`
@@ -62,6 +68,15 @@ func (p Policy) over(o Policy) Policy {
 	}
 	if o.RemoveDescriptions != nil {
 		p.RemoveDescriptions = o.RemoveDescriptions
+		if *o.RemoveDescriptions && o.FitDescriptions == "" {
+			p.FitDescriptions = ""
+		}
+	}
+	if o.FitDescriptions != "" {
+		p.FitDescriptions = o.FitDescriptions
+		if o.RemoveDescriptions == nil {
+			p.RemoveDescriptions = nil
+		}
 	}
 	if o.MaxDescriptionLength != nil {
 		p.MaxDescriptionLength = o.MaxDescriptionLength
@@ -101,11 +116,66 @@ func (p Policy) options(dir string) resolver.Options {
 	if p.Budget != "" {
 		o.Budget, _ = resolver.ParseSize(p.Budget) // checked by validate
 	}
+	if p.FitDescriptions != "" {
+		o.FitDescriptions, _ = ParseFitLimit(p.FitDescriptions) // checked by validate
+	}
 	return o
+}
+
+// Limits fitDescriptions names (ParseFitLimit).
+const (
+	// FitClientSideApply is WarnSize: the largest compact JSON of a CRD
+	// (without annotations of its own) that client-side `kubectl apply`
+	// can create (docs/validation.md derives it).
+	FitClientSideApply = "client-side-apply"
+	// FitHelm is HelmShare.
+	FitHelm = "helm"
+)
+
+// HelmShare is the compact JSON a CRD in a Helm chart's crds/ may have
+// under fitDescriptions: helm. Helm installs crds/ with a create (no
+// last-applied annotation), but stores the whole chart in its release
+// Secret, whose data the apiserver limits to 1,048,576 bytes: every file
+// base64-encoded in the release's JSON, which is gzipped and
+// base64-encoded again. Measured on this repository's CRDs, a byte of
+// compact JSON costs at most 0.52 bytes of that Secret (0.41 to 0.52 with
+// some or all of Kubernetes' descriptions, 0.34 to 0.36 with none; 0.92
+// for a 2 KB CRD, too small to matter). Three quarters of the Secret for
+// the CRDs (the rest for the chart's templates, values and rendered
+// manifest), shared by four large CRDs, at 0.52 bytes a byte: 786,432 / 4
+// / 0.52 = 378,092 bytes of compact JSON each.
+const HelmShare = (1 << 20) * 3 / 4 / 4 * 100 / 52
+
+// ParseFitLimit reads a fitDescriptions limit: FitClientSideApply
+// (WarnSize bytes), FitHelm (HelmShare bytes), or a size as budget
+// takes it ("200KiB", "262078").
+func ParseFitLimit(s string) (resolver.Size, error) {
+	switch s {
+	case FitClientSideApply:
+		return WarnSize, nil
+	case FitHelm:
+		return HelmShare, nil
+	}
+	n, err := resolver.ParseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("want %s, %s or a size such as 200KiB: %w", FitClientSideApply, FitHelm, err)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("want %s, %s or a size above 0 such as 200KiB", FitClientSideApply, FitHelm)
+	}
+	return n, nil
 }
 
 // validate reports a policy value that cannot be used.
 func (p Policy) validate() error {
+	if p.FitDescriptions != "" {
+		if _, err := ParseFitLimit(p.FitDescriptions); err != nil {
+			return fmt.Errorf("fitDescriptions %q: %w", p.FitDescriptions, err)
+		}
+		if p.RemoveDescriptions != nil && *p.RemoveDescriptions {
+			return fmt.Errorf("fitDescriptions %q and removeDescriptions: true exclude each other; keep one", p.FitDescriptions)
+		}
+	}
 	if p.Budget != "" {
 		if _, err := resolver.ParseSize(p.Budget); err != nil {
 			return fmt.Errorf("budget %q: %w", p.Budget, err)

@@ -96,7 +96,23 @@ func BenchmarkCompileTemplatesDir(b *testing.B) { benchTemplatesDir(b, "1.30", t
 // half of this repository's build.
 func BenchmarkCompileOperatorSet(b *testing.B) { benchTemplatesDir(b, "1.37", false) }
 
+// BenchmarkCompileTemplatesDirRemove137 is BenchmarkCompileTemplatesDir
+// for the newest minor: what dist/ cost before fitDescriptions.
+func BenchmarkCompileTemplatesDirRemove137(b *testing.B) { benchTemplatesDir(b, "1.37", true) }
+
+// BenchmarkCompileTemplatesDirFitted is the Dask set of .crd-resolver.yaml
+// as it is now: fitDescriptions: client-side-apply (262,078 bytes), for
+// the newest minor. Against BenchmarkCompileOperatorSet (the same
+// compile with every description, rendered) it is the cost of fitting.
+func BenchmarkCompileTemplatesDirFitted(b *testing.B) {
+	benchTemplatesDirWith(b, Options{KubeVersion: "1.37", FitDescriptions: 262_078})
+}
+
 func benchTemplatesDir(b *testing.B, version string, remove bool) {
+	benchTemplatesDirWith(b, Options{KubeVersion: version, RemoveDescriptions: remove})
+}
+
+func benchTemplatesDirWith(b *testing.B, opts Options) {
 	files, _ := filepath.Glob("../templates/dask*.yaml")
 	// NAME.patch.yaml beside a template is its JSON patch, not a template
 	// (applying them changes a few nodes: left out here).
@@ -113,8 +129,9 @@ func benchTemplatesDir(b *testing.B, version string, remove bool) {
 		srcs[f] = src
 	}
 	wd, _ := os.Getwd()
+	opts.WorkDir = wd
 	for b.Loop() {
-		c, err := New(Options{KubeVersion: version, WorkDir: wd, RemoveDescriptions: remove})
+		c, err := New(opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -126,6 +126,24 @@
 // written as a $ref does not: the enclosing property documents it. Text
 // written beside the $ref stays in both places.
 //
+// # Fit
+//
+// With Options.FitDescriptions, each compiled CRD keeps every description
+// its author wrote and as many of Kubernetes' as let its compact JSON stay
+// within the limit: shallowest first (depth counts properties from the
+// schema's root; items and additionalProperties add none), within a depth
+// in the order they stand in the output, while the next one fits. The
+// template is compiled a second time without descriptions (what that keeps
+// is the author's); the fitted CRD is that compile with the kept
+// descriptions added, copied only on the way to them, so the rest keeps
+// its shared targets and cached text (both compiles resolve their targets
+// in full: the walk looks inside them). A CRD larger than the limit even
+// without Kubernetes' descriptions is that compile, and
+// Document.Descriptions says it does not fit. DescriptionsKey
+// (x-descriptions: none, all or a depth) beside a $ref in a template's
+// schema bounds how deep Kubernetes' descriptions go under it, with or
+// without a limit, and is never written out (fit.go).
+//
 // # Flatten
 //
 // A Walk with a Visitor then makes each openAPIV3Schema structural, as the
@@ -223,6 +241,7 @@
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
 //	import.go       a bundle definition decoded (stored structural from 1.16, prebuild.go), or imported
 //	lazy.go         without descriptions: bundle definitions decoded only as deep as the template looks
+//	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
 //	files.go        file targets, read through the one reader (internal/fileio)
 //	structural.go   normalise: the structural pass over what the template wrote, settle for bundle definitions
 //	v1beta1.go      the v1beta1 rules on defaults; patch.go: the JSON patch

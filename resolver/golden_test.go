@@ -30,7 +30,8 @@ type caseOptions struct {
 	Root                 string `json:"root"`
 	AllowOutsideRoot     bool   `json:"allowOutsideRoot"`
 	Template             string `json:"template"`
-	Budget               string `json:"budget"` // Options.Budget, e.g. 64Ki
+	Budget               string `json:"budget"`          // Options.Budget, e.g. 64Ki
+	FitDescriptions      string `json:"fitDescriptions"` // Options.FitDescriptions, e.g. 3000
 }
 
 func loadCase(t *testing.T, dir string) (caseOptions, resolver.Options) {
@@ -54,6 +55,11 @@ func loadCase(t *testing.T, dir string) (caseOptions, resolver.Options) {
 		b, err := resolver.ParseSize(co.Budget)
 		require.NoError(t, err)
 		opts.Budget = b
+	}
+	if co.FitDescriptions != "" {
+		f, err := resolver.ParseSize(co.FitDescriptions)
+		require.NoError(t, err)
+		opts.FitDescriptions = f
 	}
 	if co.Root != "" {
 		opts.Root = filepath.Join(abs, co.Root)

@@ -48,6 +48,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		}
 		return m
 	}
+	r.descriptionsKeyAt(m, sc, ptr, hasRef)
 	out := map[string]any{}
 	if hasRef {
 		refPtr := joinPointer(ptr, "$ref")
@@ -69,7 +70,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		}
 	}
 	for _, k := range sortedKeys(m) {
-		if k == "$ref" || k == "definitions" {
+		if k == "$ref" || k == "definitions" || k == DescriptionsKey {
 			continue
 		}
 		val := r.resolveKey(k, m[k], sc, ptr)

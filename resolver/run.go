@@ -48,6 +48,10 @@ type run struct {
 	// order, repeats included (a cached target replays its own).
 	minorLog []string
 
+	// bounds are the DescriptionsKey bounds the template's schemas
+	// write (fit.go), in the order resolved.
+	bounds []descBound
+
 	prebuild bool // Prebuild's run: leave list-map keys and set items to settle
 }
 

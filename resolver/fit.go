@@ -1,0 +1,440 @@
+package resolver
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Fitting descriptions to a size (Options.FitDescriptions) and the
+// per-$ref key DescriptionsKey.
+//
+// A compile that fits keeps every description its author wrote (what a
+// compile with RemoveDescriptions keeps: the text of the template and of
+// the files its $refs reach) and as many of Kubernetes' as the limit
+// allows, in this order: by depth, the number of properties between the
+// field and the root of its openAPIV3Schema (the root's own description
+// is depth 0, spec's 1, spec.job's 2; items and additionalProperties add
+// no level: a list's items document the list's field), shallowest first;
+// within a depth, in the order they stand in the output (keys sorted, the
+// CRD's versions in order). Descriptions are taken in that order while the
+// next one still fits, so what is kept is every description up to some
+// depth and the first ones of the next, never a deeper one in place of a
+// shallower one. When the CRD fits with all of them, nothing is dropped.
+//
+// The work is one more compile of the template, without descriptions (it
+// tells the author's descriptions from Kubernetes'), a walk of the CRD
+// with descriptions down to the first one that does not fit, a copy of
+// the compile without them on the way to each kept one, and a render.
+// Both compiles resolve their $ref targets in full, not from the lazy
+// entries: the walk looks inside every definition above the cut (see
+// New). Every step is linear in the CRD's values (sorting keys aside, as
+// rendering does): sizes are counted per description, never by rendering
+// trial outputs.
+
+// DescriptionsKey is the key a template writes beside a $ref to say how
+// deep Kubernetes' descriptions go under it: "none" (not even the
+// field's own), "all", or a depth N (the field's own description and N
+// levels of fields below it). It is never written to the output. It
+// bounds what a compile keeps, with or without FitDescriptions (which
+// then fits what the bounds leave); the innermost key stands for its
+// subtree. RemoveDescriptions drops them all whatever it says.
+const DescriptionsKey = "x-descriptions"
+
+// DescriptionFit says what a compile with Options.FitDescriptions, or with
+// DescriptionsKey in its template, kept of Kubernetes' descriptions in
+// one CRD.
+type DescriptionFit struct {
+	// Total is how many descriptions from Kubernetes the CRD has with
+	// all of them kept; Kept how many it has.
+	Total, Kept int
+	// Depth is the depth of the deepest one kept when some were dropped
+	// (-1: none kept, or all).
+	Depth int
+	// Limit is Options.FitDescriptions (0: none, only DescriptionsKey
+	// bounds applied).
+	Limit Size
+	// Fits is false when the CRD is larger than Limit even without any of
+	// Kubernetes' descriptions: it is then compiled without them, and
+	// the caller reports it (a size guard).
+	Fits bool
+}
+
+// Applied reports whether fitting (or a DescriptionsKey bound) was at
+// work on the CRD.
+func (f DescriptionFit) Applied() bool { return f.Limit > 0 || f.Total > 0 }
+
+// noDepth and allDepths are the bounds of "none" and "all".
+const (
+	noDepth   = -1
+	allDepths = math.MaxInt
+)
+
+// descBound is a DescriptionsKey written in a template's schema.
+type descBound struct {
+	doc   *document
+	ptr   string // of the schema holding it, in the template (the compiled CRD's)
+	depth int    // levels below the field kept: noDepth, allDepths or N
+}
+
+// parseDescriptionsKey reads the value of a DescriptionsKey.
+func parseDescriptionsKey(v any) (int, error) {
+	s := ""
+	switch t := v.(type) {
+	case string:
+		s = t
+	default:
+		s = fmt.Sprint(t)
+		if _, ok := v.(bool); ok || v == nil {
+			s = ""
+		}
+	}
+	switch s {
+	case "none":
+		return noDepth, nil
+	case "all":
+		return allDepths, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && s == strconv.Itoa(n) {
+		return n, nil
+	}
+	return 0, fmt.Errorf("%w: %s is %s: want none, all or a depth (0 keeps only the field's own description, 1 its fields' too...)", ErrInput, DescriptionsKey, describeDescValue(v))
+}
+
+func describeDescValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	if v == nil {
+		return "empty"
+	}
+	return describeValue(v) + " " + fmt.Sprint(v)
+}
+
+// descriptionsKeyAt handles a DescriptionsKey in the template's schema m
+// at ptr (hasRef: m holds a $ref): a bound recorded for the compiled CRD,
+// or an error at the key.
+func (r *run) descriptionsKeyAt(m map[string]any, sc scope, ptr string, hasRef bool) {
+	v, ok := m[DescriptionsKey]
+	if !ok {
+		return
+	}
+	at := site{sc: sc, ptr: joinPointer(ptr, DescriptionsKey)}
+	depth, err := parseDescriptionsKey(v)
+	switch {
+	case err != nil:
+		r.errAt(at, err)
+	case !hasRef:
+		r.errAt(at, fmt.Errorf("%w: %s stands beside a $ref (it says how deep the descriptions of what the $ref brings in go)", ErrInput, DescriptionsKey))
+	case sc.inBundle() || sc.file != r.template || !strings.HasPrefix(ptr, "/spec/"):
+		r.errAt(at, fmt.Errorf("%w: %s is read only in a template's own openAPIV3Schema, not in definitions a $ref reaches; write it beside the $ref in the template", ErrInput, DescriptionsKey))
+	default:
+		r.bounds = append(r.bounds, descBound{doc: sc.doc, ptr: ptr, depth: depth})
+	}
+}
+
+// fitNode is a schema (or list) visited by the fitting walk: the step
+// from its parent (a key, or an index into the parent's list), and its
+// copy in the output, made when a description is added below it.
+type fitNode struct {
+	parent *fitNode
+	key    string
+	idx    int // >= 0: an index into the parent, a list
+	copy   any
+}
+
+// fitVisit is a schema to visit at a depth: m in the CRD compiled with
+// descriptions (a lazy entry resolved when visited), bare its counterpart
+// compiled without (nil, or a lazy entry, where everything below is
+// Kubernetes').
+type fitVisit struct {
+	m     any
+	bare  any
+	node  *fitNode
+	upTo  int    // keep Kubernetes' descriptions down to this depth
+	ptr   string // the pointer, while it may lead to a bound (track)
+	track bool
+}
+
+// fitter fits one CRD. It visits the CRD compiled with descriptions depth
+// by depth (visits holds the next depth's), each depth in document order,
+// adding the descriptions that fit to a copy-on-write of the CRD compiled
+// without them: what no kept description lies under stays shared with
+// that compile (its cached targets and render caches), and nothing deeper
+// than the first description that does not fit is visited.
+type fitter struct {
+	bounds map[string]int  // DescriptionsKey bounds by pointer
+	prefix map[string]bool // every pointer on the way to a bound
+	bare   map[string]any  // the CRD compiled without descriptions
+	limit  int64           // 0: no limit (bounds only)
+	size   int64           // bare's JSON, and the descriptions added
+	added  int64           // the bytes added (description texts, with keys and commas)
+	full   bool            // a description did not fit: stop
+	depth  int             // of the last one kept
+	kept   int
+	visits []fitVisit
+	next   []fitVisit
+	counts map[any]int // Kubernetes' descriptions under a shared subtree (count)
+}
+
+// fitDocument returns the CRD compiled with RemoveDescriptions (bare)
+// with Kubernetes' descriptions of full (the same CRD compiled with
+// them) added as fit limit (0: all that the bounds allow).
+func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Size) Document {
+	f := &fitter{bounds: map[string]int{}, prefix: map[string]bool{}, bare: bare.obj, limit: int64(limit), size: bare.jsonSize, depth: -1, counts: map[any]int{}}
+	for _, b := range bounds {
+		f.bounds[b.ptr] = b.depth
+		for p := b.ptr; p != ""; p = p[:strings.LastIndexByte(p, '/')] {
+			f.prefix[p] = true
+		}
+	}
+	total := 0
+	root := &fitNode{idx: -1}
+	spec := &fitNode{parent: root, key: "spec", idx: -1}
+	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
+		s, ok := dig(h, "openAPIV3Schema").(map[string]any)
+		if !ok {
+			return
+		}
+		bs := dig(bh, "openAPIV3Schema")
+		total += f.count(s, bs)
+		ptr += "/openAPIV3Schema"
+		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: &fitNode{parent: holder, key: "openAPIV3Schema", idx: -1}, upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
+	}
+	validation := &fitNode{parent: spec, key: "validation", idx: -1}
+	schemaAt(validation, dig(full.obj, "spec", "validation"), dig(bare.obj, "spec", "validation"), "/spec/validation")
+	versions, _ := dig(full.obj, "spec", "versions").([]any)
+	bareVersions, _ := dig(bare.obj, "spec", "versions").([]any)
+	list := &fitNode{parent: spec, key: "versions", idx: -1}
+	for i, v := range versions {
+		var bv any
+		if i < len(bareVersions) {
+			bv = dig(bareVersions[i], "schema")
+		}
+		version := &fitNode{parent: list, idx: i}
+		schemaAt(&fitNode{parent: version, key: "schema", idx: -1}, dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
+	}
+	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
+	if !fit.Fits {
+		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, render: bare.render, fit: &fit}
+	}
+	if len(bounds) == 0 && (f.limit == 0 || full.jsonSize <= f.limit) {
+		fit.Kept = total
+		full.fit = &fit
+		return full
+	}
+	for depth := 0; len(f.visits) > 0 && !f.full; depth++ {
+		for _, v := range f.visits {
+			if f.full {
+				break
+			}
+			f.visit(v, depth)
+		}
+		f.visits, f.next = f.next, f.visits[:0]
+	}
+	fit.Kept, fit.Depth = f.kept, f.depth
+	obj := bare.obj
+	if root.copy != nil {
+		obj = root.copy.(map[string]any)
+	}
+	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), render: bare.render, fit: &fit}
+}
+
+// count returns how many of Kubernetes' descriptions the schema v (of the
+// CRD compiled with descriptions) holds, bare its counterpart without.
+// Subtrees wholly Kubernetes' (bare is not a mapping) are shared between
+// uses: each is counted once.
+func (f *fitter) count(v, bare any) int {
+	bm, isMap := bare.(map[string]any)
+	var key any
+	if !isMap {
+		switch t := v.(type) {
+		case *lazyEntry:
+			key = t
+		case map[string]any:
+			key = mapID(t)
+		}
+		if n, ok := f.counts[key]; ok && key != nil {
+			return n
+		}
+	}
+	m := asSchema(v)
+	n := 0
+	if _, ok := m["description"].(string); ok {
+		if _, own := bm["description"]; !own {
+			n++
+		}
+	}
+	for k, x := range m {
+		switch {
+		case k == "properties":
+			bp := asSchema(bm[k])
+			for name, p := range asSchema(x) {
+				n += f.count(p, bp[name])
+			}
+		case schemaValued(k) || schemaLists(k):
+			if l, ok := x.([]any); ok {
+				bl, _ := bm[k].([]any)
+				for i, item := range l {
+					var b any
+					if i < len(bl) {
+						b = bl[i]
+					}
+					n += f.count(item, b)
+				}
+			} else if x != nil {
+				n += f.count(x, bm[k])
+			}
+		}
+	}
+	if key != nil {
+		f.counts[key] = n
+	}
+	return n
+}
+
+// visit visits one schema at depth: its description, then, in key order,
+// the schemas at the same depth below it (items, additionalProperties...),
+// while its properties wait for the next depth.
+func (f *fitter) visit(v fitVisit, depth int) {
+	m := asSchema(v.m)
+	if m == nil || f.full {
+		return
+	}
+	bm := asSchema(v.bare)
+	if _, isEntry := v.bare.(*lazyEntry); isEntry {
+		bm = nil // wholly Kubernetes': no need to resolve it
+	}
+	upTo := v.upTo
+	if v.track {
+		if n, ok := f.bounds[v.ptr]; ok {
+			upTo = depth + n
+			if n == allDepths {
+				upTo = allDepths
+			}
+		}
+	}
+	if d, ok := m["description"].(string); ok && depth <= upTo {
+		if _, own := bm["description"]; !own {
+			cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+			if visibleLen(m) > 1 {
+				cost++
+			}
+			if f.limit > 0 && f.size+cost > f.limit {
+				f.full = true
+				return
+			}
+			if out, ok := f.own(v.node).(map[string]any); ok {
+				out["description"] = d
+				f.size += cost
+				f.added += cost
+				f.kept++
+				f.depth = depth
+			}
+		}
+	}
+	child := func(x, b any, k string, idx int, next bool) {
+		if x == nil {
+			return
+		}
+		node := &fitNode{parent: v.node, key: k, idx: idx}
+		cp, ct := "", false
+		if v.track {
+			cp = v.ptr + "/" + k
+			if idx >= 0 {
+				cp = v.ptr + "/" + itoa(idx)
+			}
+			ct = f.prefix[cp]
+		}
+		cv := fitVisit{m: x, bare: b, node: node, upTo: upTo, ptr: cp, track: ct}
+		if next {
+			f.next = append(f.next, cv)
+		} else {
+			f.visit(cv, depth)
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		x := m[k]
+		switch {
+		case k == "properties":
+			props := asSchema(x)
+			bp := asSchema(bm[k])
+			holder := &fitNode{parent: v.node, key: k, idx: -1}
+			for _, name := range sortedKeys(props) {
+				node := &fitNode{parent: holder, key: name, idx: -1}
+				cp, ct := "", false
+				if v.track {
+					cp = v.ptr + "/properties/" + escapePointerToken(name)
+					ct = f.prefix[cp]
+				}
+				f.next = append(f.next, fitVisit{m: props[name], bare: bp[name], node: node, upTo: upTo, ptr: cp, track: ct})
+			}
+		case schemaValued(k) || schemaLists(k):
+			if list, ok := x.([]any); ok {
+				bl, _ := bm[k].([]any)
+				holder := &fitNode{parent: v.node, key: k, idx: -1}
+				for i, item := range list {
+					var b any
+					if i < len(bl) {
+						b = bl[i]
+					}
+					node := &fitNode{parent: holder, idx: i}
+					f.visit(fitVisit{m: item, bare: b, node: node, upTo: upTo, ptr: joinIf(v.track, v.ptr, k+"/"+itoa(i)), track: v.track && f.prefix[joinIf(true, v.ptr, k+"/"+itoa(i))]}, depth)
+				}
+				continue
+			}
+			child(x, bm[k], k, -1, false)
+		}
+	}
+}
+
+// joinIf is ptr/tail when on, "" otherwise.
+func joinIf(on bool, ptr, tail string) string {
+	if !on {
+		return ""
+	}
+	return ptr + "/" + tail
+}
+
+// own returns the output's copy of node: the bare CRD's value there,
+// copied once (a mapping shallowly, a lazy entry resolved first, a list
+// as a new list) and set in its parent's copy, so that a description can
+// be added to it. nil when bare has no such value.
+func (f *fitter) own(n *fitNode) any {
+	if n.copy != nil {
+		return n.copy
+	}
+	var v any
+	if n.parent == nil {
+		v = f.bare
+	} else {
+		switch p := f.own(n.parent).(type) {
+		case map[string]any:
+			v = p[n.key]
+		case []any:
+			if n.idx >= 0 && n.idx < len(p) {
+				v = p[n.idx]
+			}
+		}
+	}
+	switch t := v.(type) {
+	case map[string]any, *lazyEntry:
+		n.copy = maps.Clone(asSchema(t))
+	case []any:
+		n.copy = slices.Clone(t)
+	default:
+		return nil
+	}
+	if n.parent != nil {
+		switch p := n.parent.copy.(type) {
+		case map[string]any:
+			p[n.key] = n.copy
+		case []any:
+			p[n.idx] = n.copy
+		}
+	}
+	return n.copy
+}

@@ -1,0 +1,73 @@
+package resolver
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestFitAcrossMinors: fitting daskjob (with its JSON patch, as build
+// compiles it) gives an exact JSONSize within the limit for the newest
+// minor, an older one, 1.16 and 1.13 (bundles with and without entries),
+// the same bytes from a fresh Compiler and from one whose caches another
+// compile filled first (of the template without its patch), and the same
+// as with the test hook that resolves everything in full.
+func TestFitAcrossMinors(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "templates", "daskjob.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patchSrc, err := os.ReadFile(filepath.Join(root, "templates", "daskjob.patch.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := ParsePatch("templates/daskjob.patch.yaml", patchSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1.37", "1.30", "1.16", "1.13"} {
+		var texts [3]string
+		var fits [3]DescriptionFit
+		for i := range 3 {
+			c, err := New(Options{KubeVersion: v, WorkDir: root, FitDescriptions: 230_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.eager = i == 1
+			if i == 2 { // the same template without its patch first
+				if _, err := c.Compile(filepath.Join(root, "templates", "daskjob.yaml"), src); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := c.CompilePatched(filepath.Join(root, "templates", "daskjob.yaml"), src, nil, patch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := res.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Documents[0]
+			raw, err := json.Marshal(d.Object())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(raw)) != d.JSONSize() || d.JSONSize() > 230_000 {
+				t.Fatalf("Kubernetes %s, run %d: JSONSize %d, compact JSON %d, limit 230,000", v, i, d.JSONSize(), len(raw))
+			}
+			texts[i], fits[i] = string(out), d.Descriptions()
+		}
+		if texts[0] != texts[1] || fits[0] != fits[1] || texts[0] != texts[2] || fits[0] != fits[2] {
+			t.Errorf("Kubernetes %s: fresh, eager and reused Compilers fit differently: %+v, %+v, %+v", v, fits[0], fits[1], fits[2])
+		}
+		if fits[0].Kept == 0 || fits[0].Kept >= fits[0].Total {
+			t.Errorf("Kubernetes %s: kept %d of %d, want some", v, fits[0].Kept, fits[0].Total)
+		}
+		t.Logf("Kubernetes %s: %+v", v, fits[0])
+	}
+}
