@@ -144,7 +144,7 @@ test-short:
 	cd operator && $(GO) test -short ./...
 
 control-plane:
-	WITH_KUBECTL=$${WITH_KUBECTL:-0} hack/control-plane.sh >/dev/null
+	hack/control-plane.sh >/dev/null
 
 # tools: GoReleaser and controller-gen, built once from the Go module proxy into the cache dir.
 tools:

@@ -26,9 +26,9 @@ import (
 )
 
 // The size guard's thresholds (project/size.go) against the real
-// kube-apiserver and its default etcd. kubectl is not built here (CI sets
-// WITH_KUBECTL=0): what `kubectl apply` does is done with client-go, as
-// the comments say. The thresholds are read from the tool's own messages,
+// kube-apiserver and its default etcd. What `kubectl apply` does is done
+// with client-go, as the comments say (TestFitDescriptionsKubectl runs the
+// real kubectl). The thresholds are read from the tool's own messages,
 // so the tool and this test cannot drift apart.
 //
 // -size.search enables TestSizeSearch, which re-measures the limits by
