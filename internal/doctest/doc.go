@@ -16,6 +16,11 @@
 //	<!-- not-run: REASON -->   the shell block below is not run (it needs a cluster, the
 //	                           network, or is the test suite itself); the reason is required
 //
+// and, on a line of its own, so that an example shown once (the README's widget template)
+// is not repeated in every page that runs it:
+//
+//	<!-- use: PAGE SRC as NAME -->  PAGE's <!-- file: SRC --> block is written to NAME
+//
 // Each line of a shell block (a line ending in a backslash goes on) must exit 0, or the
 // status its trailing comment names: "# exit 1: stale". Shell state (cd, variables) lasts
 // for one block.

@@ -24,7 +24,7 @@ const root = "../.."
 type block struct {
 	line      int    // of the opening fence, 1-based
 	info      string // the info string's first word: sh, yaml, text...
-	directive string // "file", "output", "not-run" or ""
+	directive string // "file", "output", "not-run", "use" or ""
 	arg       string // the directive's argument
 	body      string
 }
@@ -33,6 +33,7 @@ var (
 	fenceRE     = regexp.MustCompile("^( {0,3})(```+|~~~+)\\s*([^`\\s]*)")
 	directiveRE = regexp.MustCompile(`^\s*<!--\s*(file|output|not-run)\s*(?::\s*(.*?))?\s*-->\s*$`)
 	exitRE      = regexp.MustCompile(`#.*\bexit (\d+)\b`)
+	useRE       = regexp.MustCompile(`^\s*<!--\s*use:\s*(\S+)\s+(\S+)\s+as\s+(\S+)\s*-->\s*$`)
 )
 
 // parseBlocks returns the fenced blocks of a Markdown file, each with the directive on the
@@ -41,6 +42,10 @@ func parseBlocks(name, text string) ([]block, error) {
 	lines := strings.Split(text, "\n")
 	var blocks []block
 	for i := 0; i < len(lines); i++ {
+		if u := useRE.FindStringSubmatch(lines[i]); u != nil {
+			blocks = append(blocks, block{line: i + 1, directive: "use", arg: u[3], body: u[1] + " " + u[2]})
+			continue
+		}
 		m := fenceRE.FindStringSubmatch(lines[i])
 		if m == nil {
 			continue
@@ -79,8 +84,9 @@ func isShell(info string) bool {
 // docStats counts what a script runs.
 type docStats struct{ blocks, commands, outputs, notRun int }
 
-// script turns the blocks of one Markdown file into a testscript archive.
-func script(name string, blocks []block) (*txtar.Archive, docStats, error) {
+// script turns the blocks of one Markdown file into a testscript archive;
+// page returns the blocks of another file, for a use directive.
+func script(name string, blocks []block, page func(string) ([]block, error)) (*txtar.Archive, docStats, error) {
 	var st docStats
 	a := &txtar.Archive{Comment: []byte("# generated from " + name + " by TestDocExamples\n")}
 	var cmds strings.Builder
@@ -89,6 +95,26 @@ func script(name string, blocks []block) (*txtar.Archive, docStats, error) {
 	for i, b := range blocks {
 		where := fmt.Sprintf("%s:%d", name, b.line)
 		switch {
+		case b.directive == "use":
+			from, src, _ := strings.Cut(b.body, " ")
+			if filepath.IsAbs(b.arg) || strings.Contains(b.arg, "..") {
+				return nil, st, fmt.Errorf("%s: <!-- use: PAGE NAME as NAME --> needs a relative name, got %q", where, b.arg)
+			}
+			other, err := page(from)
+			if err != nil {
+				return nil, st, fmt.Errorf("%s: %w", where, err)
+			}
+			found := slices.IndexFunc(other, func(o block) bool { return o.directive == "file" && o.arg == src })
+			if found < 0 {
+				return nil, st, fmt.Errorf("%s: %s has no <!-- file: %s --> block", where, from, src)
+			}
+			file := fmt.Sprintf(".doctest/file%d", i)
+			add(file, other[found].body)
+			fmt.Fprintf(&cmds, "# %s\n", where)
+			if dir := filepath.Dir(b.arg); dir != "." {
+				fmt.Fprintf(&cmds, "mkdir %s\n", dir)
+			}
+			fmt.Fprintf(&cmds, "cp %s %s\n", file, b.arg)
 		case b.directive == "file":
 			if b.arg == "" || filepath.IsAbs(b.arg) || strings.Contains(b.arg, "..") {
 				return nil, st, fmt.Errorf("%s: <!-- file: NAME --> needs a relative name, got %q", where, b.arg)
@@ -199,6 +225,16 @@ func docFiles(t *testing.T) []string {
 	return files
 }
 
+// pageBlocks returns the fenced blocks (and use directives) of a Markdown
+// file of the repository.
+func pageBlocks(name string) ([]block, error) {
+	text, err := os.ReadFile(filepath.Join(root, name))
+	if err != nil {
+		return nil, err
+	}
+	return parseBlocks(name, string(text))
+}
+
 // TestDocExamples runs every shell example of README.md and docs/ that is not marked
 // not-run (see the package documentation), against the binaries of this module.
 func TestDocExamples(t *testing.T) {
@@ -207,15 +243,11 @@ func TestDocExamples(t *testing.T) {
 	var total docStats
 	var scripts []string
 	for _, name := range docFiles(t) {
-		text, err := os.ReadFile(filepath.Join(root, name))
+		blocks, err := pageBlocks(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks, err := parseBlocks(name, string(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, st, err := script(name, blocks)
+		a, st, err := script(name, blocks, pageBlocks)
 		if err != nil {
 			t.Fatal(err)
 		}

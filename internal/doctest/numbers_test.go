@@ -1,6 +1,10 @@
 package doctest
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,5 +95,77 @@ func TestDocNumbers(t *testing.T) {
 	m := regexp.MustCompile(`validate's on all (\d+)`).FindSubmatch(page)
 	if m == nil || string(m[1]) != fmt.Sprint(len(cases)) {
 		t.Errorf("docs/validating.md: want \"validate's on all %d\" (the corpus holds %d cases), found %q", len(cases), len(cases), m)
+	}
+}
+
+// helmSecretLimit is the most a Secret's data may hold (the apiserver's
+// MaxSecretSize), which bounds a Helm release.
+const helmSecretLimit = 1 << 20
+
+// helmChartShare is the share of a Helm release Secret (in whole percent,
+// rounded down) that the files of charts/dask-operator alone take, with
+// crds/ replaced by the files of crdsDir when it is not "": Helm stores a
+// release as the base64 of its JSON gzipped at the best compression, and
+// the JSON holds every file of the chart as {"name", "data"} with the data
+// in base64. The rendered manifest, values and metadata come on top, so a
+// release takes at least this.
+func helmChartShare(t *testing.T, crdsDir string) int {
+	t.Helper()
+	type file struct {
+		Name string `json:"name"`
+		Data []byte `json:"data"`
+	}
+	var files []file
+	chart := filepath.Join(root, "charts", "dask-operator")
+	err := filepath.WalkDir(chart, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(chart, path)
+		rel = filepath.ToSlash(rel)
+		if crdsDir != "" && strings.HasPrefix(rel, "crds/") {
+			path = filepath.Join(root, crdsDir, filepath.Base(rel))
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{rel, data})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(map[string]any{"chart": map[string]any{"files": files}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(js); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodedLen(gz.Len()) * 100 / helmSecretLimit
+}
+
+// TestDocHelmShare: docs/validation.md's share of Helm's release Secret that
+// the chart would take with Kubernetes' descriptions kept (operator/crds/)
+// and as it is (dist/'s CRDs), both today's.
+func TestDocHelmShare(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(root, "docs", "validation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(page)), " ")
+	with, fitted := helmChartShare(t, filepath.Join("operator", "crds")), helmChartShare(t, "")
+	want := fmt.Sprintf("the chart's files alone would fill %d%% of it with every description kept, %d%% as fitted", with, fitted)
+	if !strings.Contains(text, want) {
+		t.Errorf("docs/validation.md: want %q", want)
 	}
 }
