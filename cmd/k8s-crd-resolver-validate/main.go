@@ -17,9 +17,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -378,7 +376,9 @@ func render(file string, p project.Problem) string {
 
 // readCRDs reads a --crd argument: a file, or every *.yaml, *.yml and
 // *.json file of a directory (not its subdirectories). Like the files to
-// validate, it is the user's own argument, read wherever it points.
+// validate, it is the user's own argument, read wherever it points; the
+// names found in a directory are not, and must be regular files
+// (fileio.ReadListed: a FIFO there is refused, never opened blocking).
 func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 	fi, err := os.Stat(name)
 	if err != nil || !fi.IsDir() {
@@ -388,22 +388,13 @@ func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 		}
 		return []crdvalidate.Input{{Name: name, Content: content}}, nil
 	}
-	var names []string
-	for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
-		m, err := filepath.Glob(filepath.Join(name, ext))
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, m...)
+	names, contents, err := r.ReadListed(name)
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(names)
-	var out []crdvalidate.Input
-	for _, n := range names {
-		content, err := r.ReadExplicit(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, crdvalidate.Input{Name: n, Content: content})
+	out := make([]crdvalidate.Input, len(names))
+	for i, n := range names {
+		out[i] = crdvalidate.Input{Name: n, Content: contents[i]}
 	}
 	return out, nil
 }

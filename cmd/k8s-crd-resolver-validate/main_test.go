@@ -63,6 +63,13 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 	must(os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(proj, "secret.yaml")))
 	must(os.Symlink("/dev/zero", filepath.Join(proj, "zero.yaml")))
 	must(syscall.Mkfifo(filepath.Join(proj, "fifo.yaml"), 0o644))
+	// A directory outside the project with a FIFO among its YAML files:
+	// the FIFO was found by listing, not typed, and is refused unopened.
+	listed := filepath.Join(base, "listed")
+	must(os.MkdirAll(listed, 0o755))
+	write(filepath.Join(listed, "a.yaml"), crdFile)
+	must(syscall.Mkfifo(filepath.Join(listed, "b.yaml"), 0o644))
+	write(filepath.Join(proj, "widget.yaml"), "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
 	t.Chdir(proj)
 
 	for _, tc := range []struct {
@@ -79,6 +86,7 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 		{args: []string{"zero.yaml", "--allow-outside-root"}, bad: true, wantMsg: "is a character device, not a regular file"},
 		{args: []string{"fifo.yaml"}, bad: true, wantMsg: "fifo.yaml is a FIFO (named pipe), not a regular file"},
 		{args: []string{filepath.Join(outside, "crd.yaml"), "--allow-outside-root"}},
+		{args: []string{"--crd", listed, "widget.yaml"}, bad: true, wantMsg: "b.yaml is a FIFO (named pipe), not a regular file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -77,8 +77,6 @@ var knownSites = map[string]string{
 	"project/project.go: path/filepath.Glob":                    "output discovery lists directories; every file found is read through a Reader, which re-checks confinement on the opened handle",
 	"project/project.go: path/filepath.WalkDir":                 "the same, for ** patterns (WalkDir does not follow symlinks)",
 	"project/migrate.go: path/filepath.WalkDir":                 "migrate lists the project's YAML files; each is read and rewritten through the door",
-	"cmd/export.go: path/filepath.Glob":                         "export jsonschema CRD-DIR lists a directory the user named; every file found is read through Reader.ReadExplicit",
-	"cmd/k8s-crd-resolver-validate/main.go: path/filepath.Glob": "validate --crd DIR lists a directory the user named; every file found is read through Reader.ReadExplicit",
 }
 
 func set(names ...string) map[string]bool {

@@ -49,6 +49,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 )
 
 // Header is the first line of every file Export produces, without its
@@ -124,6 +126,53 @@ func Export(inputs []Input) ([]File, error) {
 	return out, nil
 }
 
+// errBadName is the apiserver's refusal of a kind or version name: each
+// must be a DNS-1035 label (kind once lower-cased), so it never holds a
+// "/", a "." or a "..", and a file name made of them stays in its
+// directory.
+var errBadName = errors.New("the apiserver refuses it: want a DNS-1035 label (a lower-case letter, then lower-case letters, digits and '-', at most 63 characters)")
+
+// dns1035Label reports whether s is a DNS-1035 label, as the apiserver's
+// CRD validation requires of version names and lower-cased kinds.
+func dns1035Label(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkGroup returns why the apiserver refuses group as a CRD's: a DNS-1123
+// subdomain of at least two labels, at most 253 characters.
+func checkGroup(group string) error {
+	labels := strings.Split(group, ".")
+	ok := len(group) <= 253 && len(labels) >= 2
+	for _, l := range labels {
+		ok = ok && dns1123Label(l)
+	}
+	if !ok {
+		return errors.New("the apiserver refuses it: want a DNS-1123 subdomain with at least one dot (widgets.example.com's example.com)")
+	}
+	return nil
+}
+
+// dns1123Label reports whether s is a DNS-1123 label.
+func dns1123Label(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func str(v any) string { s, _ := v.(string); return s }
 
 func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }
@@ -136,6 +185,14 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 	group, kind := str(spec["group"]), str(mapOf(spec["names"])["kind"])
 	if group == "" || kind == "" {
 		return nil, fmt.Errorf("%s: spec.group and spec.names.kind must be set", from)
+	}
+	// The names become file names and schema values: a CRD the apiserver
+	// would refuse for them is refused before any is used.
+	if err := checkGroup(group); err != nil {
+		return nil, fmt.Errorf("%s: spec.group %s: %w", from, safetext.Quote(group), err)
+	}
+	if !dns1035Label(strings.ToLower(kind)) {
+		return nil, fmt.Errorf("%s: spec.names.kind %s: %w", from, safetext.Quote(kind), errBadName)
 	}
 	versions, _ := spec["versions"].([]any)
 	var out []File
@@ -154,6 +211,9 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 				return nil, fmt.Errorf("%s: spec.versions[%d] has no name", from, i)
 			}
 			continue
+		}
+		if !dns1035Label(version) {
+			return nil, fmt.Errorf("%s: spec.versions[%d].name %s: %w", from, i, safetext.Quote(version), errBadName)
 		}
 		base := strings.ToLower(kind + "_" + version)
 		for _, strict := range []bool{false, true} {
