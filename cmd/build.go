@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -133,18 +134,18 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, quiet bo
 			case project.Missing:
 				verb, changed = "created", true
 			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
+			parts = append(parts, fmt.Sprintf("%s (%s)", safetext.Quote(fs.Name), verb))
 		}
 		if changed || !quiet {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", o.Template.Name, strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s, %d warning(s)]\n", safetext.Quote(o.Template.Name), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), len(o.Warnings))
 		}
 		for _, warn := range o.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", warn)
+			fmt.Fprintf(w, "  warning: %s\n", safetext.Quote(warn))
 		}
 	}
 	for _, fs := range plan.Files {
 		if fs.State == project.Orphan {
-			fmt.Fprintf(w, "removed %s (generated, and no template produces it any more)\n", fs.Name)
+			fmt.Fprintf(w, "removed %s (generated, and no template produces it any more)\n", safetext.Quote(fs.Name))
 		}
 	}
 }

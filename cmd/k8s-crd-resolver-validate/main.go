@@ -25,6 +25,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -174,7 +175,7 @@ answers in JSON (the protocol build and check use; see package project).`,
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(stdout, "---\n# %s\n%s", s.File, out)
+					fmt.Fprintf(stdout, "---\n# %s\n%s", safetext.Quote(s.File), out)
 				}
 			}
 			if failed {
@@ -361,17 +362,13 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 	return nil
 }
 
-// readFile reads a file to validate, or standard input for "-", through
-// the one reader. The file is the user's own argument: read wherever it
-// points (a /tmp file, a process substitution's pipe), within the input
-// limit; below the project root (the git top level of the working
-// directory, else the working directory) no symbolic link leads out of it
-// unless allowOutside.
+// render is the text line of a problem found in file: each part quoted
+// (project.Problem.In) so that no name or value can forge a line.
 func render(file string, p project.Problem) string {
 	if p.Object != "" {
 		return p.In(file)
 	}
-	return file + ": " + p.String()
+	return safetext.Quote(file) + ": " + p.String()
 }
 
 // readCRDs reads a --crd argument: a file, or every *.yaml, *.yml and
@@ -430,6 +427,12 @@ func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
 	return out, nil
 }
 
+// readFile reads a file to validate, or standard input for "-", through
+// the one reader. The file is the user's own argument: read wherever it
+// points (a /tmp file, a process substitution's pipe), within the input
+// limit; below the project root (the git top level of the working
+// directory, else the working directory) no symbolic link leads out of it
+// unless allowOutside.
 func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
 	if name == "-" {
 		return r.ReadFrom("<stdin>", stdin)
