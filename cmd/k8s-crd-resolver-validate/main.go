@@ -64,20 +64,26 @@ func main() {
 
 func newCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var version, output, pruning string
-	var batch, allowOutside, showDefaulted bool
+	var batch, allowOutside, showDefaulted, ignoreMissing bool
 	var crdPaths []string
 	c := &cobra.Command{
-		Use:   "k8s-crd-resolver-validate [FILE|-]... [-o text|json]",
+		Use:   "k8s-crd-resolver-validate [FILE|DIR|-]... [-o text|json]",
 		Short: "Validate CRD files with the apiserver's own code",
 		Long: `validate runs the Kubernetes apiserver's CustomResourceDefinition validation
 (ValidateCustomResourceDefinition from k8s.io/apiextensions-apiserver, the code
 kube-apiserver runs on create) on each FILE, a YAML or JSON stream of CRDs; "-"
-is standard input. Every problem is printed as
+is standard input, and a DIR stands for its *.yaml, *.yml and *.json files.
+Every problem is printed as
 
   FILE: CRD-NAME: FIELD-PATH: MESSAGE
 
 with the apiserver's own field path and message. Formats the apiserver of
 --k8s-version does not recognise are warnings on standard error.
+
+Custom resources (each item of a kind: List too) are judged as a create of
+them would be, against the CRD of their group and kind: from the same files,
+--crd, or the project's compiled outputs. One no CRD defines is a problem
+(nothing judged is no pass) unless --ignore-missing-schemas.
 
 Exit status: 0 when every CRD is valid (silently), 1 when a problem was found,
 2 when a file cannot be read.
@@ -126,13 +132,13 @@ answers in JSON (the protocol build and check use; see package project).`,
 			defer reader.Close()
 			var files []crdvalidate.Input
 			for _, name := range args {
-				content, err := readFile(reader, stdin, name)
+				in, err := readInputs(reader, stdin, name)
 				if err != nil {
 					return err
 				}
-				files = append(files, crdvalidate.Input{Name: name, Content: content})
+				files = append(files, in...)
 			}
-			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted}
+			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted, IgnoreMissing: ignoreMissing}
 			for _, name := range crdPaths {
 				more, err := readCRDs(reader, name)
 				if err != nil {
@@ -192,6 +198,7 @@ answers in JSON (the protocol build and check use; see package project).`,
 	c.Flags().StringVarP(&output, "output", "o", "text", "text, or json (a ValidationResponse)")
 	c.Flags().StringArrayVar(&crdPaths, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	c.Flags().StringVar(&pruning, "pruning", crdvalidate.PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
+	c.Flags().BoolVar(&ignoreMissing, "ignore-missing-schemas", false, "a custom resource whose CRD none of the files, --crd or the project gives is a warning, not a problem (as kubeconform's -ignore-missing-schemas)")
 	c.Flags().BoolVar(&showDefaulted, "show-defaulted", false, "print each custom resource as the apiserver would store it (pruned, defaulted)")
 	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
 	c.Flags().BoolVar(&batch, "batch", false, "read a JSON ValidationRequest from standard input, write a ValidationResponse (for build and check)")
@@ -385,6 +392,30 @@ func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 		}
 		return []crdvalidate.Input{{Name: name, Content: content}}, nil
 	}
+	return readDir(r, name)
+}
+
+// readInputs reads a FILE|DIR|- argument: standard input, a file, or the
+// files of a directory as --crd reads them; a directory without such a
+// file is an error (nothing judged is no pass).
+func readInputs(r *fileio.Reader, stdin io.Reader, name string) ([]crdvalidate.Input, error) {
+	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
+		content, err := readFile(r, stdin, name)
+		if err != nil {
+			return nil, err
+		}
+		return []crdvalidate.Input{{Name: name, Content: content}}, nil
+	}
+	in, err := readDir(r, name)
+	if err == nil && len(in) == 0 {
+		err = fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+	}
+	return in, err
+}
+
+// readDir reads the *.yaml, *.yml and *.json files of the directory name
+// (fileio.ReadListed).
+func readDir(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 	names, contents, err := r.ReadListed(name)
 	if err != nil {
 		return nil, err
