@@ -74,9 +74,9 @@ var (
 // with its reason; a site that no longer exists fails the test, so the
 // list cannot outlive its reasons.
 var knownSites = map[string]string{
-	"project/project.go: path/filepath.Glob":                    "output discovery lists directories; every file found is read through a Reader, which re-checks confinement on the opened handle",
-	"project/project.go: path/filepath.WalkDir":                 "the same, for ** patterns (WalkDir does not follow symlinks)",
-	"project/migrate.go: path/filepath.WalkDir":                 "migrate lists the project's YAML files; each is read and rewritten through the door",
+	"project/project.go: path/filepath.Glob":    "output discovery lists directories; every file found is read through a Reader, which re-checks confinement on the opened handle",
+	"project/project.go: path/filepath.WalkDir": "the same, for ** patterns (WalkDir does not follow symlinks)",
+	"project/migrate.go: path/filepath.WalkDir": "migrate lists the project's YAML files; each is read and rewritten through the door",
 }
 
 func set(names ...string) map[string]bool {

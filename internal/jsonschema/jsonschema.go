@@ -44,13 +44,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Header is the first line of every file Export produces, without its
@@ -87,17 +85,15 @@ func Export(inputs []Input) ([]File, error) {
 	seen := map[string]File{}
 	var errs []error
 	for _, in := range inputs {
-		dec := yaml.NewDecoder(bytes.NewReader(in.Content))
-		for i := 0; ; i++ {
-			var doc map[string]any
-			err := dec.Decode(&doc)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: document %d: %w", in.Name, i+1, err))
-				break
-			}
+		// The reader check, diff and validate use: linear in every
+		// dimension of the input, positions kept, budgets applied.
+		docs, err := resolver.DecodeDocuments(in.Name, in.Content, 0)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, d := range docs {
+			doc, _ := d.Value.(map[string]any)
 			if doc["kind"] != "CustomResourceDefinition" || !strings.HasPrefix(str(doc["apiVersion"]), "apiextensions.k8s.io/") {
 				continue
 			}
