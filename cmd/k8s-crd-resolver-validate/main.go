@@ -4,8 +4,8 @@
 // costs every process ~16 ms and ~24 MiB at start (docs/performance.md):
 // `k8s-crd-resolver validate` runs it, and build and check call it once per
 // run with --batch (a second time only for the twin of an invalid output).
-// Its CRDs are validated on every core, with the collector off below a
-// 128 MiB heap (tuneGC).
+// Its CRDs are validated on every core, with the collector off until the
+// heap first reaches 128 MiB (tuneGC).
 package main
 
 import (
@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -206,28 +208,34 @@ answers in JSON (the protocol build and check use; see package project).`,
 	return c
 }
 
-// memoryLimit is the heap size at which the collector starts (see tuneGC).
-// The request streams through (runBatch), so what is live is a few CRDs;
-// 128 MiB holds a build's worth of garbage without a collection and keeps
-// the process near 150 MiB at any size (1,000 distinct CRDs of 66 KiB:
-// 146 MiB peak and 6.6 s, where 256 MiB gave 270 MiB and 7.8 s).
+// memoryLimit is the heap size at which the collector first starts (see
+// tuneGC): a build's worth of CRDs is validated without a collection.
 const memoryLimit = 128 << 20
 
-// tuneGC sets the collector for a short-lived process: none until the
-// heap reaches limit, then as often as it takes to stay near it. Validating
-// build's and check's CRDs takes a few tens of MiB, which a process that
-// exits a moment later has no reason to collect (with the default GOGC=100,
-// about a fifth of the companion's time went to the collector); a request
-// that needs more (the largest may be 1 GiB) is collected as usual once
-// past the limit, so memory stays bounded by what is live plus the limit.
-// GOGC or GOMEMLIMIT in the environment (getenv) leaves the runtime's own
-// settings as they are.
+// tuneGC sets the collector for a short-lived process: none until the heap
+// first reaches limit, then the runtime's default pacing (GOGC=100: a
+// collection each time the heap doubles what the last one left live).
+// Validating build's and check's CRDs takes a few tens of MiB, which a
+// process that exits a moment later has no reason to collect (with the
+// default from the start, about a fifth of the companion's time went to
+// the collector). The limit is not kept once passed: a memory limit held
+// under a live heap larger than it makes the runtime collect continuously,
+// and the work grows with the square of the input (20 MB of examples). The
+// switch happens in a cleanup the first collection runs, so the total work
+// stays proportional to what is allocated. GOGC or GOMEMLIMIT in the
+// environment (getenv) leaves the runtime's own settings as they are.
 func tuneGC(getenv func(string) string, limit int64) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetMemoryLimit(limit)
 	debug.SetGCPercent(-1)
+	// Unreachable from the start: the first collection finds it and runs
+	// the cleanup, which restores the default pacing.
+	runtime.AddCleanup(new([64]byte), func(int) {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}, 0)
 }
 
 // maxBatchBytes bounds a --batch request.
