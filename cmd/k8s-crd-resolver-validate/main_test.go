@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -248,5 +249,31 @@ func batch(t *testing.T, in, want string) {
 		t.Errorf("%s: got %v, want an error saying %q", in, err, want)
 	case want != "" && stdout.Len() > 0:
 		t.Errorf("%s: answered %s", in, stdout.String())
+	}
+}
+
+// TestShowDefaultedJSONKeys: -o json --show-defaulted names its keys as
+// every other key of the answer is named (lower camel case).
+func TestShowDefaultedJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	cr := "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"
+	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(crdFile+cr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	c := newCmd(strings.NewReader(""), &stdout, &stderr)
+	c.SetArgs([]string{"-o", "json", "--show-defaulted", "w.yaml"})
+	if err := c.ExecuteContext(t.Context()); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var answer struct {
+		Stored []map[string]json.RawMessage `json:"stored"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &answer); err != nil {
+		t.Fatal(err)
+	}
+	if len(answer.Stored) != 1 || answer.Stored[0]["file"] == nil || answer.Stored[0]["object"] == nil {
+		t.Errorf("want stored: [{file, object}], got %s", stdout.String())
 	}
 }

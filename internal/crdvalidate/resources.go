@@ -60,8 +60,8 @@ type Options struct {
 
 // Stored is a custom resource as the apiserver would store it.
 type Stored struct {
-	File   string
-	Object map[string]any
+	File   string         `json:"file"`
+	Object map[string]any `json:"object"`
 }
 
 // Files validates every document of files: each CRD with the apiserver's
