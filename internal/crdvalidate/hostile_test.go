@@ -92,3 +92,26 @@ func TestMissingCRD(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesNoteOnlyWithRules: "some validation rules were not checked" is
+// said, as the apiserver says it, only for a CRD with CEL rules.
+func TestRulesNoteOnlyWithRules(t *testing.T) {
+	crds := corpusCRDs(t)
+	for file, want := range map[string]bool{
+		"dask-replicas-string.yaml": false, // the Dask CRDs have no CEL rules
+		"widget-enum.yaml":          true,  // the widget CRD has
+	} {
+		content := readTestFile(t, "../../testdata/resources/cases/"+file)
+		results, _, err := Files(t.Context(), []Input{{Name: file, Content: content}}, Options{CRDs: crds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, p := range results[0].Problems {
+			got = got || strings.Contains(p.Message, "some validation rules were not checked")
+		}
+		if got != want {
+			t.Errorf("%s: the note is there: %v, want %v (%v)", file, got, want, results[0].Problems)
+		}
+	}
+}
