@@ -16,8 +16,12 @@
 //   - exclusiveMinimum/exclusiveMaximum: true → the bound as a number
 //   - the root gets apiVersion and kind (the one value each may have) and
 //     ObjectMeta's fields, with the name (DNS subdomain), namespace and
-//     label syntax the apiserver checks; an x-kubernetes-embedded-resource
-//     gets apiVersion, kind and an open metadata
+//     label syntax the apiserver checks, and metadata.name or generateName
+//     required; an x-kubernetes-embedded-resource gets apiVersion, kind
+//     and an open metadata
+//   - a property that is neither nullable nor required (or that has a
+//     default) accepts null: the apiserver drops such a null before judging
+//     the object (what Helm renders for an unset value)
 //
 // A version the CRD does not serve gets no file: kubeconform then reports
 // the missing schema, as the apiserver refuses the version.
@@ -30,7 +34,9 @@
 // The strict variant closes (additionalProperties: false) every object the
 // apiserver prunes: a typed object without additionalProperties and
 // without x-kubernetes-preserve-unknown-fields, and the root's metadata
-// (ObjectMeta's fields only). An embedded resource's metadata stays open.
+// (ObjectMeta's fields only). An embedded resource's metadata stays open,
+// and a v1beta1 CRD that prunes nothing (preserveUnknownFields not false)
+// gets only its metadata closed.
 //
 // # Ownership
 //
@@ -191,6 +197,13 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 		return nil, fmt.Errorf("%s: spec.names.kind %s: %w", from, safetext.Quote(kind), errBadName)
 	}
 	versions, _ := spec["versions"].([]any)
+	// A v1beta1 CRD prunes nothing unless preserveUnknownFields is false
+	// (its default is true): its strict schemas close only the metadata.
+	prunes := true
+	if crd["apiVersion"] == "apiextensions.k8s.io/v1beta1" {
+		keep, set := spec["preserveUnknownFields"].(bool)
+		prunes = set && !keep
+	}
 	var out []File
 	for i, v := range versions {
 		vm := mapOf(v)
@@ -213,7 +226,7 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 		}
 		base := strings.ToLower(kind + "_" + version)
 		for _, strict := range []bool{false, true} {
-			s := convert(schema, strict)
+			s := convert(schema, strict && prunes)
 			root(s, group+"/"+version, kind, strict)
 			s["$schema"] = "http://json-schema.org/draft-07/schema#"
 			data, err := render(s)
@@ -240,7 +253,9 @@ func root(s map[string]any, apiVersion, kind string, strict bool) {
 	props["apiVersion"] = map[string]any{"type": "string", "enum": []any{apiVersion}}
 	props["kind"] = map[string]any{"type": "string", "enum": []any{kind}}
 	props["metadata"] = objectMeta(mapOf(props["metadata"]), strict)
-	s["required"] = union(s["required"], "apiVersion", "kind")
+	// The apiserver refuses an object without metadata.name or
+	// generateName.
+	s["required"] = union(s["required"], "apiVersion", "kind", "metadata")
 }
 
 // The syntax the apiserver's ObjectMeta validation requires of a custom
@@ -284,6 +299,7 @@ func objectMeta(crd map[string]any, strict bool) map[string]any {
 			"managedFields":              map[string]any{"type": "array", "items": obj},
 		},
 	}
+	md["anyOf"] = []any{map[string]any{"required": []any{"name"}}, map[string]any{"required": []any{"generateName"}}}
 	if strict {
 		md["additionalProperties"] = false
 	}
@@ -350,9 +366,18 @@ func convert(s map[string]any, strict bool) map[string]any {
 		}
 	}
 	if props := mapOf(s["properties"]); props != nil {
+		required, _ := s["required"].([]any)
 		p := map[string]any{}
 		for k, v := range props {
-			p[k] = convert(mapOf(v), strict)
+			c := convert(mapOf(v), strict)
+			p[k] = c
+			// The apiserver drops a null it cannot keep (a non-nullable
+			// property without a default) before judging the object: what
+			// Helm renders for an unset value passes, unless the property
+			// is required (then missing once dropped).
+			if _, hasDefault := mapOf(v)["default"]; hasDefault || !slices.Contains(required, any(k)) {
+				allowNull(c)
+			}
 		}
 		out["properties"] = p
 	}
@@ -411,6 +436,26 @@ func convert(s map[string]any, strict bool) map[string]any {
 		}
 	}
 	return out
+}
+
+// allowNull lets the JSON Schema s accept null (as the apiserver does for
+// a property it drops when null): null joins its type, its enum and its
+// anyOf; an untyped schema accepts null already.
+func allowNull(s map[string]any) {
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []any{t, "null"}
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			s["type"] = append(slices.Clone(t), "null")
+		}
+	}
+	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
+		s["enum"] = append(slices.Clone(e), nil)
+	}
+	if a, ok := s["anyOf"].([]any); ok && s["type"] == nil {
+		s["anyOf"] = append(slices.Clone(a), map[string]any{"type": "null"})
+	}
 }
 
 // render writes s as indented JSON whose first line is Header (the
