@@ -380,7 +380,7 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 // render is the text line of a problem found in file: each part quoted
 // (project.Problem.In) so that no name or value can forge a line.
 func render(file string, p project.Problem) string {
-	if p.Object != "" {
+	if p.Object != "" || p.Line != 0 {
 		return p.In(file)
 	}
 	return safetext.Quote(file) + ": " + p.String()

@@ -115,3 +115,21 @@ func TestRulesNoteOnlyWithRules(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedNamesFileOnce: a file that is no YAML is one problem at the
+// place the reader names, the file name printed once.
+func TestMalformedNamesFileOnce(t *testing.T) {
+	for name, src := range map[string]string{
+		"broken.yaml": "apiVersion: example.com/v1\nkind: Widget\nspec:\n   a: 1\n  b: [1,\n",
+		"binary.yaml": "a: b\n\x00",
+	} {
+		results, _, err := Files(t.Context(), []Input{{Name: name, Content: []byte(src)}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := results[0].Problems
+		if len(ps) != 1 || ps[0].Line == 0 || strings.Count(ps[0].In(name), name) != 1 {
+			t.Errorf("%s: want one problem with a line, naming the file once: %v", name, ps)
+		}
+	}
+}

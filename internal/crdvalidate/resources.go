@@ -82,7 +82,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		results[i].Name = f.Name
 		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: err.Error()})
+			results[i].Problems = append(results[i].Problems, decodeProblem(err))
 			continue
 		}
 		if len(docs) == 0 {
@@ -162,6 +162,17 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		}
 	}
 	return results, stored, nil
+}
+
+// decodeProblem is the problem of a file that cannot be read as YAML or
+// JSON: at the place the reader names, which the file name is printed
+// beside once (Problem.In), not in the message again.
+func decodeProblem(err error) project.Problem {
+	var re *resolver.Error
+	if !errors.As(err, &re) || re.Pos.File == "" {
+		return project.Problem{Message: err.Error()}
+	}
+	return project.Problem{Line: re.Pos.Line, Column: re.Pos.Col, Message: strings.TrimPrefix(err.Error(), re.Pos.String()+": ")}
 }
 
 // listItems returns the items of a kind: List document (apiVersion v1, as
