@@ -147,3 +147,24 @@ func listTree(t *testing.T, dir string) []string {
 	}))
 	return out
 }
+
+// TestExportCommittedOutputWithHostileKind: a committed dist/ file whose
+// kind climbs out (a pull request's) makes a plain export jsonschema
+// refuse it, writing nothing, inside the repository or out of it.
+func TestExportCommittedOutputWithHostileKind(t *testing.T) {
+	dir, props := widgetProject(t)
+	props("name: {type: string}")
+	_, stderr, code := runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	out := filepath.Join(dir, "dist", "widget.yaml")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "kind: Widget\n")
+	require.NoError(t, os.WriteFile(out, []byte(strings.Replace(string(b), "kind: Widget\n", "kind: ../../../Escaped\n", 1)), 0o644))
+	parent := filepath.Dir(dir)
+	before := listTree(t, parent)
+	_, stderr, code = runCmd(t, dir, "", "export", "jsonschema")
+	require.Equal(t, exitBadInput, code, stderr)
+	require.Contains(t, stderr, "spec.names.kind ../../../Escaped: the apiserver refuses it")
+	require.Equal(t, before, listTree(t, parent))
+}
