@@ -50,7 +50,10 @@ defaults, pruning as the apiserver does it, quantities, metadata names):
 
 Every file's first line is the same "$comment" member, which marks it as
 generated: a file there without it is never replaced. Files are never removed.
-Outside any project, DIR must exist.`,
+Outside any project, DIR must exist. A CRD whose kind, version names or group
+the apiserver would refuse is refused (its names make the file names), and
+every file is staged before any is renamed into DIR: a refused file leaves DIR
+as it was.`,
 		Example: `  k8s-crd-resolver export jsonschema -o schemas/
   kubeconform -strict -schema-location default \
     -schema-location 'schemas/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,

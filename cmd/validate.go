@@ -25,12 +25,16 @@ create) on CRD files and prints every problem with its field path:
 
   FILE: CRD-NAME: FIELD-PATH: MESSAGE
 
-Custom resources in the same files are judged as a create of them would be
-(pruning, defaulting, schema, CEL rules, metadata, version), against the CRD of
-their group and kind: from the same files, --crd FILE|DIR, or the project's
-compiled outputs (docs/validating.md):
+Custom resources in the same files (each item of a kind: List too) are judged
+as a create of them would be (pruning, defaulting, schema, CEL rules, metadata,
+version, size), against the CRD of their group and kind: from the same files,
+--crd FILE|DIR, or the project's compiled outputs (docs/validating.md):
 
   FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
+
+A DIR argument stands for its *.yaml, *.yml and *.json files. A custom resource
+no CRD defines is a problem (nothing judged is no pass) unless
+--ignore-missing-schemas.
 
 Exit status: 0 when every CRD is valid (silently), 1 when a problem was found,
 2 when a file cannot be read. "k8s-crd-resolver validate --help" lists its
