@@ -273,6 +273,9 @@ type resource struct {
 
 // judge judges the resource against its CRD.
 func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
+	// Once judged, only the findings are kept (and the stored form when
+	// asked for): a stream of many objects is not held twice over.
+	defer func() { r.obj, r.doc = nil, resolver.Decoded{} }()
 	if !r.checkHead() {
 		return
 	}
@@ -337,7 +340,9 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		}
 		r.warn("/apiVersion", "apiVersion", w)
 	}
-	r.stored = v.Object
+	if opts.KeepStored {
+		r.stored = v.Object
+	}
 }
 
 // Sizes the apiserver and etcd refuse: a request body over 3 MiB (the
