@@ -127,6 +127,14 @@ func TestExportHostileNames(t *testing.T) {
 		require.Equal(t, exitBadInput, code, stderr)
 		require.Contains(t, stderr, "b.yaml is a FIFO (named pipe), not a regular file")
 	})
+	t.Run("FIFO named as an output in -o DIR outside any project", func(t *testing.T) {
+		proj, out := t.TempDir(), t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(proj, "crd.yaml"), []byte(crd("Gadget", "v1")), 0o644))
+		require.NoError(t, syscall.Mkfifo(filepath.Join(out, "gadget_v1.json"), 0o644))
+		_, stderr, code := runCmd(t, proj, "", "export", "jsonschema", "-o", out, "crd.yaml")
+		require.Equal(t, exitBadInput, code, stderr)
+		require.Contains(t, stderr, "gadget_v1.json is a FIFO (named pipe), not a regular file; refusing to replace it")
+	})
 }
 
 // listTree lists every path below dir with its size, for "nothing
