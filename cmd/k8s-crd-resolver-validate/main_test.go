@@ -277,3 +277,25 @@ func TestShowDefaultedJSONKeys(t *testing.T) {
 		t.Errorf("want stored: [{file, object}], got %s", stdout.String())
 	}
 }
+
+// TestProcEnvironSaysWhy: validate /proc/self/environ (a file that reports
+// size 0 and holds NUL-separated text) fails with a message naming the
+// file once and why, and prints none of its content.
+func TestProcEnvironSaysWhy(t *testing.T) {
+	t.Setenv("K8S_CRD_RESOLVER_CANARY", canary)
+	var stdout, stderr bytes.Buffer
+	c := newCmd(strings.NewReader(""), &stdout, &stderr)
+	c.SetArgs([]string{"/proc/self/environ"})
+	err := c.ExecuteContext(t.Context())
+	var code exitCode
+	if !errors.As(err, &code) || int(code) != exitProblems {
+		t.Fatalf("err = %v, want exit %d", err, exitProblems)
+	}
+	out := stdout.String() + stderr.String()
+	if strings.Count(out, "/proc/self/environ") != 1 || !strings.Contains(out, "NUL byte: this is a binary file") {
+		t.Errorf("want the file named once, with the reason: %q", out)
+	}
+	if strings.Contains(out, canary) {
+		t.Errorf("printed the environment: %q", out)
+	}
+}
