@@ -82,8 +82,9 @@ type Input struct {
 }
 
 // Export returns the files for every version with a schema of every
-// CustomResourceDefinition in inputs, sorted by name: two files (plain,
-// strict) per kind and version. Documents of other kinds are skipped. Two
+// CustomResourceDefinition in inputs (each item of a kind: List too),
+// sorted by name: two files (plain, strict) per kind and version.
+// Documents of other kinds are skipped. Two
 // CRDs giving the same kind and version differently (in different groups,
 // say) are an error: the layout has no room for the group.
 func Export(inputs []Input) ([]File, error) {
@@ -98,8 +99,18 @@ func Export(inputs []Input) ([]File, error) {
 			errs = append(errs, err)
 			continue
 		}
+		var objs []any
 		for _, d := range docs {
-			doc, _ := d.Value.(map[string]any)
+			// What kubectl get crd -o yaml prints: a kind: List of CRDs.
+			if m, _ := d.Value.(map[string]any); m["kind"] == "List" && m["apiVersion"] == "v1" {
+				items, _ := m["items"].([]any)
+				objs = append(objs, items...)
+				continue
+			}
+			objs = append(objs, d.Value)
+		}
+		for _, o := range objs {
+			doc, _ := o.(map[string]any)
 			if doc["kind"] != "CustomResourceDefinition" || !strings.HasPrefix(str(doc["apiVersion"]), "apiextensions.k8s.io/") {
 				continue
 			}

@@ -39,3 +39,22 @@ func TestStrictClosesOnlyWhatIsPruned(t *testing.T) {
 		}
 	}
 }
+
+// TestListOfCRDs: a kind: List of CRDs (kubectl get crd -o yaml) exports
+// each item, as the same CRDs in a stream do.
+func TestListOfCRDs(t *testing.T) {
+	crd := "{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, " +
+		"spec: {group: example.com, names: {kind: Widget, plural: widgets}, scope: Namespaced, " +
+		"versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]}}"
+	list, err := Export([]Input{{Name: "list.yaml", Content: []byte("apiVersion: v1\nkind: List\nitems:\n- " + crd + "\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := Export([]Input{{Name: "crd.yaml", Content: []byte(crd + "\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || len(stream) != 2 || string(list[0].Data) != string(stream[0].Data) || string(list[1].Data) != string(stream[1].Data) {
+		t.Errorf("the List gives %d files, the stream %d, or other bytes", len(list), len(stream))
+	}
+}
