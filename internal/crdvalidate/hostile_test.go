@@ -133,3 +133,29 @@ func TestMalformedNamesFileOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCRDsFromAList: --crd of what kubectl get crd -o yaml prints (a kind:
+// List of CRDs) judges resources as the same CRDs in a stream do.
+func TestCRDsFromAList(t *testing.T) {
+	crds := corpusCRDs(t)
+	var items strings.Builder
+	for _, c := range crds {
+		docs := strings.Split(string(c.Content), "\n---\n")
+		for _, d := range docs {
+			if strings.Contains(d, "kind: CustomResourceDefinition") {
+				items.WriteString("- " + strings.ReplaceAll(strings.TrimSpace(strings.TrimPrefix(d, "---\n")), "\n", "\n  ") + "\n")
+			}
+		}
+	}
+	list := Input{Name: "crds.yaml", Content: []byte("apiVersion: v1\nkind: List\nitems:\n" + items.String())}
+	content := readTestFile(t, "../../testdata/resources/cases/widget-enum.yaml")
+	for name, opts := range map[string]Options{"stream": {CRDs: crds}, "list": {CRDs: []Input{list}}} {
+		results, _, err := Files(t.Context(), []Input{{Name: "w.yaml", Content: content}}, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ps := results[0].Problems; len(ps) == 0 || !strings.Contains(ps[len(ps)-1].Message, "Unsupported value") {
+			t.Errorf("%s: want the enum refused, got %v", name, ps)
+		}
+	}
+}

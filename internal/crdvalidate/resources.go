@@ -226,15 +226,24 @@ func (c *catalog) addJSON(raw []byte) {
 	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
 }
 
-// addFiles adds the CRDs of files; documents that are no CRD are ignored.
+// addFiles adds the CRDs of files (each item of a kind: List too);
+// documents that are no CRD are ignored.
 func (c *catalog) addFiles(files []Input) error {
 	for _, f := range files {
 		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
 			return err
 		}
+		var objs []any
 		for _, d := range docs {
-			m, ok := d.Value.(map[string]any)
+			if items, isList := listItems(d.Value); isList {
+				objs = append(objs, items...) // kubectl get crd -o yaml
+				continue
+			}
+			objs = append(objs, d.Value)
+		}
+		for _, o := range objs {
+			m, ok := o.(map[string]any)
 			if !ok || !isCRD(m) {
 				continue
 			}
