@@ -115,7 +115,16 @@ func TestExamplesJudgedByBuildAndCheck(t *testing.T) {
 		r := cli(t, dir, cmd).must(t, 1)
 		contains(t, cmd+" stderr", r.stderr, "error: examples/beta.yaml:6:3: Kbetas/b: spec.resourcez: unknown field")
 	}
+	// An example whose group has a typo is judged by nothing: a failure
+	// naming the project's groups, not a warning advising a flag build and
+	// check do not have.
+	write(t, dir, "examples/beta.yaml", strings.Replace(betaResource, "example.com/v1", "exmaple.com/v1", 1))
+	r := cli(t, dir, "check").must(t, 1)
+	contains(t, "check stderr", r.stderr, "error: examples/beta.yaml:1:1: Kbetas/b: apiVersion: no CRD of the project defines exmaple.com/v1 Kbetas, so nothing judges this example", "did you mean example.com?")
+	if strings.Contains(r.stderr, "--crd") {
+		t.Errorf("check advises --crd: %s", r.stderr)
+	}
 	write(t, dir, ".crd-resolver.yaml", "examples: [\"nothing/*.yaml\"]\n")
-	r := cli(t, dir, "check").must(t, 2)
+	r = cli(t, dir, "check").must(t, 2)
 	contains(t, "check stderr", r.stderr, `examples "nothing/*.yaml" matches no file`)
 }
