@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -263,15 +264,15 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbos
 			case project.Missing:
 				verb, changed = "created", true
 			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", fs.Name, verb))
+			parts = append(parts, fmt.Sprintf("%s (%s)", safetext.Quote(fs.Name), verb))
 		}
 		indent := ""
 		if changed || v == verboseOutput {
-			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s%s, %d warning(s)]\n", comp.proj.Shown(o.Template.Path), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), descriptionsKept(o), len(o.Warnings))
+			fmt.Fprintf(w, "%s -> %s  [%s, Kubernetes %s%s, %d warning(s)]\n", safetext.Quote(comp.proj.Shown(o.Template.Path)), strings.Join(parts, ", "), jsonSize(o), strings.Join(o.KubeVersions, ", "), descriptionsKept(o), len(o.Warnings))
 			indent = "  "
 		}
 		for _, warn := range o.Warnings {
-			fmt.Fprintf(w, "%swarning: %s\n", indent, warn)
+			fmt.Fprintf(w, "%swarning: %s\n", indent, safetext.Quote(warn))
 		}
 		warnings += len(o.Warnings)
 	}
@@ -285,7 +286,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbos
 			counts[2]++
 		case project.Orphan:
 			counts[3]++
-			fmt.Fprintf(w, "removed %s (%s)\n", fs.Name, orphanReason(comp, fs))
+			fmt.Fprintf(w, "removed %s (%s)\n", safetext.Quote(fs.Name), orphanReason(comp, fs))
 		}
 	}
 	if v != quietOutput {

@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/jsonschema"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -50,7 +50,11 @@ defaults, pruning as the apiserver does it, quantities, metadata names):
 
 Every file's first line is the same "$comment" member, which marks it as
 generated: a file there without it is never replaced. Files are never removed.
-DIR is created when missing, parents included.`,
+DIR is created when missing, parents included, inside a project or git work
+tree; outside any, it must exist. A CRD whose kind, version names or group the
+apiserver would refuse is refused (its names make the file names), and every
+file is staged before any is renamed into DIR: a refused file leaves DIR as it
+was.`,
 		Example: `  k8s-crd-resolver export jsonschema
   kubeconform -strict -schema-location default \
     -schema-location 'jsonschema/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
@@ -73,6 +77,10 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	var inputs []jsonschema.Input
 	var names []string // the files read: never replaced by an output
 	root := fileio.ProjectRoot(wd, wd)
+	absDir, err := exportDir(dir, root)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		inputs, names, err = projectOutputs(wd, allowOutside)
 		if err != nil {
@@ -99,58 +107,101 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	if len(files) == 0 {
 		return errors.New("no CustomResourceDefinition with a schema among the inputs")
 	}
-	fileio.HandleSignals(os.Exit)
-	w := fileio.NewWriter(fileio.WriterOptions{Root: root, AllowOutside: allowOutside, Owned: jsonschema.Owned, Inputs: names})
-	defer w.Close()
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return err
+	// Names inside DIR come from the CRDs (checked by Export): they are
+	// confined below DIR's own root (the project, the git work tree
+	// holding DIR, else DIR itself) as any name a repository gives.
+	wroot := fileio.ExplicitRoot(absDir, root)
+	if wroot == "" {
+		wroot = absDir
 	}
-	written := 0
+	fileio.HandleSignals(os.Exit)
+	w := fileio.NewWriter(fileio.WriterOptions{Root: wroot, AllowOutside: allowOutside && wroot == root, Owned: jsonschema.Owned, Inputs: names})
+	defer w.Close()
+	// All or nothing: every file is staged before any is renamed into
+	// place, so a refused file (one without the generated first line)
+	// leaves the directory as it was.
+	staged := make([]*fileio.Staged, 0, len(files))
+	abort := func() {
+		for _, s := range staged {
+			s.Abort()
+		}
+	}
 	for _, f := range files {
-		changed, err := w.WriteExplicit(filepath.Join(absDir, f.Name), func(out io.Writer) error {
+		target := filepath.Join(absDir, f.Name)
+		if filepath.Dir(target) != absDir {
+			abort()
+			return fmt.Errorf("%s: %s would not be a file of %s", f.From, safetext.Quote(f.Name), dir)
+		}
+		s, err := w.StageKeep(target, func(out io.Writer) error {
 			_, err := out.Write(f.Data)
 			return err
 		})
 		if err != nil {
-			return err
+			abort()
+			return fmt.Errorf("%w (nothing written)", err)
 		}
-		if changed {
+		staged = append(staged, s)
+	}
+	written := 0
+	for _, s := range staged {
+		if !s.Unchanged() {
 			written++
 		}
+		if err := s.Commit(); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), dir, written, len(files)-written)
+	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), safetext.Quote(dir), written, len(files)-written)
 	return nil
 }
 
-// readCRDFiles reads a CRD-FILE|DIR argument: a file, or every *.yaml,
-// *.yml and *.json file of a directory (not its subdirectories). It is the
-// user's own argument, read wherever it points.
-func readCRDFiles(r *fileio.Reader, name string) ([]jsonschema.Input, error) {
-	names := []string{name}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		names = nil
-		for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
-			m, err := filepath.Glob(filepath.Join(name, ext))
-			if err != nil {
-				return nil, err
-			}
-			names = append(names, m...)
-		}
-		slices.Sort(names)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
-		}
+// exportDir checks --output-dir DIR (the user's own) and returns it absolute: a
+// directory, or a path that does not exist yet (created below a project
+// only: outside any, DIR must exist).
+func exportDir(dir, root string) (string, error) {
+	if dir == "" {
+		return "", errors.New(`--output-dir "": give the directory to write the schemas into (default: jsonschema)`)
 	}
-	var out []jsonschema.Input
-	for _, n := range names {
-		content, err := r.ReadExplicit(n)
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(absDir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return "", fmt.Errorf("--output-dir %s is %s, not a directory: export writes two files per kind and version into it", dir, fileio.Kind(fi.Mode()))
+	case errors.Is(err, fs.ErrNotExist) && fileio.ExplicitRoot(absDir, root) == "":
+		return "", fmt.Errorf("--output-dir %s does not exist: outside any project, create the directory first", dir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("--output-dir %s: %w", dir, err)
+	}
+	return absDir, nil
+}
+
+// readCRDFiles reads a CRD-FILE|DIR argument: a file, or every *.yaml,
+// *.yml and *.json file of a directory (not its subdirectories). The
+// argument is the user's own, read wherever it points; the names found in
+// a directory are not, and must be regular files (fileio.ReadListed).
+func readCRDFiles(r *fileio.Reader, name string) ([]jsonschema.Input, error) {
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		names, contents, err := r.ReadListed(name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, jsonschema.Input{Name: n, Content: content})
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+		}
+		out := make([]jsonschema.Input, len(names))
+		for i, n := range names {
+			out[i] = jsonschema.Input{Name: n, Content: contents[i]}
+		}
+		return out, nil
 	}
-	return out, nil
+	content, err := r.ReadExplicit(name)
+	if err != nil {
+		return nil, err
+	}
+	return []jsonschema.Input{{Name: name, Content: content}}, nil
 }
 
 // projectOutputs reads the compiled outputs of the project of wd (the

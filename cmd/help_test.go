@@ -19,7 +19,7 @@ func TestValidateHelp(t *testing.T) {
 		require.Equal(t, 0, code, "%q: %s", args, stderr)
 		require.Equal(t, help, out, "%q", args)
 	}
-	for _, want := range []string{"Usage:\n  k8s-crd-resolver validate [FILE|-]...", "--crd", "--pruning", "--show-defaulted", "-o, --output", "custom resources"} {
+	for _, want := range []string{"Usage:\n  k8s-crd-resolver validate [FILE|DIR|-]...", "--crd", "--pruning", "--show-defaulted", "-o, --output", "custom resources"} {
 		require.Contains(t, help, want)
 	}
 	for _, unwanted := range []string{"--batch", "Usage: k8s-crd-resolver-validate", "k8s-crd-resolver-validate [FILE"} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -97,7 +98,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 		// outputs: each gets its own result's warnings).
 		for i, r := range results {
 			for _, p := range r.Problems {
-				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", shownName(proj, r.Name), p)
+				fmt.Fprintf(c.ErrOrStderr(), "error: %s: the apiserver would reject the output: %s\n", safetext.Quote(shownName(proj, r.Name)), p)
 				bad = true
 			}
 			for _, w := range r.Warnings {

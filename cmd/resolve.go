@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -258,11 +259,11 @@ func reportProblems(w io.Writer, results []project.ValidationResult) bool {
 	bad := false
 	for _, r := range results {
 		for _, p := range r.Problems {
-			fmt.Fprintf(w, "error: %s: the apiserver would reject the output: %s\n", r.Name, p)
+			fmt.Fprintf(w, "error: %s: the apiserver would reject the output: %s\n", safetext.Quote(r.Name), p)
 			bad = true
 		}
 		for _, p := range r.Warnings {
-			fmt.Fprintf(w, "warning: %s: %s\n", r.Name, p)
+			fmt.Fprintf(w, "warning: %s: %s\n", safetext.Quote(r.Name), p)
 		}
 	}
 	return bad

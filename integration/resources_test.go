@@ -49,9 +49,22 @@ func TestValidateCustomResources(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("a valid resource printed %q", r.stdout)
 	}
-	// Without the CRD, a warning only: nothing to judge it by.
-	r = cli(t, other, "validate", "cr.yaml").must(t, 0)
-	contains(t, "stderr", r.stderr, "no CRD defines example.com/v1 Kbetas")
+	// Without the CRD: nothing judges it, which is no pass; a warning
+	// with --ignore-missing-schemas (issue 34, item 4).
+	r = cli(t, other, "validate", "cr.yaml").must(t, 1)
+	contains(t, "stdout", r.stdout, "cr.yaml:1:1: Kbetas/b: apiVersion: no CRD defines example.com/v1 Kbetas, so nothing judges it")
+	r = cli(t, other, "validate", "--ignore-missing-schemas", "cr.yaml").must(t, 0)
+	contains(t, "stderr", r.stderr, "warning: cr.yaml:1:1: Kbetas/b: no CRD defines example.com/v1 Kbetas: not validated (--ignore-missing-schemas)")
+
+	// validate DIR reads the directory's YAML and JSON files; an item of
+	// a kind: List is judged as an object of its own.
+	write(t, other, "crs/list.yaml", "apiVersion: v1\nkind: List\nitems:\n- "+strings.ReplaceAll(strings.TrimSuffix(betaResource, "\n"), "\n", "\n  ")+"\n")
+	write(t, other, "crs/notes.txt", "not read\n")
+	r = cli(t, other, "validate", "--crd", filepath.Join(dir, "dist"), "crs").must(t, 1)
+	contains(t, "validate DIR", r.stdout, "crs/list.yaml:9:5: Kbetas/b: spec.resourcez: unknown field")
+	write(t, other, "empty/notes.txt", "not read\n")
+	r = cli(t, other, "validate", "empty").must(t, 2)
+	contains(t, "validate of an empty DIR", r.stderr, "no *.yaml, *.yml or *.json file in the directory")
 
 	// The same stream, on standard input, between a chart's own kinds; -o json.
 	stream := read(t, dir, "dist/beta.yaml") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n" + betaResource
@@ -102,7 +115,16 @@ func TestExamplesJudgedByBuildAndCheck(t *testing.T) {
 		r := cli(t, dir, cmd).must(t, 1)
 		contains(t, cmd+" stderr", r.stderr, "error: examples/beta.yaml:6:3: Kbetas/b: spec.resourcez: unknown field")
 	}
+	// An example whose group has a typo is judged by nothing: a failure
+	// naming the project's groups, not a warning advising a flag build and
+	// check do not have.
+	write(t, dir, "examples/beta.yaml", strings.Replace(betaResource, "example.com/v1", "exmaple.com/v1", 1))
+	r := cli(t, dir, "check").must(t, 1)
+	contains(t, "check stderr", r.stderr, "error: examples/beta.yaml:1:1: Kbetas/b: apiVersion: no CRD of the project defines exmaple.com/v1 Kbetas, so nothing judges this example", "did you mean example.com?")
+	if strings.Contains(r.stderr, "--crd") {
+		t.Errorf("check advises --crd: %s", r.stderr)
+	}
 	write(t, dir, ".crd-resolver.yaml", "examples: [\"nothing/*.yaml\"]\n")
-	r := cli(t, dir, "check").must(t, 2)
+	r = cli(t, dir, "check").must(t, 2)
 	contains(t, "check stderr", r.stderr, `examples "nothing/*.yaml" matches no file`)
 }

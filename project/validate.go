@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 )
 
 // ProtocolVersion is the version of ValidationRequest and
@@ -100,24 +102,29 @@ type Problem struct {
 }
 
 // String renders "CRD: field: message", or "KIND/NAME: field: message"
-// for a custom resource, leaving out empty parts.
+// for a custom resource, leaving out empty parts. Every part may come from
+// a repository (a name, an unknown key, a value in a message): each goes
+// through safetext.Quote, so the line is one line of the tool's own.
 func (p Problem) String() string {
-	s := p.Message
+	q := safetext.Quote
+	s := q(p.Message)
 	if p.Field != "" {
-		s = p.Field + ": " + s
+		s = q(p.Field) + ": " + s
 	}
 	if p.CRD != "" {
-		s = p.CRD + ": " + s
+		s = q(p.CRD) + ": " + s
 	}
 	if p.Object != "" {
-		s = p.Object + ": " + s
+		s = q(p.Object) + ": " + s
 	}
 	return s
 }
 
 // In renders the problem as found in file: "FILE:LINE:COL: " then String,
-// or "FILE: " then String when its place is unknown.
+// or "FILE: " then String when its place is unknown; the file name is
+// quoted as String's parts are.
 func (p Problem) In(file string) string {
+	file = safetext.Quote(file)
 	switch {
 	case p.Line == 0:
 		return file + ": " + p.String()

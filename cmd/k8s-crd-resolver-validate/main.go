@@ -4,8 +4,8 @@
 // costs every process ~16 ms and ~24 MiB at start (docs/performance.md):
 // `k8s-crd-resolver validate` runs it, and build and check call it once per
 // run with --batch (a second time only for the twin of an invalid output).
-// Its CRDs are validated on every core, with the collector off below a
-// 128 MiB heap (tuneGC).
+// Its CRDs are validated on every core, with the collector off until the
+// heap first reaches 128 MiB (tuneGC).
 package main
 
 import (
@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
-	"path/filepath"
+	"runtime"
 	"runtime/debug"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -28,6 +28,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdvalidate"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	buildversion "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -107,13 +108,13 @@ the reference.`,
 			defer reader.Close()
 			var files []crdvalidate.Input
 			for _, name := range args {
-				content, err := readFile(reader, stdin, name)
+				in, err := readInputs(reader, stdin, name)
 				if err != nil {
 					return err
 				}
-				files = append(files, crdvalidate.Input{Name: name, Content: content})
+				files = append(files, in...)
 			}
-			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted}
+			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted, IgnoreMissing: f.IgnoreMissing}
 			for _, name := range crdPaths {
 				more, err := readCRDs(reader, name)
 				if err != nil {
@@ -156,7 +157,7 @@ the reference.`,
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(stdout, "---\n# %s\n%s", s.File, out)
+					fmt.Fprintf(stdout, "---\n# %s\n%s", safetext.Quote(s.File), out)
 				}
 			}
 			if failed {
@@ -177,28 +178,34 @@ the reference.`,
 	return c
 }
 
-// memoryLimit is the heap size at which the collector starts (see tuneGC).
-// The request streams through (runBatch), so what is live is a few CRDs;
-// 128 MiB holds a build's worth of garbage without a collection and keeps
-// the process near 150 MiB at any size (1,000 distinct CRDs of 66 KiB:
-// 146 MiB peak and 6.6 s, where 256 MiB gave 270 MiB and 7.8 s).
+// memoryLimit is the heap size at which the collector first starts (see
+// tuneGC): a build's worth of CRDs is validated without a collection.
 const memoryLimit = 128 << 20
 
-// tuneGC sets the collector for a short-lived process: none until the
-// heap reaches limit, then as often as it takes to stay near it. Validating
-// build's and check's CRDs takes a few tens of MiB, which a process that
-// exits a moment later has no reason to collect (with the default GOGC=100,
-// about a fifth of the companion's time went to the collector); a request
-// that needs more (the largest may be 1 GiB) is collected as usual once
-// past the limit, so memory stays bounded by what is live plus the limit.
-// GOGC or GOMEMLIMIT in the environment (getenv) leaves the runtime's own
-// settings as they are.
+// tuneGC sets the collector for a short-lived process: none until the heap
+// first reaches limit, then the runtime's default pacing (GOGC=100: a
+// collection each time the heap doubles what the last one left live).
+// Validating build's and check's CRDs takes a few tens of MiB, which a
+// process that exits a moment later has no reason to collect (with the
+// default from the start, about a fifth of the companion's time went to
+// the collector). The limit is not kept once passed: a memory limit held
+// under a live heap larger than it makes the runtime collect continuously,
+// and the work grows with the square of the input (20 MB of examples). The
+// switch happens in a cleanup the first collection runs, so the total work
+// stays proportional to what is allocated. GOGC or GOMEMLIMIT in the
+// environment (getenv) leaves the runtime's own settings as they are.
 func tuneGC(getenv func(string) string, limit int64) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetMemoryLimit(limit)
 	debug.SetGCPercent(-1)
+	// Unreachable from the start: the first collection finds it and runs
+	// the cleanup, which restores the default pacing.
+	runtime.AddCleanup(new([64]byte), func(int) {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}, 0)
 }
 
 // maxBatchBytes bounds a --batch request.
@@ -340,22 +347,20 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 	return nil
 }
 
-// readFile reads a file to validate, or standard input for "-", through
-// the one reader. The file is the user's own argument: read wherever it
-// points (a /tmp file, a process substitution's pipe), within the input
-// limit; below the project root (the git top level of the working
-// directory, else the working directory) no symbolic link leads out of it
-// unless allowOutside.
+// render is the text line of a problem found in file: each part quoted
+// (project.Problem.In) so that no name or value can forge a line.
 func render(file string, p project.Problem) string {
-	if p.Object != "" {
+	if p.Object != "" || p.Line != 0 {
 		return p.In(file)
 	}
-	return file + ": " + p.String()
+	return safetext.Quote(file) + ": " + p.String()
 }
 
 // readCRDs reads a --crd argument: a file, or every *.yaml, *.yml and
 // *.json file of a directory (not its subdirectories). Like the files to
-// validate, it is the user's own argument, read wherever it points.
+// validate, it is the user's own argument, read wherever it points; the
+// names found in a directory are not, and must be regular files
+// (fileio.ReadListed: a FIFO there is refused, never opened blocking).
 func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 	fi, err := os.Stat(name)
 	if err != nil || !fi.IsDir() {
@@ -365,22 +370,37 @@ func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 		}
 		return []crdvalidate.Input{{Name: name, Content: content}}, nil
 	}
-	var names []string
-	for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
-		m, err := filepath.Glob(filepath.Join(name, ext))
+	return readDir(r, name)
+}
+
+// readInputs reads a FILE|DIR|- argument: standard input, a file, or the
+// files of a directory as --crd reads them; a directory without such a
+// file is an error (nothing judged is no pass).
+func readInputs(r *fileio.Reader, stdin io.Reader, name string) ([]crdvalidate.Input, error) {
+	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
+		content, err := readFile(r, stdin, name)
 		if err != nil {
 			return nil, err
 		}
-		names = append(names, m...)
+		return []crdvalidate.Input{{Name: name, Content: content}}, nil
 	}
-	slices.Sort(names)
-	var out []crdvalidate.Input
-	for _, n := range names {
-		content, err := r.ReadExplicit(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, crdvalidate.Input{Name: n, Content: content})
+	in, err := readDir(r, name)
+	if err == nil && len(in) == 0 {
+		err = fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+	}
+	return in, err
+}
+
+// readDir reads the *.yaml, *.yml and *.json files of the directory name
+// (fileio.ReadListed).
+func readDir(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
+	names, contents, err := r.ReadListed(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]crdvalidate.Input, len(names))
+	for i, n := range names {
+		out[i] = crdvalidate.Input{Name: n, Content: contents[i]}
 	}
 	return out, nil
 }
@@ -416,6 +436,12 @@ func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
 	return out, nil
 }
 
+// readFile reads a file to validate, or standard input for "-", through
+// the one reader. The file is the user's own argument: read wherever it
+// points (a /tmp file, a process substitution's pipe), within the input
+// limit; below the project root (the git top level of the working
+// directory, else the working directory) no symbolic link leads out of it
+// unless allowOutside.
 func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
 	if name == "-" {
 		return r.ReadFrom("<stdin>", stdin)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -47,19 +48,29 @@ type Options struct {
 	DefaultCRDs func() ([]Input, error)
 	// KeepStored keeps each custom resource as it would be stored.
 	KeepStored bool
+	// IgnoreMissing makes a custom resource whose CRD none of the files
+	// gives a warning (kubeconform's -ignore-missing-schemas); by default
+	// it is a problem: nothing judged is no pass.
+	IgnoreMissing bool
+	// Examples says the files are a project's examples, judged against its
+	// compiled outputs (a --batch request): messages name the project's
+	// templates, not validate's flags.
+	Examples bool
 }
 
 // Stored is a custom resource as the apiserver would store it.
 type Stored struct {
-	File   string
-	Object map[string]any
+	File   string         `json:"file"`
+	Object map[string]any `json:"object"`
 }
 
 // Files validates every document of files: each CRD with the apiserver's
 // CRD validation (as Documents does), and each custom resource as a
 // create request of it would be judged, against the CRD of its group and
-// kind (Create). Documents of Kubernetes' own groups are skipped; a
-// resource of a group no CRD given defines is a warning (not judged).
+// kind (Create); each item of a kind: List document is an object of its
+// own. Documents of Kubernetes' own groups are skipped; a resource no CRD
+// given defines is a problem (a warning with IgnoreMissing), as is an
+// apiVersion or kind kubectl refuses and an object too large to store.
 // One result per file, in order.
 func Files(ctx context.Context, files []Input, opts Options) ([]project.ValidationResult, []Stored, error) {
 	results := make([]project.ValidationResult, len(files))
@@ -71,7 +82,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		results[i].Name = f.Name
 		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: err.Error()})
+			results[i].Problems = append(results[i].Problems, decodeProblem(err))
 			continue
 		}
 		if len(docs) == 0 {
@@ -79,23 +90,41 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			continue
 		}
 		var crds []json.RawMessage
-		for j, d := range docs {
-			m, ok := d.Value.(map[string]any)
+		// add sorts one object (a document, or an item of a kind: List
+		// document at the pointer prefix) into CRDs and resources.
+		add := func(j int, d resolver.Decoded, prefix string, v any) {
+			m, ok := v.(map[string]any)
 			if !ok {
-				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d is not a mapping", j+1)})
-				continue
+				what := fmt.Sprintf("document %d", j+1)
+				if prefix != "" {
+					what += " " + prefix[1:]
+				}
+				results[i].Problems = append(results[i].Problems, project.Problem{Line: d.Position(prefix).Line, Column: d.Position(prefix).Col, Message: what + " is not a mapping"})
+				return
 			}
 			raw, err := json.Marshal(m)
 			if err != nil {
 				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", j+1, err)})
-				continue
+				return
 			}
 			if isCRD(m) {
 				crds = append(crds, raw)
 				cat.addJSON(raw)
+				return
+			}
+			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
+		}
+		for j, d := range docs {
+			items, isList := listItems(d.Value)
+			if !isList {
+				add(j, d, "", d.Value)
 				continue
 			}
-			resources = append(resources, &resource{file: i, doc: d, obj: m})
+			// What kubectl get -o yaml prints: each item is an object of
+			// its own, created (and judged) as if it stood alone.
+			for k, item := range items {
+				add(j, d, "/items/"+strconv.Itoa(k), item)
+			}
 		}
 		if len(crds) > 0 {
 			crdDocs = append(crdDocs, project.ValidationDoc{Name: f.Name, Objects: crds, KubernetesVersion: opts.KubernetesVersion})
@@ -133,6 +162,28 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		}
 	}
 	return results, stored, nil
+}
+
+// decodeProblem is the problem of a file that cannot be read as YAML or
+// JSON: at the place the reader names, which the file name is printed
+// beside once (Problem.In), not in the message again.
+func decodeProblem(err error) project.Problem {
+	var re *resolver.Error
+	if !errors.As(err, &re) || re.Pos.File == "" {
+		return project.Problem{Message: err.Error()}
+	}
+	return project.Problem{Line: re.Pos.Line, Column: re.Pos.Col, Message: strings.TrimPrefix(err.Error(), re.Pos.String()+": ")}
+}
+
+// listItems returns the items of a kind: List document (apiVersion v1, as
+// kubectl get -o yaml prints several objects), and whether it is one.
+func listItems(v any) ([]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || m["kind"] != "List" || m["apiVersion"] != "v1" {
+		return nil, false
+	}
+	items, _ := m["items"].([]any)
+	return items, true
 }
 
 // isCRD reports whether the document is a CustomResourceDefinition.
@@ -175,15 +226,24 @@ func (c *catalog) addJSON(raw []byte) {
 	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
 }
 
-// addFiles adds the CRDs of files; documents that are no CRD are ignored.
+// addFiles adds the CRDs of files (each item of a kind: List too);
+// documents that are no CRD are ignored.
 func (c *catalog) addFiles(files []Input) error {
 	for _, f := range files {
 		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
 			return err
 		}
+		var objs []any
 		for _, d := range docs {
-			m, ok := d.Value.(map[string]any)
+			if items, isList := listItems(d.Value); isList {
+				objs = append(objs, items...) // kubectl get crd -o yaml
+				continue
+			}
+			objs = append(objs, d.Value)
+		}
+		for _, o := range objs {
+			m, ok := o.(map[string]any)
 			if !ok || !isCRD(m) {
 				continue
 			}
@@ -210,9 +270,11 @@ func (c *catalog) lookup(m map[string]any) *oracle.CRD {
 
 // resource is one custom resource of a file, and what judging it found.
 type resource struct {
-	file int
-	doc  resolver.Decoded
-	obj  map[string]any
+	file   int
+	doc    resolver.Decoded
+	prefix string // the JSON pointer of the object in doc: "" or "/items/N"
+	obj    map[string]any
+	size   int // bytes as compact JSON
 
 	problems, warnings []project.Problem
 	stored             map[string]any
@@ -220,6 +282,13 @@ type resource struct {
 
 // judge judges the resource against its CRD.
 func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
+	// Once judged, only the findings are kept (and the stored form when
+	// asked for): a stream of many objects is not held twice over.
+	defer func() { r.obj, r.doc = nil, resolver.Decoded{} }()
+	if !r.checkHead() {
+		return
+	}
+	r.checkSize()
 	apiVersion, _ := r.obj["apiVersion"].(string)
 	kind, _ := r.obj["kind"].(string)
 	crd := cat.lookup(r.obj)
@@ -230,8 +299,12 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 			// Kubernetes' own kinds (a chart's Deployments): not ours to judge.
 		case len(cat.groups[group]) > 0:
 			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, resolver.DidYouMean(kind, cat.groups[group])))
+		case opts.Examples:
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, resolver.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
+		case opts.IgnoreMissing:
+			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s: not validated (--ignore-missing-schemas)", apiVersion, kind))
 		default:
-			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s (give it with --crd, or in the same stream): not validated", apiVersion, kind))
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, resolver.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
 		}
 		return
 	}
@@ -283,7 +356,85 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		}
 		r.warn("/apiVersion", "apiVersion", w)
 	}
-	r.stored = v.Object
+	if opts.KeepStored {
+		r.stored = v.Object
+	}
+}
+
+// Sizes the apiserver and etcd refuse: a request body over 3 MiB (the
+// apiserver's MaxRequestBodyBytes), an object over 1.5 MiB (etcd's
+// default --max-request-bytes, which a create must pass through).
+const (
+	maxRequestBytes = 3 << 20
+	maxEtcdBytes    = 3 << 19
+)
+
+// checkSize says when the object is too large to be created: measured as
+// the compact JSON kubectl sends and the apiserver stores.
+func (r *resource) checkSize() {
+	switch {
+	case r.size > maxRequestBytes:
+		r.problem("", "", fmt.Sprintf("the object is %d bytes as JSON: the apiserver refuses a request body over 3 MiB (%d bytes)", r.size, maxRequestBytes))
+	case r.size > maxEtcdBytes:
+		r.problem("", "", fmt.Sprintf("the object is %d bytes as JSON: etcd refuses to store an object over 1.5 MiB (%d bytes, its default --max-request-bytes), so the create fails", r.size, maxEtcdBytes))
+	}
+}
+
+// checkHead reports whether the object's apiVersion and kind are what
+// kubectl sends: strings, set, apiVersion GROUP/VERSION or VERSION. What
+// kubectl refuses before any request is a problem here, and the object
+// is not judged further.
+func (r *resource) checkHead() bool {
+	ok := true
+	for _, key := range []string{"apiVersion", "kind"} {
+		v, present := r.obj[key]
+		s, isString := v.(string)
+		var msg string
+		switch {
+		case !present || v == nil || isString && s == "":
+			msg = key + " not set (kubectl refuses the object)"
+			for k := range r.obj {
+				if k != key && strings.EqualFold(k, key) {
+					msg += fmt.Sprintf("; the key is spelt %s, and keys are case-sensitive", safetext.Quote(k))
+					break
+				}
+			}
+		case !isString:
+			msg = fmt.Sprintf("%s must be a string, not %s (kubectl refuses the object)", key, typeName(v))
+		case key == "apiVersion" && !validAPIVersion(s):
+			msg = fmt.Sprintf("apiVersion %q: want GROUP/VERSION (example.com/v1), or VERSION for the core group (kubectl refuses the object)", s)
+		}
+		if msg != "" {
+			r.problem("/"+key, key, msg)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// validAPIVersion reports whether s has the form kubectl accepts: VERSION,
+// or GROUP/VERSION with neither empty, no space and one slash.
+func validAPIVersion(s string) bool {
+	group, version, found := strings.Cut(s, "/")
+	if !found {
+		version, group = group, ""
+	}
+	return version != "" && (!found || group != "") && !strings.ContainsAny(s, " \t") && !strings.Contains(version, "/")
+}
+
+// typeName names the JSON type of v for messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int, int64:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 func (r *resource) problem(ptr, fld, msg string) {
@@ -308,9 +459,9 @@ func (r *resource) finding(ptr, fld, msg string) project.Problem {
 	if ptr == "" {
 		ptr = "/kind"
 	}
-	pos := r.doc.Position(ptr)
+	pos := r.doc.Position(r.prefix + ptr)
 	if pos.Line == 0 {
-		pos = r.doc.Position("/kind")
+		pos = r.doc.Position(r.prefix + "/kind")
 	}
 	return project.Problem{Object: kind + "/" + name, Line: pos.Line, Column: pos.Col, Field: fld, Message: msg}
 }
@@ -373,7 +524,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 	}
 	for _, key := range order {
 		idx := groups[key]
-		var opts Options
+		opts := Options{Examples: true}
 		for _, j := range resources[idx[0]].CRDs {
 			var b []byte
 			objs := crds[j].Objs()

@@ -74,13 +74,11 @@ var (
 // with its reason; a site that no longer exists fails the test, so the
 // list cannot outlive its reasons.
 var knownSites = map[string]string{
-	"project/project.go: path/filepath.Glob":                    "output discovery lists directories; every file found is read through a Reader, which re-checks confinement on the opened handle",
-	"project/project.go: path/filepath.WalkDir":                 "the same, for ** patterns (WalkDir does not follow symlinks)",
-	"project/migrate.go: path/filepath.WalkDir":                 "migrate lists the project's YAML files; each is read and rewritten through the door",
-	"project/plan.go: path/filepath.WalkDir":                    "orphans lists the project's YAML files; the first line of each is read through the Writer's door, and a removal goes through it",
-	"cmd/projects.go: path/filepath.WalkDir":                    "build and check list the directories below the working directory for projects' configuration files; each is opened by project.Open through the door",
-	"cmd/export.go: path/filepath.Glob":                         "export jsonschema CRD-DIR lists a directory the user named; every file found is read through Reader.ReadExplicit",
-	"cmd/k8s-crd-resolver-validate/main.go: path/filepath.Glob": "validate --crd DIR lists a directory the user named; every file found is read through Reader.ReadExplicit",
+	"project/project.go: path/filepath.Glob":    "output discovery lists directories; every file found is read through a Reader, which re-checks confinement on the opened handle",
+	"project/project.go: path/filepath.WalkDir": "the same, for ** patterns (WalkDir does not follow symlinks)",
+	"project/migrate.go: path/filepath.WalkDir": "migrate lists the project's YAML files; each is read and rewritten through the door",
+	"project/plan.go: path/filepath.WalkDir":    "orphans lists the project's YAML files; the first line of each is read through the Writer's door, and a removal goes through it",
+	"cmd/projects.go: path/filepath.WalkDir":    "build and check list the directories below the working directory for projects' configuration files; each is opened by project.Open through the door",
 }
 
 func set(names ...string) map[string]bool {

@@ -42,7 +42,12 @@ func explicitRoot(abs, root string) string {
 // (no symbolic link placed there leads out), followed wherever it leads
 // elsewhere. It reads regular files, and pipes as streams; the size limit
 // applies either way.
-func (r *Reader) ReadExplicit(name string) ([]byte, error) {
+func (r *Reader) ReadExplicit(name string) ([]byte, error) { return r.readExplicit(name, true) }
+
+// readExplicit is ReadExplicit; without pipes, a path outside every
+// project must be a regular file too (checked on the handle opened without
+// blocking), as for a name found by listing a directory.
+func (r *Reader) readExplicit(name string, pipes bool) ([]byte, error) {
 	abs := absClean(name)
 	switch top := explicitRoot(abs, r.root); top {
 	case r.root:
@@ -58,7 +63,7 @@ func (r *Reader) ReadExplicit(name string) ([]byte, error) {
 	if err != nil {
 		return nil, describeOpenError(hostFS{}, abs, abs, err)
 	}
-	if fi.Mode()&fs.ModeNamedPipe == 0 {
+	if !pipes || fi.Mode()&fs.ModeNamedPipe == 0 {
 		f, ofi, err := openRegular(hostFS{}, abs, abs)
 		if err != nil {
 			return nil, err

@@ -16,8 +16,12 @@
 //   - exclusiveMinimum/exclusiveMaximum: true → the bound as a number
 //   - the root gets apiVersion and kind (the one value each may have) and
 //     ObjectMeta's fields, with the name (DNS subdomain), namespace and
-//     label syntax the apiserver checks; an x-kubernetes-embedded-resource
-//     gets apiVersion, kind and an open metadata
+//     label syntax the apiserver checks, and metadata.name or generateName
+//     required; an x-kubernetes-embedded-resource gets apiVersion, kind
+//     and an open metadata
+//   - a property that is neither nullable nor required (or that has a
+//     default) accepts null: the apiserver drops such a null before judging
+//     the object (what Helm renders for an unset value)
 //
 // A version the CRD does not serve gets no file: kubeconform then reports
 // the missing schema, as the apiserver refuses the version.
@@ -30,7 +34,9 @@
 // The strict variant closes (additionalProperties: false) every object the
 // apiserver prunes: a typed object without additionalProperties and
 // without x-kubernetes-preserve-unknown-fields, and the root's metadata
-// (ObjectMeta's fields only). An embedded resource's metadata stays open.
+// (ObjectMeta's fields only). An embedded resource's metadata stays open,
+// and a v1beta1 CRD that prunes nothing (preserveUnknownFields not false)
+// gets only its metadata closed.
 //
 // # Ownership
 //
@@ -44,11 +50,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Header is the first line of every file Export produces, without its
@@ -76,8 +82,9 @@ type Input struct {
 }
 
 // Export returns the files for every version with a schema of every
-// CustomResourceDefinition in inputs, sorted by name: two files (plain,
-// strict) per kind and version. Documents of other kinds are skipped. Two
+// CustomResourceDefinition in inputs (each item of a kind: List too),
+// sorted by name: two files (plain, strict) per kind and version.
+// Documents of other kinds are skipped. Two
 // CRDs giving the same kind and version differently (in different groups,
 // say) are an error: the layout has no room for the group.
 func Export(inputs []Input) ([]File, error) {
@@ -85,17 +92,25 @@ func Export(inputs []Input) ([]File, error) {
 	seen := map[string]File{}
 	var errs []error
 	for _, in := range inputs {
-		dec := yaml.NewDecoder(bytes.NewReader(in.Content))
-		for i := 0; ; i++ {
-			var doc map[string]any
-			err := dec.Decode(&doc)
-			if errors.Is(err, io.EOF) {
-				break
+		// The reader check, diff and validate use: linear in every
+		// dimension of the input, positions kept, budgets applied.
+		docs, err := resolver.DecodeDocuments(in.Name, in.Content, 0)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var objs []any
+		for _, d := range docs {
+			// What kubectl get crd -o yaml prints: a kind: List of CRDs.
+			if m, _ := d.Value.(map[string]any); m["kind"] == "List" && m["apiVersion"] == "v1" {
+				items, _ := m["items"].([]any)
+				objs = append(objs, items...)
+				continue
 			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: document %d: %w", in.Name, i+1, err))
-				break
-			}
+			objs = append(objs, d.Value)
+		}
+		for _, o := range objs {
+			doc, _ := o.(map[string]any)
 			if doc["kind"] != "CustomResourceDefinition" || !strings.HasPrefix(str(doc["apiVersion"]), "apiextensions.k8s.io/") {
 				continue
 			}
@@ -124,6 +139,53 @@ func Export(inputs []Input) ([]File, error) {
 	return out, nil
 }
 
+// errBadName is the apiserver's refusal of a kind or version name: each
+// must be a DNS-1035 label (kind once lower-cased), so it never holds a
+// "/", a "." or a "..", and a file name made of them stays in its
+// directory.
+var errBadName = errors.New("the apiserver refuses it: want a DNS-1035 label (a lower-case letter, then lower-case letters, digits and '-', at most 63 characters)")
+
+// dns1035Label reports whether s is a DNS-1035 label, as the apiserver's
+// CRD validation requires of version names and lower-cased kinds.
+func dns1035Label(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkGroup returns why the apiserver refuses group as a CRD's: a DNS-1123
+// subdomain of at least two labels, at most 253 characters.
+func checkGroup(group string) error {
+	labels := strings.Split(group, ".")
+	ok := len(group) <= 253 && len(labels) >= 2
+	for _, l := range labels {
+		ok = ok && dns1123Label(l)
+	}
+	if !ok {
+		return errors.New("the apiserver refuses it: want a DNS-1123 subdomain with at least one dot (widgets.example.com's example.com)")
+	}
+	return nil
+}
+
+// dns1123Label reports whether s is a DNS-1123 label.
+func dns1123Label(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func str(v any) string { s, _ := v.(string); return s }
 
 func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }
@@ -137,7 +199,22 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 	if group == "" || kind == "" {
 		return nil, fmt.Errorf("%s: spec.group and spec.names.kind must be set", from)
 	}
+	// The names become file names and schema values: a CRD the apiserver
+	// would refuse for them is refused before any is used.
+	if err := checkGroup(group); err != nil {
+		return nil, fmt.Errorf("%s: spec.group %s: %w", from, safetext.Quote(group), err)
+	}
+	if !dns1035Label(strings.ToLower(kind)) {
+		return nil, fmt.Errorf("%s: spec.names.kind %s: %w", from, safetext.Quote(kind), errBadName)
+	}
 	versions, _ := spec["versions"].([]any)
+	// A v1beta1 CRD prunes nothing unless preserveUnknownFields is false
+	// (its default is true): its strict schemas close only the metadata.
+	prunes := true
+	if crd["apiVersion"] == "apiextensions.k8s.io/v1beta1" {
+		keep, set := spec["preserveUnknownFields"].(bool)
+		prunes = set && !keep
+	}
 	var out []File
 	for i, v := range versions {
 		vm := mapOf(v)
@@ -155,9 +232,12 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 			}
 			continue
 		}
+		if !dns1035Label(version) {
+			return nil, fmt.Errorf("%s: spec.versions[%d].name %s: %w", from, i, safetext.Quote(version), errBadName)
+		}
 		base := strings.ToLower(kind + "_" + version)
 		for _, strict := range []bool{false, true} {
-			s := convert(schema, strict)
+			s := convert(schema, strict && prunes)
 			root(s, group+"/"+version, kind, strict)
 			s["$schema"] = "http://json-schema.org/draft-07/schema#"
 			data, err := render(s)
@@ -184,7 +264,9 @@ func root(s map[string]any, apiVersion, kind string, strict bool) {
 	props["apiVersion"] = map[string]any{"type": "string", "enum": []any{apiVersion}}
 	props["kind"] = map[string]any{"type": "string", "enum": []any{kind}}
 	props["metadata"] = objectMeta(mapOf(props["metadata"]), strict)
-	s["required"] = union(s["required"], "apiVersion", "kind")
+	// The apiserver refuses an object without metadata.name or
+	// generateName.
+	s["required"] = union(s["required"], "apiVersion", "kind", "metadata")
 }
 
 // The syntax the apiserver's ObjectMeta validation requires of a custom
@@ -228,6 +310,7 @@ func objectMeta(crd map[string]any, strict bool) map[string]any {
 			"managedFields":              map[string]any{"type": "array", "items": obj},
 		},
 	}
+	md["anyOf"] = []any{map[string]any{"required": []any{"name"}}, map[string]any{"required": []any{"generateName"}}}
 	if strict {
 		md["additionalProperties"] = false
 	}
@@ -294,9 +377,18 @@ func convert(s map[string]any, strict bool) map[string]any {
 		}
 	}
 	if props := mapOf(s["properties"]); props != nil {
+		required, _ := s["required"].([]any)
 		p := map[string]any{}
 		for k, v := range props {
-			p[k] = convert(mapOf(v), strict)
+			c := convert(mapOf(v), strict)
+			p[k] = c
+			// The apiserver drops a null it cannot keep (a non-nullable
+			// property without a default) before judging the object: what
+			// Helm renders for an unset value passes, unless the property
+			// is required (then missing once dropped).
+			if _, hasDefault := mapOf(v)["default"]; hasDefault || !slices.Contains(required, any(k)) {
+				allowNull(c)
+			}
 		}
 		out["properties"] = p
 	}
@@ -355,6 +447,26 @@ func convert(s map[string]any, strict bool) map[string]any {
 		}
 	}
 	return out
+}
+
+// allowNull lets the JSON Schema s accept null (as the apiserver does for
+// a property it drops when null): null joins its type, its enum and its
+// anyOf; an untyped schema accepts null already.
+func allowNull(s map[string]any) {
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []any{t, "null"}
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			s["type"] = append(slices.Clone(t), "null")
+		}
+	}
+	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
+		s["enum"] = append(slices.Clone(e), nil)
+	}
+	if a, ok := s["anyOf"].([]any); ok && s["type"] == nil {
+		s["anyOf"] = append(slices.Clone(a), map[string]any{"type": "null"})
+	}
 }
 
 // render writes s as indented JSON whose first line is Header (the

@@ -165,11 +165,15 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, pr.validator)...)
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
-		if blocked := blockingError(errs); blocked != nil {
-			errs = append(errs, blocked)
-		} else if pr.cel != nil {
-			cerrs, _ := pr.cel.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
-			errs = append(errs, cerrs...)
+		// As the strategy: the note that rules were skipped only where
+		// there are rules (a CEL validator).
+		if pr.cel != nil {
+			if blocked := blockingError(errs); blocked != nil {
+				errs = append(errs, blocked)
+			} else {
+				cerrs, _ := pr.cel.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
+				errs = append(errs, cerrs...)
+			}
 		}
 	}
 	// rest.ValidateCreate: the generic checks, once the strategy's pass.

@@ -85,6 +85,7 @@ func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 }
 
 func crdOf(obj map[string]any) (*CRD, error) {
+	obj = asStored(obj)
 	meta, _ := obj["metadata"].(map[string]any)
 	crdName, _ := meta["name"].(string)
 	if crdName == "" {

@@ -15,7 +15,7 @@ import (
 // Use, Short, Long and Example are the command's help, shown by both
 // binaries.
 const (
-	Use   = "validate [FILE|-]..."
+	Use   = "validate [FILE|DIR|-]..."
 	Short = "Validate CRDs and custom resources with the apiserver's own code"
 	Long  = `validate runs the Kubernetes apiserver's CustomResourceDefinition validation
 (k8s.io/apiextensions-apiserver as a library, the code kube-apiserver runs on
@@ -23,14 +23,16 @@ create) on CRD files and prints every problem with its field path:
 
   FILE: CRD-NAME: FIELD-PATH: MESSAGE
 
-Custom resources in the same files are judged as a create of them would be
-(pruning, defaulting, schema, CEL rules, metadata, version), against the CRD of
-their group and kind: from the same files, --crd FILE|DIR, or the project's
-compiled outputs (docs/validating.md):
+Custom resources in the same files (each item of a kind: List too) are judged
+as a create of them would be (pruning, defaulting, schema, CEL rules, metadata,
+version, size), against the CRD of their group and kind: from the same files,
+--crd FILE|DIR, or the project's compiled outputs (docs/validating.md):
 
   FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
 
-"-" is standard input. Formats the apiserver of --k8s-version does not
+A custom resource no CRD defines is a problem (nothing judged is no pass)
+unless --ignore-missing-schemas. A DIR argument stands for its *.yaml, *.yml
+and *.json files; "-" is standard input. Formats the apiserver of --k8s-version does not
 recognise are warnings on standard error.
 
 Exit status: 0 when every file is valid (silently), 1 when a problem was found,
@@ -66,6 +68,9 @@ type Flags struct {
 	CRDs             []string
 	ShowDefaulted    bool
 	AllowOutsideRoot bool
+	// IgnoreMissing makes a custom resource whose CRD nobody gave a
+	// warning instead of a problem.
+	IgnoreMissing bool
 }
 
 // Register adds the flags to fs, bound to f.
@@ -74,6 +79,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
 	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
+	fs.BoolVar(&f.IgnoreMissing, "ignore-missing-schemas", false, "a custom resource whose CRD none of the files, --crd or the project gives is a warning, not a problem (as kubeconform's -ignore-missing-schemas)")
 	fs.BoolVar(&f.ShowDefaulted, "show-defaulted", false, "print each custom resource as the apiserver would store it (pruned, defaulted)")
 	fs.BoolVar(&f.AllowOutsideRoot, "allow-outside-root", false, "read files outside the project root (the git top level of the working directory, else the working directory)")
 }
