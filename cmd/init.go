@@ -49,7 +49,7 @@ does. An existing configuration is never replaced.`,
 			}); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "k8s-crd-resolver: wrote %s: %s into %s/, Kubernetes %s pinned\n", project.ConfigFileName, project.DefaultTemplates, project.DefaultOutput, minor)
+			fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s into %s/, Kubernetes %s pinned\n", project.ConfigFileName, project.DefaultTemplates, project.DefaultOutput, minor)
 			return nil
 		},
 	}

@@ -295,7 +295,7 @@ func TestSizeGuard(t *testing.T) {
 		t.Errorf("%d bytes: %v, warning %q; want no warning", WarnSize, err, sizeWarning(o))
 	}
 	o, err = compileAt(t, WarnSize+1)
-	want := "templates/a.yaml: CRD as.example.com is 262,079 bytes (255.9 KiB) of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making 262,145 bytes (256.0 KiB) of annotations where the apiserver allows 262,144 bytes (256.0 KiB) (a CRD without annotations may have 262,078 bytes (255.9 KiB) of JSON); apply with `kubectl apply --server-side` (serverSideApply: true in .crd-resolver.yaml says so), or shrink it with removeDescriptions (-r)"
+	want := "templates/a.yaml: CRD as.example.com is 262,079 bytes (255.9 KiB) of compact JSON: client-side `kubectl apply` would copy it into its last-applied-configuration annotation, making 262,145 bytes (256.0 KiB) of annotations where the apiserver allows 262,144 bytes (256.0 KiB) (a CRD without annotations may have 262,078 bytes (255.9 KiB) of JSON); apply with `kubectl apply --server-side` (serverSideApply: true in .crd-resolver.yaml says so), or keep only the Kubernetes descriptions that fit with fitDescriptions: client-side-apply (--fit-descriptions client-side-apply), or drop them all with removeDescriptions (-r)"
 	if err != nil || sizeWarning(o) != want {
 		t.Errorf("%d bytes: %v\ngot  %q\nwant %q", WarnSize+1, err, sizeWarning(o), want)
 	}
@@ -317,7 +317,7 @@ func TestSizeGuard(t *testing.T) {
 		t.Errorf("%d bytes: %v", MaxSize, err)
 	}
 	_, err = compileAt(t, MaxSize+1)
-	want = "templates/a.yaml: compiled CRD too large: CRD as.example.com is 1,570,853 bytes (1.50 MiB) of compact JSON, more than the 1,570,852 bytes (1.50 MiB) a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large"
+	want = "templates/a.yaml: compiled CRD too large: CRD as.example.com is 1,570,853 bytes (1.50 MiB) of compact JSON, more than the 1,570,852 bytes (1.50 MiB) a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (fitDescriptions, removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large"
 	if !errors.Is(err, ErrTooLarge) || err.Error() != want {
 		t.Errorf("%d bytes:\ngot  %v\nwant %s", MaxSize+1, err, want)
 	}

@@ -77,14 +77,14 @@ func lastAppliedTotal(annots map[string]string, jsonSize int64) int64 {
 // create it (unless the outputs are installed with server-side apply).
 func checkSize(template, crd string, annots map[string]string, jsonSize int64, allowLarge, removeDescriptions, serverSide bool) (warning string, err error) {
 	if jsonSize > MaxSize && !allowLarge {
-		return "", fmt.Errorf("%s: %w: CRD %s is %s of compact JSON, more than the %s a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large",
+		return "", fmt.Errorf("%s: %w: CRD %s is %s of compact JSON, more than the %s a kube-apiserver on a default etcd (--max-request-bytes 1.5 MiB) stores; shorten it (fitDescriptions, removeDescriptions or -r, maxDescriptionLength) or, for an etcd with a larger --max-request-bytes, pass --allow-large",
 			template, ErrTooLarge, crd, formatBytes(jsonSize), formatBytes(MaxSize))
 	}
 	total := lastAppliedTotal(annots, jsonSize)
 	if total <= AnnotationLimit || serverSide {
 		return "", nil
 	}
-	shrink := "shrink it with removeDescriptions (-r)"
+	shrink := "keep only the Kubernetes descriptions that fit with fitDescriptions: client-side-apply (--fit-descriptions client-side-apply), or drop them all with removeDescriptions (-r)"
 	if removeDescriptions {
 		shrink = "shrink it with maxDescriptionLength or shorter descriptions of your own"
 	}
