@@ -1,7 +1,8 @@
 // Command k8s-crd-resolver-validate runs the apiserver's own CRD validation
 // (k8s.io/apiextensions-apiserver, linked as a library) on CRD files. It is
 // a companion of k8s-crd-resolver, kept apart because linking the apiserver
-// costs every process ~16 ms and ~24 MiB at start (docs/performance.md):
+// costs every process start-up time and memory before main (DESIGN.md),
+// which a compile that validates nothing should not pay:
 // `k8s-crd-resolver validate` runs it, and build and check call it once per
 // run with --batch (a second time only for the twin of an invalid output).
 // Its CRDs are validated on every core, with the collector off until the
