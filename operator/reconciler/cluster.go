@@ -34,8 +34,8 @@ const (
 // cluster, and reports status.phase Created -> Pending -> Running (or Error
 // for a name its children cannot carry), with Dask's meanings. It is the
 // only writer of the default worker group's replicas: the cluster's
-// spec.worker.replicas, clamped to the bounds of a DaskAutoscaler naming the
-// cluster.
+// spec.worker.replicas, or the choice of a DaskAutoscaler naming the
+// cluster, clamped to its bounds (workerReplicas).
 type ClusterReconciler struct {
 	Deps
 
@@ -274,8 +274,9 @@ func (r *ClusterReconciler) swapPoll(key client.ObjectKey, uid types.UID, counts
 }
 
 // workerReplicas is the default worker group's size: the cluster's request,
-// or, when a DaskAutoscaler names the cluster, the first one's (by name)
-// choice (status.desiredWorkers), clamped to its bounds.
+// or, when a DaskAutoscaler names the cluster and has changed the count, the
+// first one's (by name) choice (status.desiredWorkers), clamped to its
+// bounds.
 func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster) (int32, error) {
 	var list DaskAutoscalerList
 	if err := r.Client.List(ctx, &list, client.InNamespace(dc.Namespace), client.MatchingFields{indexAutoscalerCluster: dc.Name}); err != nil {
@@ -297,7 +298,10 @@ func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster)
 		// changed since it chose).
 		return clamp(a.Status.DesiredWorkers, a.Spec.Minimum, a.Spec.Maximum), nil
 	}
-	return clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum), nil
+	// Until the autoscaler first changes the count (which needs its
+	// scheduler's answer), the group stays as the cluster asks, as with
+	// Dask's controller: a scheduler that never answers changes nothing.
+	return dc.Spec.Worker.Replicas, nil
 }
 
 // copyDeployment moves the operator-owned parts of desired into existing;

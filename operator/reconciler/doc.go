@@ -43,11 +43,15 @@
 // # Scale
 //
 // The default worker group's replicas are the cluster's spec.worker.replicas,
-// or, when a DaskAutoscaler names the cluster, the autoscaler's choice
-// (status.desiredWorkers) clamped to its [minimum, maximum]; the cluster
-// reconciler is the only writer. The autoscaler polls the scheduler's
-// adaptive target and decides with decideScale: scale up at once, scale down
-// only after a cool-down. New workers take the lowest free indices.
+// or, once a DaskAutoscaler naming the cluster has changed the count, the
+// autoscaler's choice (status.desiredWorkers) clamped to its [minimum,
+// maximum]; the cluster reconciler is the only writer. The autoscaler polls
+// the scheduler's adaptive target and decides, from the group's replicas as
+// they stand, with decideScale, paced as Dask's controller paces: scale up
+// at once; scale down only after a cool-down since the last change, and by
+// at most a quarter of the group (at least one) per decision. A round whose
+// scheduler cannot be asked changes nothing. New workers take the lowest
+// free indices.
 //
 // # Talk to the scheduler
 //

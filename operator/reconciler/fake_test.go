@@ -465,6 +465,7 @@ func TestFakeAdoption(t *testing.T) {
 type standIn struct {
 	workers   map[string]string // name -> address
 	idleSince float64
+	target    atomic.Int32 // the adaptive target
 	retired   atomic.Int32
 }
 
@@ -493,6 +494,8 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{%s}`, strings.Join(parts, ","))
 	case "/api/v1/check_idle":
 		fmt.Fprintf(w, `{"idle_since": %f}`, s.idleSince)
+	case "/api/v1/adaptive_target":
+		fmt.Fprintf(w, `{"workers": %d}`, s.target.Load())
 	default:
 		http.NotFound(w, r)
 	}
@@ -550,17 +553,10 @@ func TestFakeIdleDeletion(t *testing.T) {
 	defer srv.Close()
 	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }}
 	cr := &ClusterReconciler{Deps: e.deps}
-	e.reconcile(cr, "idle")
-	var got DaskCluster
-	e.get("idle", &got) // the scheduler is not available yet: not asked
-	var sched appsv1.Deployment
-	e.get("idle-scheduler", &sched)
-	sched.Status.AvailableReplicas = 1
-	if err := e.c.Status().Update(t.Context(), &sched); err != nil {
-		t.Fatal(err)
-	}
-	e.reconcile(cr, "idle") // available now, and Running
+	// Reconciled before the scheduler is available (not asked), then after.
+	e.availableScheduler(cr, "idle")
 	e.reconcile(cr, "idle") // asked: idle for an hour, past 60s
+	var got DaskCluster
 	err := e.c.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "idle"}, &got)
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("idle cluster still there (%v): %+v", err, got.Status)
@@ -631,14 +627,7 @@ func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
 	}
 	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
 	for _, name := range []string{"slow", "fast"} {
-		e.reconcile(cr, name)
-		var sched appsv1.Deployment
-		e.get(name+"-scheduler", &sched)
-		sched.Status.AvailableReplicas = 1
-		if err := e.c.Status().Update(t.Context(), &sched); err != nil {
-			t.Fatal(err)
-		}
-		e.reconcile(cr, name)
+		e.availableScheduler(cr, name)
 	}
 	for range 3 {
 		e.reconcile(ar, "slow")
@@ -655,4 +644,163 @@ func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
 	if a.Status.SchedulerTarget == nil || *a.Status.SchedulerTarget != 2 {
 		t.Errorf("fast autoscaler status = %+v", a.Status)
 	}
+}
+
+// availableScheduler reconciles cluster name with cr, reports its scheduler
+// Deployment available (no kubelet runs here), and reconciles it again.
+func (e *fakeEnv) availableScheduler(cr *ClusterReconciler, name string) {
+	e.t.Helper()
+	e.reconcile(cr, name)
+	var sched appsv1.Deployment
+	e.get(SchedulerName(name), &sched)
+	sched.Status.AvailableReplicas = 1
+	if err := e.c.Status().Update(e.t.Context(), &sched); err != nil {
+		e.t.Fatal(err)
+	}
+	e.reconcile(cr, name)
+}
+
+// groupReplicas returns the spec.worker.replicas of worker group name.
+func (e *fakeEnv) groupReplicas(name string) int32 {
+	e.t.Helper()
+	var wg DaskWorkerGroup
+	e.get(name, &wg)
+	return wg.Spec.Worker.Replicas
+}
+
+// TestFakeAutoscalerPacing: an idle group of 4 with adapt(1, 4) loses one
+// worker per decision, not three at once; a decision inside the cool-down
+// changes nothing; and each decision starts from the group's replicas as
+// they stand, not from the cluster's spec.worker.replicas.
+func TestFakeAutoscalerPacing(t *testing.T) {
+	dc := testCluster("pace")
+	dc.Spec.Worker.Replicas = 4
+	as := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "pace", Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4}}
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, as)
+	s := &standIn{} // idle: its adaptive target is 0
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	// A cool-down no test run outlives: the test moves the last change
+	// back in time instead of waiting.
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, AutoscaleCoolDown: time.Hour}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	e.availableScheduler(cr, "pace")
+
+	// coolDownOver moves the autoscaler's last change an hour and a
+	// second back.
+	coolDownOver := func() {
+		var a DaskAutoscaler
+		e.get("pace", &a)
+		a.Status.LastScaleTime = &metav1.Time{Time: a.Status.LastScaleTime.Add(-time.Hour - time.Second)}
+		if err := e.c.Status().Update(t.Context(), &a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var path []int32
+	for step := range 3 {
+		if step > 0 {
+			// Inside the cool-down: the same count.
+			e.reconcile(ar, "pace")
+			e.reconcile(cr, "pace")
+			if got := e.groupReplicas("pace-default"); got != path[len(path)-1] {
+				t.Fatalf("inside the cool-down the group went %d -> %d", path[len(path)-1], got)
+			}
+			coolDownOver()
+		}
+		e.reconcile(ar, "pace")
+		e.reconcile(cr, "pace")
+		path = append(path, e.groupReplicas("pace-default"))
+	}
+	coolDownOver()
+	e.reconcile(ar, "pace")
+	e.reconcile(cr, "pace")
+	path = append(path, e.groupReplicas("pace-default"))
+	if !slices.Equal(path, []int32{3, 2, 1, 1}) {
+		t.Errorf("an idle group of 4 went %v, want [3 2 1 1]: one worker per decision, down to the minimum", path)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Count(evs, "Scaled") != 3 {
+		t.Errorf("events %s, want three Scaled", evs)
+	}
+
+	// The group is scaled directly to 3 (kubectl scale): the next decision
+	// starts from those 3 (one of 3 goes: 2), not from the cluster's 4
+	// (3) or the autoscaler's last choice, 1 (at the minimum already).
+	var wg DaskWorkerGroup
+	e.get("pace-default", &wg)
+	wg.Spec.Worker.Replicas = 3
+	if err := e.c.Update(t.Context(), &wg); err != nil {
+		t.Fatal(err)
+	}
+	coolDownOver()
+	e.reconcile(ar, "pace")
+	var a DaskAutoscaler
+	e.get("pace", &a)
+	if a.Status.DesiredWorkers != 2 {
+		t.Errorf("from a group of 3, idle, the autoscaler chose %d, want 2", a.Status.DesiredWorkers)
+	}
+}
+
+// TestFakeAutoscalerSkipsUnreachable: a round whose scheduler cannot be
+// reached changes nothing (neither the autoscaler's choice nor the group,
+// even when the cluster asks for more than the maximum) and says why in
+// one event, not one per poll; once the scheduler answers, the count moves.
+func TestFakeAutoscalerSkipsUnreachable(t *testing.T) {
+	dc := testCluster("away")
+	dc.Spec.Worker.Replicas = 5
+	as := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "away", Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: "away", Minimum: 1, Maximum: 3}}
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, as)
+	s := &standIn{}
+	s.target.Store(2)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	closed := closedURL(t)
+	up := true
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string {
+		if up {
+			return srv.URL
+		}
+		return closed
+	}}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	up = false
+	e.availableScheduler(cr, "away")
+	e.drained()
+	for range 5 {
+		e.reconcile(ar, "away")
+		e.reconcile(cr, "away")
+	}
+	var a DaskAutoscaler
+	e.get("away", &a)
+	if a.Status.LastScaleTime != nil || a.Status.DesiredWorkers != 0 || a.Status.SchedulerTarget != nil {
+		t.Errorf("a round without the scheduler wrote status %+v", a.Status)
+	}
+	if got := e.groupReplicas("away-default"); got != 5 {
+		t.Errorf("without the scheduler's word the group went 5 -> %d", got)
+	}
+	evs := e.drained()
+	if n := strings.Count(fmt.Sprint(evs), "SchedulerUnreachable"); n != 1 {
+		t.Errorf("%d SchedulerUnreachable events in five rounds, want 1: %v", n, evs)
+	}
+	up = true
+	e.reconcile(ar, "away")
+	e.reconcile(cr, "away")
+	if got := e.groupReplicas("away-default"); got != 3 {
+		t.Errorf("with the scheduler back the group of 5 is %d, want the maximum, 3", got)
+	}
+	// A new outage warns at once.
+	up = false
+	e.reconcile(ar, "away")
+	if n := strings.Count(fmt.Sprint(e.drained()), "SchedulerUnreachable"); n != 1 {
+		t.Errorf("a second outage recorded %d SchedulerUnreachable events, want 1", n)
+	}
+}
+
+// closedURL returns the URL of a local port that was listening and no
+// longer is: connecting to it is refused.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL
+	srv.Close()
+	return u
 }

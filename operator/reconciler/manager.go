@@ -73,7 +73,8 @@ type SchedulerOptions struct {
 	// the adaptive target (default 5s).
 	AutoscalePeriod time.Duration
 	// AutoscaleCoolDown is how long after a change of worker count a
-	// DaskAutoscaler does not scale down (default 30s).
+	// DaskAutoscaler does not scale down (default 15s, as in Dask's
+	// controller).
 	AutoscaleCoolDown time.Duration
 	// IdleCheckPeriod is how often a cluster with spec.idleTimeout asks its
 	// scheduler whether it is idle (default 5s).
@@ -98,7 +99,7 @@ func (o SchedulerOptions) withDefaults() SchedulerOptions {
 		o.AutoscalePeriod = 5 * time.Second
 	}
 	if o.AutoscaleCoolDown <= 0 {
-		o.AutoscaleCoolDown = 30 * time.Second
+		o.AutoscaleCoolDown = 15 * time.Second
 	}
 	if o.IdleCheckPeriod <= 0 {
 		o.IdleCheckPeriod = 5 * time.Second
