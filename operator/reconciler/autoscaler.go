@@ -181,7 +181,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	pending := a.Status.LastScaleTime != nil && a.Status.DesiredWorkers == desired
 	if desired != current && !pending {
 		r.event(&a, corev1.EventTypeNormal, "Scaled", "Scale", "%s: %d -> %d workers (scheduler target %d, bounds [%d, %d])", why, current, desired, target, a.Spec.Minimum, a.Spec.Maximum)
-		a.Status.LastScaleTime = &now
+		a.Status.LastScaleTime = &metav1.MicroTime{Time: now.Time}
 	}
 	if a.Status.LastScaleTime != nil {
 		a.Status.DesiredWorkers = desired

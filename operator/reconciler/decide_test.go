@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -355,5 +357,25 @@ func TestSchedulerClientRetries(t *testing.T) {
 	cancel()
 	if _, err := (&SchedulerClient{BaseURL: srv.URL}).Workers(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled context must stop the retries, got %v", err)
+	}
+}
+
+// TestLastScaleTimeKeepsMicroseconds: the cool-down counts from
+// status.lastScaleTime as the apiserver stores it (JSON), so the stored
+// time must keep what a cool-down of seconds needs; a whole-second time
+// would end it up to a second early.
+func TestLastScaleTimeKeepsMicroseconds(t *testing.T) {
+	at := t0.Add(987654 * time.Microsecond)
+	in := DaskAutoscalerStatus{LastScaleTime: &metav1.MicroTime{Time: at}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out DaskAutoscalerStatus
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.LastScaleTime == nil || !out.LastScaleTime.Time.Equal(at) {
+		t.Errorf("lastScaleTime %s came back as %v (%s)", at, out.LastScaleTime, b)
 	}
 }

@@ -691,7 +691,7 @@ func TestFakeAutoscalerPacing(t *testing.T) {
 	coolDownOver := func() {
 		var a DaskAutoscaler
 		e.get("pace", &a)
-		a.Status.LastScaleTime = &metav1.Time{Time: a.Status.LastScaleTime.Add(-time.Hour - time.Second)}
+		a.Status.LastScaleTime = &metav1.MicroTime{Time: a.Status.LastScaleTime.Add(-time.Hour - time.Second)}
 		if err := e.c.Status().Update(t.Context(), &a); err != nil {
 			t.Fatal(err)
 		}

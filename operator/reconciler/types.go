@@ -239,8 +239,10 @@ type DaskAutoscalerStatus struct {
 	// DesiredWorkers is the worker count the autoscaler last chose for the
 	// default worker group; meaningful once LastScaleTime is set.
 	DesiredWorkers int32 `json:"desiredWorkers,omitempty"`
-	// LastScaleTime is when DesiredWorkers last changed.
-	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+	// LastScaleTime is when DesiredWorkers last changed, to the
+	// microsecond: the cool-down counts from it, and a time kept to the
+	// second would end a cool-down up to a second early.
+	LastScaleTime *metav1.MicroTime `json:"lastScaleTime,omitempty"`
 	// SchedulerTarget is the last adaptive target the scheduler reported,
 	// before bounds and cool-down; unset until it first answered.
 	SchedulerTarget *int32 `json:"schedulerTarget,omitempty"`
