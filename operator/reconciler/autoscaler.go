@@ -107,7 +107,10 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !a.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		base := a.DeepCopy()
+		return releaseKopf(ctx, &r.Deps, &a, func(ctx context.Context, o client.Object) error {
+			return r.Client.Patch(ctx, o, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldOwner))
+		})
 	}
 	opts := r.Scheduler.withDefaults()
 	var dc DaskCluster

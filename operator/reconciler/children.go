@@ -398,11 +398,15 @@ type workerInfo struct {
 	Name  string
 	Index int
 	Ready bool
+	// Legacy: made by Dask's operator and adopted (isLegacyWorker); Index
+	// means nothing.
+	Legacy bool
 }
 
 // pickRetirees chooses n workers to retire: workers that are not ready go
-// first (they do no work yet), then the highest indices (the newest). The
-// result is deterministic for a given input.
+// first (they do no work yet), then those Dask's operator made (by name),
+// then the highest indices (the newest). The result is deterministic for a
+// given input.
 func pickRetirees(workers []workerInfo, n int) []string {
 	ws := slices.Clone(workers)
 	slices.SortFunc(ws, func(a, b workerInfo) int {
@@ -411,6 +415,15 @@ func pickRetirees(workers []workerInfo, n int) []string {
 				return -1
 			}
 			return 1
+		}
+		if a.Legacy != b.Legacy {
+			if a.Legacy {
+				return -1
+			}
+			return 1
+		}
+		if a.Legacy {
+			return strings.Compare(a.Name, b.Name)
 		}
 		return cmp.Compare(b.Index, a.Index)
 	})

@@ -33,6 +33,15 @@ func TestPickRetirees(t *testing.T) {
 	if ws[0].Name != "w-0" {
 		t.Error("pickRetirees reordered its input")
 	}
+	// Workers Dask's operator made go after the not-ready ones and before
+	// this operator's, in name order.
+	mixed := append(slices.Clone(ws),
+		workerInfo{Name: "w-worker-ffe0", Index: -1, Ready: true, Legacy: true},
+		workerInfo{Name: "w-worker-0a1b", Index: -1, Ready: true, Legacy: true},
+	)
+	if got, want := pickRetirees(mixed, 5), []string{"w-3", "w-1", "w-worker-0a1b", "w-worker-ffe0", "w-2"}; !slices.Equal(got, want) {
+		t.Errorf("pickRetirees with Dask's workers = %v, want %v", got, want)
+	}
 }
 
 func TestFreeIndices(t *testing.T) {

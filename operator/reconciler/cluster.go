@@ -81,7 +81,9 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !dc.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return releaseKopf(ctx, &r.Deps, &dc, func(ctx context.Context, o client.Object) error {
+			return r.Client.Update(ctx, o, client.FieldOwner(FieldOwner))
+		})
 	}
 	orig := dc.DeepCopy()
 	defer func() {

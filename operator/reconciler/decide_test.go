@@ -169,6 +169,28 @@ func TestDecideWarn(t *testing.T) {
 	}
 }
 
+func TestDecideKopfRelease(t *testing.T) {
+	grace := time.Minute
+	for _, tc := range []struct {
+		name   string
+		after  time.Duration
+		remove bool
+		wait   time.Duration
+	}{
+		{"just deleted", 0, false, grace},
+		{"inside the grace", 45 * time.Second, false, 15 * time.Second},
+		{"grace over", grace, true, 0},
+		{"long ago", time.Hour, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			remove, wait := decideKopfRelease(t0, t0.Add(tc.after), grace)
+			if remove != tc.remove || wait != tc.wait {
+				t.Errorf("decideKopfRelease = %v, %s; want %v, %s", remove, wait, tc.remove, tc.wait)
+			}
+		})
+	}
+}
+
 func TestDecideRetire(t *testing.T) {
 	timeout := time.Minute
 	for _, tc := range []struct {

@@ -45,6 +45,10 @@ type Deps struct {
 	// Slow, shared by the reconcilers, holds schedulers cooling off after
 	// using up a CallBudget; nil remembers none.
 	Slow *SlowSchedulers
+	// KopfFinalizerGrace is how long after a deletion kopf's finalizer, left
+	// by Dask's operator, may stay before it is removed (releaseKopf);
+	// zero means DefaultKopfFinalizerGrace.
+	KopfFinalizerGrace time.Duration
 }
 
 // ErrExternalName marks a scheduler Service of type ExternalName: its DNS

@@ -174,7 +174,7 @@ func TestFakeClusterPropagatesMetadata(t *testing.T) {
 		t.Errorf("worker group labels = %v", wg.Labels)
 	}
 
-	wr := &WorkerGroupReconciler{Deps: e.deps}
+	cr, wr := &ClusterReconciler{Deps: e.deps}, &WorkerGroupReconciler{Deps: e.deps}
 	e.reconcile(wr, "simple-default")
 	var w appsv1.Deployment
 	e.get("simple-default-worker-0", &w)
@@ -803,4 +803,143 @@ func closedURL(t *testing.T) string {
 	u := srv.URL
 	srv.Close()
 	return u
+}
+
+// kopfMarker is the finalizer kopf puts on objects with timers.
+const kopfMarker = "kopf.zalando.org/KopfFinalizerMarker"
+
+// TestFakeKopfFinalizerReleased: a DaskCluster and a DaskAutoscaler that
+// Dask's operator (kopf) gave its finalizer, deleted after it was gone,
+// keep it during the grace, lose it after (with an event), and so are
+// deleted; another controller's finalizer stays.
+func TestFakeKopfFinalizerReleased(t *testing.T) {
+	long := metav1.NewTime(time.Now().Add(-2 * time.Hour))
+	recent := metav1.NewTime(time.Now())
+	gone := testCluster("gone")
+	gone.Finalizers, gone.DeletionTimestamp = []string{kopfMarker}, &long
+	shared := testCluster("shared")
+	shared.Finalizers, shared.DeletionTimestamp = []string{kopfMarker, "example.com/backup"}, &long
+	fresh := testCluster("fresh")
+	fresh.Finalizers, fresh.DeletionTimestamp = []string{kopfMarker}, &recent
+	as := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "ns", Finalizers: []string{kopfMarker}, DeletionTimestamp: &long}, Spec: DaskAutoscalerSpec{Cluster: "gone", Minimum: 1, Maximum: 2}}
+	e := newFakeEnv(t, interceptor.Funcs{}, gone, shared, fresh, as)
+	e.deps.KopfFinalizerGrace = time.Hour
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+
+	e.reconcile(cr, "gone")
+	e.reconcile(ar, "gone")
+	for _, obj := range []client.Object{&DaskCluster{}, &DaskAutoscaler{}} {
+		if err := e.c.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "gone"}, obj); !apierrors.IsNotFound(err) {
+			t.Errorf("%T gone still there (%v), finalizers %v", obj, err, obj.GetFinalizers())
+		}
+	}
+	e.reconcile(cr, "shared")
+	var dc DaskCluster
+	e.get("shared", &dc)
+	if !slices.Equal(dc.Finalizers, []string{"example.com/backup"}) {
+		t.Errorf("finalizers left %v, want only example.com/backup", dc.Finalizers)
+	}
+	res := e.reconcile(cr, "fresh")
+	e.get("fresh", &dc)
+	if !slices.Equal(dc.Finalizers, []string{kopfMarker}) || res.RequeueAfter <= 0 || res.RequeueAfter > time.Hour {
+		t.Errorf("inside the grace: finalizers %v, requeue after %s; want kopf's kept and a look again within the hour", dc.Finalizers, res.RequeueAfter)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Count(evs, "RemovedKopfFinalizer") != 3 {
+		t.Errorf("events %s, want three RemovedKopfFinalizer", evs)
+	}
+}
+
+// daskWorker is a worker Deployment as Dask's operator makes them for
+// group wg: a random name, its labels, a controller reference to the
+// group, no spec hash; available when ready.
+func daskWorker(wg *DaskWorkerGroup, suffix string, ready bool) *appsv1.Deployment {
+	name := wg.Name + "-worker-" + suffix
+	labels := map[string]string{LabelCluster: wg.Spec.Cluster, LabelWorkerGroup: wg.Name, LabelComponent: ComponentWorker}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: wg.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: GroupVersion.String(), Kind: "DaskWorkerGroup", Name: wg.Name, UID: wg.UID, Controller: new(true), BlockOwnerDeletion: new(true)}},
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: new(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: wg.Spec.Worker.Spec},
+		},
+	}
+	if ready {
+		d.Status.Replicas, d.Status.AvailableReplicas = 1, 1
+	}
+	return d
+}
+
+// TestFakeDaskWorkersAdopted: the two workers Dask's operator made for a
+// group of 2 are adopted, not doubled: no worker of this operator's is
+// made; scaling to 3 adds one; scaling to 1 retires Dask's two (through
+// the scheduler) and keeps this operator's.
+func TestFakeDaskWorkersAdopted(t *testing.T) {
+	dc := testCluster("switch")
+	dc.UID = "dc-uid"
+	wg := defaultWorkerGroup(dc, 2)
+	wg.UID = "wg-uid"
+	wg.OwnerReferences = []metav1.OwnerReference{{APIVersion: GroupVersion.String(), Kind: "DaskCluster", Name: dc.Name, UID: dc.UID, Controller: new(true), BlockOwnerDeletion: new(true)}}
+	d1, d2 := daskWorker(wg, "4f1c2a9b0e", true), daskWorker(wg, "0b77de3a1c", true)
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, wg, d1, d2)
+	s := &standIn{workers: map[string]string{d1.Name: "tcp://10.0.0.1:1234", d2.Name: "tcp://10.0.0.2:1234"}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, RetireTimeout: time.Hour}
+	cr, wr := &ClusterReconciler{Deps: e.deps}, &WorkerGroupReconciler{Deps: e.deps}
+
+	workers := func() []string {
+		var list appsv1.DeploymentList
+		if err := e.c.List(t.Context(), &list, client.MatchingLabels{LabelWorkerGroup: wg.Name}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range list.Items {
+			out = append(out, d.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The cluster is the single writer of its default group's replicas.
+	scale := func(n int32) {
+		var got DaskCluster
+		e.get(dc.Name, &got)
+		got.Spec.Worker.Replicas = n
+		if err := e.c.Update(t.Context(), &got); err != nil {
+			t.Fatal(err)
+		}
+		e.reconcile(cr, dc.Name)
+	}
+
+	e.reconcile(cr, dc.Name)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{d2.Name, d1.Name}; !slices.Equal(got, want) {
+		t.Errorf("after the switch the group has %v, want Dask's two only", got)
+	}
+	var got DaskWorkerGroup
+	e.get(wg.Name, &got)
+	if got.Status.Replicas != 2 || got.Status.ReadyReplicas != 2 {
+		t.Errorf("status = %+v, want 2 replicas, 2 ready", got.Status)
+	}
+
+	scale(3)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{WorkerName(wg.Name, 0), d2.Name, d1.Name}; !slices.Equal(got, want) {
+		t.Errorf("scaled to 3: %v, want Dask's two and one of this operator's", got)
+	}
+
+	// Once this operator's worker is up, scale-down takes Dask's first.
+	var w0 appsv1.Deployment
+	e.get(WorkerName(wg.Name, 0), &w0)
+	w0.Status.Replicas, w0.Status.AvailableReplicas = 1, 1
+	if err := e.c.Status().Update(t.Context(), &w0); err != nil {
+		t.Fatal(err)
+	}
+	scale(1)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{WorkerName(wg.Name, 0)}; !slices.Equal(got, want) || s.retired.Load() != 2 {
+		t.Errorf("scaled to 1: %v after %d retired by the scheduler, want %v after 2", got, s.retired.Load(), want)
+	}
 }

@@ -44,6 +44,11 @@ type Options struct {
 	Concurrency int
 	// Scheduler configures how the operator reaches Dask schedulers.
 	Scheduler SchedulerOptions
+	// KopfFinalizerGrace is how long after a deletion a finalizer that
+	// Dask's operator (kopf) left on a DaskCluster or DaskAutoscaler may
+	// stay before the operator removes it (default
+	// DefaultKopfFinalizerGrace).
+	KopfFinalizerGrace time.Duration
 }
 
 // SchedulerOptions configure the operator's use of each scheduler's HTTP
@@ -194,6 +199,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Recorder:  mgr.GetEventRecorder(FieldOwner),
 		Scheduler: opts.Scheduler,
 		Slow:      &SlowSchedulers{},
+
+		KopfFinalizerGrace: opts.KopfFinalizerGrace,
 	}
 	co := ControllerOptions{Concurrency: opts.Concurrency}
 	for _, c := range []interface {
