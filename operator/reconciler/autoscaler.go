@@ -173,20 +173,27 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if a.Status.LastScaleTime != nil {
 		last = a.Status.LastScaleTime.Time
 	}
+	// The group's replicas as they stand: before the autoscaler's first
+	// change, the group's own; after it, its last choice within the
+	// current bounds, which is what the cluster reconciler holds the group
+	// at. (The group read from the cache may not show a choice applied yet,
+	// and deciding from that would undo it.)
 	current := wg.Spec.Worker.Replicas
+	if a.Status.LastScaleTime != nil {
+		current = clamp(a.Status.DesiredWorkers, a.Spec.Minimum, a.Spec.Maximum)
+	}
 	desired, why := decideScale(scaleInput{
 		Current: current, Target: target,
 		Minimum: a.Spec.Minimum, Maximum: a.Spec.Maximum,
 		LastScale: last, Now: now.Time, CoolDown: opts.AutoscaleCoolDown,
 	})
-	// pending: this very count was chosen before and the cluster
-	// reconciler has not applied it yet; choosing it again is no change.
-	pending := a.Status.LastScaleTime != nil && a.Status.DesiredWorkers == desired
-	if desired != current && !pending {
+	if desired != current {
 		r.event(&a, corev1.EventTypeNormal, "Scaled", "Scale", "%s: %d -> %d workers (scheduler target %d, bounds [%d, %d])", why, current, desired, target, a.Spec.Minimum, a.Spec.Maximum)
 		a.Status.LastScaleTime = &metav1.MicroTime{Time: now.Time}
 	}
 	if a.Status.LastScaleTime != nil {
+		// Also when bounds moved the count without a change of choice, so
+		// that a raised maximum does not bring back a count chosen before.
 		a.Status.DesiredWorkers = desired
 	}
 	return next, nil

@@ -722,19 +722,26 @@ func TestFakeAutoscalerPacing(t *testing.T) {
 		t.Errorf("events %s, want three Scaled", evs)
 	}
 
-	// The group is scaled directly to 3 (kubectl scale): the next decision
-	// starts from those 3 (one of 3 goes: 2), not from the cluster's 4
-	// (3) or the autoscaler's last choice, 1 (at the minimum already).
+	// A new autoscaler for a cluster that asks for 4 workers, whose group
+	// was scaled directly to 3 (kubectl scale) and not yet set back: its
+	// first decision starts from the group's 3 (one of 3 goes: 2), not
+	// from the cluster's 4 (3).
+	if err := e.c.Delete(t.Context(), as); err != nil {
+		t.Fatal(err)
+	}
 	var wg DaskWorkerGroup
 	e.get("pace-default", &wg)
 	wg.Spec.Worker.Replicas = 3
 	if err := e.c.Update(t.Context(), &wg); err != nil {
 		t.Fatal(err)
 	}
-	coolDownOver()
-	e.reconcile(ar, "pace")
+	fresh := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "pace-2", Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4}}
+	if err := e.c.Create(t.Context(), fresh); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(ar, "pace-2")
 	var a DaskAutoscaler
-	e.get("pace", &a)
+	e.get("pace-2", &a)
 	if a.Status.DesiredWorkers != 2 {
 		t.Errorf("from a group of 3, idle, the autoscaler chose %d, want 2", a.Status.DesiredWorkers)
 	}
