@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -318,15 +319,32 @@ func TestReconcileDaskCluster(t *testing.T) {
 		}
 	}
 
-	// Autoscaler bounds: the default group stays within [2, 3].
+	// Autoscaler bounds: the default group stays within [2, 3], whatever
+	// the scheduler (a stand-in) asks for.
+	var target atomic.Int32
+	target.Store(1)
+	standIn := newStandIn(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/adaptive_target" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `{"workers": %d}`, target.Load())
+	})
+	schedulerURLs.Store(ns+"/example", standIn.URL)
+	t.Cleanup(func() { schedulerURLs.Delete(ns + "/example") })
+	if err := c.Get(ctx, key("example-scheduler"), &sched); err != nil {
+		t.Fatal(err)
+	}
+	markAvailable(t, c, &sched)
 	as := readExample(t, "daskautoscaler.yaml", ns)
 	as.Object["spec"] = map[string]any{"cluster": "example", "minimum": int64(2), "maximum": int64(3)}
 	if err := c.Create(ctx, as); err != nil {
 		t.Fatal(err)
 	}
-	waitWorkers(t, c, ns, "example-default", 2) // cluster asks for 1
+	waitWorkers(t, c, ns, "example-default", 2) // the scheduler asks for 1
 	setReplicas(t, c, key("example"), 10)
-	waitWorkers(t, c, ns, "example-default", 3) // cluster asks for 10
+	target.Store(10)
+	waitWorkers(t, c, ns, "example-default", 3) // the scheduler asks for 10
 	testenv.Eventually(t, timeout, "autoscaler status", func(ctx context.Context) (bool, string, error) {
 		var a reconciler.DaskAutoscaler
 		if err := c.Get(ctx, key("example"), &a); err != nil {
