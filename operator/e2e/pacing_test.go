@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
-
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // pathPoint is one observed state of a default worker group while it
@@ -54,9 +54,9 @@ func TestAdaptivePacingWithRealScheduler(t *testing.T) {
 	all := []string{"pace-default-worker-0", "pace-default-worker-1", "pace-default-worker-2", "pace-default-worker-3"}
 	waitListed(t, sched, all...)
 
-	as := &reconciler.DaskAutoscaler{
+	as := &daskv1.DaskAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pace"},
-		Spec:       reconciler.DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4},
+		Spec:       daskv1.DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4},
 	}
 	start := time.Now()
 	if err := c.Create(ctx, as); err != nil {
@@ -65,7 +65,7 @@ func TestAdaptivePacingWithRealScheduler(t *testing.T) {
 	var path []pathPoint
 	var decisions []time.Time // each status.lastScaleTime seen
 	testenv.Eventually(t, 4*timeout, "the idle group down to its minimum", func(ctx context.Context) (bool, string, error) {
-		var wg reconciler.DaskWorkerGroup
+		var wg daskv1.DaskWorkerGroup
 		if err := c.Get(ctx, key("pace-default"), &wg); err != nil {
 			return false, "", err
 		}
@@ -127,7 +127,7 @@ func TestSchedulerUnreachableSkipped(t *testing.T) {
 	key := inNamespace(ns)
 	refused := httptest.NewServer(http.NotFoundHandler())
 	refused.Close() // its port now refuses connections
-	hostileCluster(t, c, ns, "away", refused.URL, func(dc *reconciler.DaskCluster) { dc.Spec.Worker.Replicas = 5 })
+	hostileCluster(t, c, ns, "away", refused.URL, func(dc *daskv1.DaskCluster) { dc.Spec.Worker.Replicas = 5 })
 	waitWorkers(t, c, ns, "away-default", 5)
 	waitEvent(t, c, ns, "away", "SchedulerUnreachable")
 
@@ -139,14 +139,14 @@ func TestSchedulerUnreachableSkipped(t *testing.T) {
 		n := reconcileCount(t, "daskautoscaler")
 		return n >= n0+6, fmt.Sprintf("%d rounds since", n-n0), nil
 	})
-	var as reconciler.DaskAutoscaler
+	var as daskv1.DaskAutoscaler
 	if err := c.Get(t.Context(), key("away"), &as); err != nil {
 		t.Fatal(err)
 	}
 	if as.Status.LastScaleTime != nil || as.Status.SchedulerTarget != nil {
 		t.Errorf("rounds without the scheduler wrote status %+v", as.Status)
 	}
-	var wg reconciler.DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	if err := c.Get(t.Context(), key("away-default"), &wg); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // oldManager is the field manager the old CRDs and objects were created
@@ -102,7 +104,7 @@ func TestInPlaceSwitch(t *testing.T) {
 	})
 	aliasedDefault.SetLabels(map[string]string{"dask.org/cluster-name": "aliased", "dask.org/component": "workergroup"})
 	aliasedDefault.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: reconciler.GroupVersion.String(), Kind: "DaskCluster", Name: "aliased", UID: aliased.GetUID(),
+		APIVersion: daskv1.GroupVersion.String(), Kind: "DaskCluster", Name: "aliased", UID: aliased.GetUID(),
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 	}})
 	aliasedDefault = storeOld(t, c, aliasedDefault)
@@ -175,12 +177,12 @@ func TestInPlaceSwitch(t *testing.T) {
 
 	// Every stored object reconciles.
 	key := inNamespace(ns)
-	waitObserved(t, c, key("simple"), &reconciler.DaskCluster{})
-	waitObserved(t, c, key("aliased"), &reconciler.DaskCluster{})
-	waitObserved(t, c, key("simple-additional"), &reconciler.DaskWorkerGroup{})
-	waitObserved(t, c, key("aliased-default"), &reconciler.DaskWorkerGroup{})
-	waitObserved(t, c, key("simple-job"), &reconciler.DaskJob{})
-	waitObserved(t, c, key("simple"), &reconciler.DaskAutoscaler{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskCluster{})
+	waitObserved(t, c, key("aliased"), &daskv1.DaskCluster{})
+	waitObserved(t, c, key("simple-additional"), &daskv1.DaskWorkerGroup{})
+	waitObserved(t, c, key("aliased-default"), &daskv1.DaskWorkerGroup{})
+	waitObserved(t, c, key("simple-job"), &daskv1.DaskJob{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskAutoscaler{})
 	waitWorkers(t, c, ns, "simple-default", 2)
 	// Reconciled (above): Dask's two workers are the group's two.
 	after := groupWorkers(t, c, ns, "simple-additional")
@@ -202,7 +204,7 @@ func TestInPlaceSwitch(t *testing.T) {
 	for _, o := range []struct {
 		obj  client.Object
 		name string
-	}{{&reconciler.DaskWorkerGroup{}, "simple-additional"}, {&reconciler.DaskAutoscaler{}, "simple"}} {
+	}{{&daskv1.DaskWorkerGroup{}, "simple-additional"}, {&daskv1.DaskAutoscaler{}, "simple"}} {
 		if err := c.Get(ctx, key(o.name), o.obj); err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +231,7 @@ func TestInPlaceSwitch(t *testing.T) {
 			t.Errorf("%s: spec update %s after the switch: %v", what, patch, err)
 		}
 	}
-	waitObserved(t, c, key("simple"), &reconciler.DaskCluster{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskCluster{})
 	waitWorkers(t, c, ns, "simple-default", 3)
 	waitWorkers(t, c, ns, "simple-additional", 3)
 	scaled := groupWorkers(t, c, ns, "simple-additional")
@@ -303,7 +305,7 @@ func daskWorkerDeployment(ns, name string, group *unstructured.Unstructured) *ap
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: ns, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: reconciler.GroupVersion.String(), Kind: "DaskWorkerGroup", Name: group.GetName(), UID: group.GetUID(),
+				APIVersion: daskv1.GroupVersion.String(), Kind: "DaskWorkerGroup", Name: group.GetName(), UID: group.GetUID(),
 				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 			}},
 		},
@@ -396,7 +398,7 @@ func daskClusterSpec(hostAliases []any) map[string]any {
 func daskObject(t *testing.T, kind, ns, name string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetAPIVersion(reconciler.GroupVersion.String())
+	u.SetAPIVersion(daskv1.GroupVersion.String())
 	u.SetKind(kind)
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -432,13 +434,13 @@ func waitObserved(t *testing.T, c client.Client, key client.ObjectKey, obj clien
 		}
 		var got int64
 		switch o := obj.(type) {
-		case *reconciler.DaskCluster:
+		case *daskv1.DaskCluster:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskWorkerGroup:
+		case *daskv1.DaskWorkerGroup:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskJob:
+		case *daskv1.DaskJob:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskAutoscaler:
+		case *daskv1.DaskAutoscaler:
 			got = o.Status.ObservedGeneration
 		default:
 			return false, "", fmt.Errorf("%T has no observedGeneration", obj)

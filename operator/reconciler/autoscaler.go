@@ -14,6 +14,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // AutoscalerReconciler chooses, for each DaskAutoscaler, the worker count of
@@ -81,8 +83,8 @@ func (m *warnMemory) forget(key client.ObjectKey) {
 func (r *AutoscalerReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskautoscaler").
-		For(&DaskAutoscaler{}).
-		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[DaskAutoscalerList](mgr.GetClient(), indexAutoscalerCluster))).
+		For(&daskv1.DaskAutoscaler{}).
+		Watches(&daskv1.DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[daskv1.DaskAutoscalerList](mgr.GetClient(), indexAutoscalerCluster))).
 		WithOptions(opts.controller()).
 		Complete(r)
 }
@@ -99,7 +101,7 @@ var errSchedulerNotRunning = errors.New("scheduler not running")
 // cannot be reached with a SchedulerUnreachable event at most every
 // unreachableWarnEvery.
 func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	var a DaskAutoscaler
+	var a daskv1.DaskAutoscaler
 	if err := r.Client.Get(ctx, req.NamespacedName, &a); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.unreachable.forget(req.NamespacedName)
@@ -113,7 +115,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		})
 	}
 	opts := r.Scheduler.withDefaults()
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Cluster}, &dc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.event(&a, corev1.EventTypeWarning, "ClusterNotFound", "Scale", "DaskCluster %s not found", a.Spec.Cluster)
@@ -137,7 +139,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	// reported, not returned, and the next poll is the retry.
 	next := ctrl.Result{RequeueAfter: opts.AutoscalePeriod}
 
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: dc.Namespace, Name: DefaultWorkerGroupName(dc.Name)}, &wg); err != nil {
 		if apierrors.IsNotFound(err) {
 			// The cluster reconciler has not made it yet: nothing to scale.
@@ -148,7 +150,7 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	now := metav1.Now()
 	var target int32
 	err = errSchedulerNotRunning
-	if meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
+	if meta.IsStatusConditionTrue(dc.Status.Conditions, daskv1.ConditionSchedulerAvailable) {
 		var sc *SchedulerClient
 		if sc, err = r.schedulerFor(ctx, dc.Namespace, dc.Name); err == nil {
 			sctx, cancel := r.schedulerBudget(ctx, dc.Namespace, dc.Name)

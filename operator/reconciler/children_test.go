@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 func TestPickRetirees(t *testing.T) {
@@ -119,11 +121,11 @@ func TestSchedulerPort(t *testing.T) {
 
 // TestBuildersDoNotAlias: editing a built child never reaches the parent.
 func TestBuildersDoNotAlias(t *testing.T) {
-	wg := &DaskWorkerGroup{
+	wg := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns"},
-		Spec: DaskWorkerGroupSpec{Cluster: "c", Worker: WorkerSpec{
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: "c", Worker: daskv1.WorkerSpec{
 			Replicas: 1,
-			Metadata: Metadata{Labels: map[string]string{"team": "a"}},
+			Metadata: daskv1.Metadata{Labels: map[string]string{"team": "a"}},
 			Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "w"}}},
 		}},
 	}

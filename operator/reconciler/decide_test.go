@@ -13,6 +13,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -388,12 +390,12 @@ func TestSchedulerClientRetries(t *testing.T) {
 // would end it up to a second early.
 func TestLastScaleTimeKeepsMicroseconds(t *testing.T) {
 	at := t0.Add(987654 * time.Microsecond)
-	in := DaskAutoscalerStatus{LastScaleTime: &metav1.MicroTime{Time: at}}
+	in := daskv1.DaskAutoscalerStatus{LastScaleTime: &metav1.MicroTime{Time: at}}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out DaskAutoscalerStatus
+	var out daskv1.DaskAutoscalerStatus
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package reconciler is a small Dask operator on controller-runtime. It
 // consumes the CRDs compiled from templates/ (embedded from operator/crds/,
 // dist/'s CRDs with Kubernetes' descriptions) and turns DaskCluster, DaskWorkerGroup, DaskJob
-// and DaskAutoscaler objects into
-// Deployments, Services and Pods built from the user's own pod templates.
+// and DaskAutoscaler objects (their Go types: package api/v1, imported as
+// daskv1) into Deployments, Services and Pods built from the user's own pod
+// templates.
 //
 // # Install
 //

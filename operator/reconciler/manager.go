@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // Options configure the operator. The zero value watches every namespace,
@@ -149,7 +151,7 @@ func (o Options) withDefaults() Options {
 // NewScheme returns a scheme with the built-in kinds, CRDs and Dask kinds.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, daskv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -182,13 +184,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(context.Background(), &DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
-		return []string{o.(*DaskAutoscaler).Spec.Cluster}
+	if err := idx.IndexField(context.Background(), &daskv1.DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
+		return []string{o.(*daskv1.DaskAutoscaler).Spec.Cluster}
 	}); err != nil {
 		return nil, fmt.Errorf("indexing autoscalers: %w", err)
 	}
-	if err := idx.IndexField(context.Background(), &DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string {
-		return []string{o.(*DaskWorkerGroup).Spec.Cluster}
+	if err := idx.IndexField(context.Background(), &daskv1.DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string {
+		return []string{o.(*daskv1.DaskWorkerGroup).Spec.Cluster}
 	}); err != nil {
 		return nil, fmt.Errorf("indexing worker groups: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // WorkerGroupReconciler turns a DaskWorkerGroup into one single-replica
@@ -29,10 +31,10 @@ type WorkerGroupReconciler struct {
 func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskworkergroup").
-		For(&DaskWorkerGroup{}).
+		For(&daskv1.DaskWorkerGroup{}).
 		Owns(&appsv1.Deployment{}).
 		// The scheduler address comes from the cluster's Service spec.
-		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[DaskWorkerGroupList](mgr.GetClient(), indexWorkerGroupCluster))).
+		Watches(&daskv1.DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[daskv1.DaskWorkerGroupList](mgr.GetClient(), indexWorkerGroupCluster))).
 		WithOptions(opts.controller()).
 		Complete(r)
 }
@@ -42,7 +44,7 @@ func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts Controll
 // (adopt), so that deleting the cluster deletes the group and its workers.
 // Status is patched on every way out.
 func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	if err := r.Client.Get(ctx, req.NamespacedName, &wg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -50,8 +52,8 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, nil
 	}
 
-	var dc *DaskCluster
-	var got DaskCluster
+	var dc *daskv1.DaskCluster
+	var got daskv1.DaskCluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &got); err == nil {
 		dc = &got
 	} else if !apierrors.IsNotFound(err) {
@@ -242,7 +244,7 @@ func (r *WorkerGroupReconciler) markRetiring(ctx context.Context, d *appsv1.Depl
 // to other workers), and deletes the Deployments the scheduler no longer
 // lists, and those it has not retired within RetireTimeout (with a Warning
 // event). It returns how soon to look again for the rest.
-func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup, retiring []*appsv1.Deployment) (time.Duration, error) {
+func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *daskv1.DaskWorkerGroup, retiring []*appsv1.Deployment) (time.Duration, error) {
 	opts := r.Scheduler.withDefaults()
 	now := time.Now()
 	listed := map[string]string{} // worker name -> address

@@ -1,26 +1,9 @@
-package reconciler
+package v1
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// GroupVersion is the API group and version of the Dask custom resources.
-var GroupVersion = schema.GroupVersion{Group: "kubernetes.dask.org", Version: "v1"}
-
-// AddToScheme registers the Dask kinds (and their lists) in a scheme.
-func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion,
-		&DaskCluster{}, &DaskClusterList{},
-		&DaskWorkerGroup{}, &DaskWorkerGroupList{},
-		&DaskJob{}, &DaskJobList{},
-		&DaskAutoscaler{}, &DaskAutoscalerList{},
-	)
-	metav1.AddToGroupVersion(s, GroupVersion)
-	return nil
-}
 
 // Phases of a DaskCluster, with the meaning dask-kubernetes' operator gives
 // them (its KubeCluster client waits for Running), in the order a healthy
