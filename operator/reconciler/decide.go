@@ -65,6 +65,20 @@ func decideWarn(last, now time.Time, every time.Duration) bool {
 	return last.IsZero() || !now.Before(last.Add(every))
 }
 
+// decideKopfRelease says, for an object deleted at deletedAt that still
+// carries kopf's finalizer at now, whether to remove it, or how long to
+// wait first. A running kopf operator removes its finalizer as soon as it
+// sees the deletion (it stops the object's timers; Dask's deletion handlers
+// are optional), so one still there grace after the deletion means no kopf
+// operator handles the object any more: Dask's operator is gone, and
+// without the removal the deletion would never finish.
+func decideKopfRelease(deletedAt, now time.Time, grace time.Duration) (remove bool, wait time.Duration) {
+	if left := deletedAt.Add(grace).Sub(now); left > 0 {
+		return false, left
+	}
+	return true, 0
+}
+
 // retireVerdict is what to do with one worker chosen for retirement.
 type retireVerdict int
 
