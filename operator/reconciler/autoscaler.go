@@ -190,8 +190,20 @@ func (r *AutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		LastScale: last, Now: now.Time, CoolDown: opts.AutoscaleCoolDown,
 	})
 	if desired != current {
-		r.event(&a, corev1.EventTypeNormal, "Scaled", "Scale", "%s: %d -> %d workers (scheduler target %d, bounds [%d, %d])", why, current, desired, target, a.Spec.Minimum, a.Spec.Maximum)
 		a.Status.LastScaleTime = &metav1.MicroTime{Time: now.Time}
+		a.Status.DesiredWorkers = desired
+		// Written at once, and only if the autoscaler is still as read: a
+		// reconcile on a cache that does not show the last change yet
+		// would take that change again and restart its cool-down.
+		if err := patchStatusFrom(ctx, &r.Deps, &a, orig, true); err != nil {
+			a.Status = orig.Status // the deferred patch writes nothing
+			if apierrors.IsConflict(errors.Unwrap(err)) {
+				return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		orig = a.DeepCopy()
+		r.event(&a, corev1.EventTypeNormal, "Scaled", "Scale", "%s: %d -> %d workers (scheduler target %d, bounds [%d, %d])", why, current, desired, target, a.Spec.Minimum, a.Spec.Maximum)
 	}
 	if a.Status.LastScaleTime != nil {
 		// Also when bounds moved the count without a change of choice, so
