@@ -952,3 +952,44 @@ func TestFakeDaskWorkersAdopted(t *testing.T) {
 		t.Errorf("scaled to 1: %v after %d retired by the scheduler, want %v after 2", got, s.retired.Load(), want)
 	}
 }
+
+// TestFakeStaleDecisionNotWritten: a scale decision taken on an autoscaler
+// that changed since it was read (the apiserver answers the locked status
+// patch with a conflict) is not written, records no Scaled event, and is
+// taken again on fresh state.
+func TestFakeStaleDecisionNotWritten(t *testing.T) {
+	dc := testCluster("stale")
+	dc.Spec.Worker.Replicas = 4
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "stale", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "stale", Minimum: 1, Maximum: 4}}
+	var conflicts atomic.Int32
+	e := newFakeEnv(t, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if _, ok := obj.(*daskv1.DaskAutoscaler); ok && conflicts.Add(1) == 1 {
+				return apierrors.NewConflict(schema.GroupResource{Group: daskv1.GroupVersion.Group, Resource: "daskautoscalers"}, obj.GetName(), fmt.Errorf("changed"))
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	}, dc, as)
+	s := &standIn{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, AutoscaleCoolDown: time.Hour}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	e.availableScheduler(cr, "stale")
+	e.drained()
+
+	res := e.reconcile(ar, "stale")
+	var a daskv1.DaskAutoscaler
+	e.get("stale", &a)
+	if a.Status.LastScaleTime != nil || res.RequeueAfter <= 0 {
+		t.Errorf("after a conflict: status %+v, requeue after %s; want nothing written and a retry", a.Status, res.RequeueAfter)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Contains(evs, "Scaled") {
+		t.Errorf("a decision that was not written recorded %s", evs)
+	}
+	e.reconcile(ar, "stale")
+	e.get("stale", &a)
+	if a.Status.LastScaleTime == nil || a.Status.DesiredWorkers != 3 {
+		t.Errorf("the retry wrote %+v, want 3 workers", a.Status)
+	}
+}
