@@ -67,12 +67,13 @@ dist: build-cli
 check-dist: build-cli
 	bin/k8s-crd-resolver check
 
-# generate: the operator's deep copies (operator/reconciler/zz_generated.deepcopy.go)
-# with controller-gen, built once by hack/tools.sh; the operator's tests
-# (TestDeepCopyGenerated, in test-operator) fail when the file is stale.
+# generate: the deep copies of the operator's API types
+# (operator/api/v1/zz_generated.deepcopy.go) with controller-gen, built once by
+# hack/tools.sh; the operator's tests (TestDeepCopyGenerated, in test-operator)
+# fail when the file is stale.
 .PHONY: generate
 generate:
-	cd operator/reconciler && "$$(../../hack/tools.sh controller-gen)" object paths=.
+	cd operator/api/v1 && "$$(../../../hack/tools.sh controller-gen)" object paths=.
 
 # image: the operator's OCI image for linux/amd64 and linux/arm64, built
 # without a container daemon (operator/hack/image, go-containerregistry),

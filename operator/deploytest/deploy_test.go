@@ -30,6 +30,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // The chart is installed as release dask-helm in namespace dask-helm, beside
@@ -322,17 +324,17 @@ func scenario(t *testing.T, c client.Client) {
 	waitDeployments(t, c, exampleCluster, 3) // scheduler and two workers
 	testenv.Eventually(t, waitFor, "scheduler Service and default DaskWorkerGroup", func(ctx context.Context) (bool, string, error) {
 		errS := c.Get(ctx, key(exampleCluster+"-scheduler"), &corev1.Service{})
-		errW := c.Get(ctx, key(exampleCluster+"-default"), &reconciler.DaskWorkerGroup{})
+		errW := c.Get(ctx, key(exampleCluster+"-default"), &daskv1.DaskWorkerGroup{})
 		return errS == nil && errW == nil, fmt.Sprint(errS, errW), nil
 	})
-	waitCluster(t, c, key(exampleCluster), func(dc *reconciler.DaskCluster) bool { return dc.Status.Phase == reconciler.PhaseRunning })
+	waitCluster(t, c, key(exampleCluster), func(dc *daskv1.DaskCluster) bool { return dc.Status.Phase == daskv1.PhaseRunning })
 
 	// New images, an extra port, one worker fewer: updates and a delete.
 	patch := []byte(`{"spec":{
 		"worker":{"replicas":1,"spec":{"containers":[{"name":"worker","image":"ghcr.io/dask/dask:2025.1.0"}]}},
 		"scheduler":{"spec":{"containers":[{"name":"scheduler","image":"ghcr.io/dask/dask:2025.1.0"}]},
 		             "service":{"ports":[{"name":"tcp-comm","port":8786,"targetPort":8786},{"name":"extra","port":9999,"targetPort":9999}]}}}}`)
-	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: userNamespace, Name: exampleCluster}}, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+	if err := c.Patch(ctx, &daskv1.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: userNamespace, Name: exampleCluster}}, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, waitFor, "new images, one worker, two service ports", func(ctx context.Context) (bool, string, error) {
@@ -355,7 +357,7 @@ func scenario(t *testing.T, c client.Client) {
 	// An autoscaler for the cluster: its status is written.
 	createExample(t, c, "daskautoscaler.yaml")
 	testenv.Eventually(t, waitFor, "autoscaler status", func(ctx context.Context) (bool, string, error) {
-		var a reconciler.DaskAutoscaler
+		var a daskv1.DaskAutoscaler
 		if err := c.Get(ctx, key("example"), &a); err != nil {
 			return false, "", err
 		}
@@ -368,15 +370,15 @@ func scenario(t *testing.T, c client.Client) {
 	createExample(t, c, "daskjob.yaml")
 	var pod corev1.Pod
 	testenv.Eventually(t, waitFor, "the job's cluster and runner pod", func(ctx context.Context) (bool, string, error) {
-		errC := c.Get(ctx, key("example-job"), &reconciler.DaskCluster{})
+		errC := c.Get(ctx, key("example-job"), &daskv1.DaskCluster{})
 		errP := c.Get(ctx, key("example-job-runner"), &pod)
 		return errC == nil && errP == nil, fmt.Sprint(errC, errP), nil
 	})
 	jobPatch := []byte(`{"spec":{"cluster":{"spec":{"worker":{"replicas":1}}}}}`)
-	if err := c.Patch(ctx, &reconciler.DaskJob{ObjectMeta: metav1.ObjectMeta{Namespace: userNamespace, Name: "example-job"}}, client.RawPatch("application/merge-patch+json", jobPatch)); err != nil {
+	if err := c.Patch(ctx, &daskv1.DaskJob{ObjectMeta: metav1.ObjectMeta{Namespace: userNamespace, Name: "example-job"}}, client.RawPatch("application/merge-patch+json", jobPatch)); err != nil {
 		t.Fatal(err)
 	}
-	waitCluster(t, c, key("example-job"), func(dc *reconciler.DaskCluster) bool { return dc.Spec.Worker.Replicas == 1 })
+	waitCluster(t, c, key("example-job"), func(dc *daskv1.DaskCluster) bool { return dc.Spec.Worker.Replicas == 1 })
 	for _, phase := range []corev1.PodPhase{corev1.PodRunning, corev1.PodSucceeded} {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(&pod), &pod); err != nil {
 			t.Fatal(err)
@@ -388,12 +390,12 @@ func scenario(t *testing.T, c client.Client) {
 		}
 	}
 	testenv.Eventually(t, waitFor, "the finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
-		var j reconciler.DaskJob
+		var j daskv1.DaskJob
 		if err := c.Get(ctx, key("example-job"), &j); err != nil {
 			return false, "", err
 		}
-		err := c.Get(ctx, key("example-job"), &reconciler.DaskCluster{})
-		return j.Status.JobStatus == reconciler.JobSuccessful && apierrors.IsNotFound(err), "job " + j.Status.JobStatus + ", cluster " + fmt.Sprint(err), nil
+		err := c.Get(ctx, key("example-job"), &daskv1.DaskCluster{})
+		return j.Status.JobStatus == daskv1.JobSuccessful && apierrors.IsNotFound(err), "job " + j.Status.JobStatus + ", cluster " + fmt.Sprint(err), nil
 	})
 }
 
@@ -430,10 +432,10 @@ func waitDeployments(t *testing.T, c client.Client, cluster string, n int) {
 	})
 }
 
-func waitCluster(t *testing.T, c client.Client, key client.ObjectKey, ok func(*reconciler.DaskCluster) bool) {
+func waitCluster(t *testing.T, c client.Client, key client.ObjectKey, ok func(*daskv1.DaskCluster) bool) {
 	t.Helper()
 	testenv.Eventually(t, waitFor, "DaskCluster "+key.Name, func(ctx context.Context) (bool, string, error) {
-		var dc reconciler.DaskCluster
+		var dc daskv1.DaskCluster
 		if err := c.Get(ctx, key, &dc); err != nil {
 			return false, err.Error(), nil
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 const timeout = 30 * time.Second
@@ -98,7 +101,7 @@ func TestDaskClusterAcceptedUnchanged(t *testing.T) {
 		})
 	}
 	// cpu: 1 is an int-or-string quantity given as a bare integer.
-	var dc reconciler.DaskCluster
+	var dc daskv1.DaskCluster
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "example"}, &dc); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +165,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
 	ns, u := createExample(t, c, "daskcluster.yaml")
-	var dc reconciler.DaskCluster
+	var dc daskv1.DaskCluster
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), &dc); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +202,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 	})
 	assertOwner(t, &svc, "DaskCluster", dc.UID)
 
-	var wg reconciler.DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	testenv.Eventually(t, timeout, "default worker group", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-default"), &wg)
 		return err == nil, fmt.Sprint(err), nil
@@ -240,12 +243,12 @@ func TestReconcileDaskCluster(t *testing.T) {
 	// usable (a ClusterIP one at once); the scheduler's availability is a
 	// condition. No kubelet runs here, so the test plays its part and
 	// writes the scheduler Deployment's status.
-	waitPhase(t, c, key("example"), reconciler.PhaseRunning)
-	waitEvent(t, c, ns, "example", reconciler.PhaseCreated)
-	waitEvent(t, c, ns, "example", reconciler.PhaseRunning)
-	waitCondition(t, c, key("example"), reconciler.ConditionSchedulerAvailable, metav1.ConditionFalse)
+	waitPhase(t, c, key("example"), daskv1.PhaseRunning)
+	waitEvent(t, c, ns, "example", daskv1.PhaseCreated)
+	waitEvent(t, c, ns, "example", daskv1.PhaseRunning)
+	waitCondition(t, c, key("example"), daskv1.ConditionSchedulerAvailable, metav1.ConditionFalse)
 	markAvailable(t, c, &sched)
-	waitCondition(t, c, key("example"), reconciler.ConditionSchedulerAvailable, metav1.ConditionTrue)
+	waitCondition(t, c, key("example"), daskv1.ConditionSchedulerAvailable, metav1.ConditionTrue)
 
 	// Scale up through spec, then down through the scale subresource.
 	setReplicas(t, c, key("example"), 4)
@@ -283,7 +286,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 		t.Errorf("scale-down to 1 left %v, want the oldest ready worker", got)
 	}
 	testenv.Eventually(t, timeout, "worker group status", func(ctx context.Context) (bool, string, error) {
-		var wg reconciler.DaskWorkerGroup
+		var wg daskv1.DaskWorkerGroup
 		if err := c.Get(ctx, key("example-default"), &wg); err != nil {
 			return false, "", err
 		}
@@ -296,7 +299,7 @@ func TestReconcileDaskCluster(t *testing.T) {
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example-scheduler"}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example-scheduler"}},
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example-default-worker-0"}},
-		&reconciler.DaskWorkerGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example-default"}},
+		&daskv1.DaskWorkerGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example-default"}},
 	} {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
 			t.Fatal(err)
@@ -318,17 +321,34 @@ func TestReconcileDaskCluster(t *testing.T) {
 		}
 	}
 
-	// Autoscaler bounds: the default group stays within [2, 3].
+	// Autoscaler bounds: the default group stays within [2, 3], whatever
+	// the scheduler (a stand-in) asks for.
+	var target atomic.Int32
+	target.Store(1)
+	standIn := newStandIn(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/adaptive_target" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `{"workers": %d}`, target.Load())
+	})
+	schedulerURLs.Store(ns+"/example", standIn.URL)
+	t.Cleanup(func() { schedulerURLs.Delete(ns + "/example") })
+	if err := c.Get(ctx, key("example-scheduler"), &sched); err != nil {
+		t.Fatal(err)
+	}
+	markAvailable(t, c, &sched)
 	as := readExample(t, "daskautoscaler.yaml", ns)
 	as.Object["spec"] = map[string]any{"cluster": "example", "minimum": int64(2), "maximum": int64(3)}
 	if err := c.Create(ctx, as); err != nil {
 		t.Fatal(err)
 	}
-	waitWorkers(t, c, ns, "example-default", 2) // cluster asks for 1
+	waitWorkers(t, c, ns, "example-default", 2) // the scheduler asks for 1
 	setReplicas(t, c, key("example"), 10)
-	waitWorkers(t, c, ns, "example-default", 3) // cluster asks for 10
+	target.Store(10)
+	waitWorkers(t, c, ns, "example-default", 3) // the scheduler asks for 10
 	testenv.Eventually(t, timeout, "autoscaler status", func(ctx context.Context) (bool, string, error) {
-		var a reconciler.DaskAutoscaler
+		var a daskv1.DaskAutoscaler
 		if err := c.Get(ctx, key("example"), &a); err != nil {
 			return false, "", err
 		}
@@ -362,13 +382,13 @@ func TestDaskJob(t *testing.T) {
 	c := startOperator(t)
 	ctx := t.Context()
 	ns, u := createExample(t, c, "daskjob.yaml")
-	var job reconciler.DaskJob
+	var job daskv1.DaskJob
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), &job); err != nil {
 		t.Fatal(err)
 	}
 	key := inNamespace(ns)
 
-	var dc reconciler.DaskCluster
+	var dc daskv1.DaskCluster
 	testenv.Eventually(t, timeout, "job cluster", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key("example-job"), &dc)
 		return err == nil, fmt.Sprint(err), nil
@@ -388,14 +408,14 @@ func TestDaskJob(t *testing.T) {
 	if got := pod.Spec.Containers[0].Env; len(got) != 1 || got[0].Value != "tcp://example-job-scheduler."+ns+".svc:8786" {
 		t.Errorf("runner env = %+v", got)
 	}
-	waitJobStatus(t, c, key("example-job"), reconciler.ClusterCreated)
+	waitJobStatus(t, c, key("example-job"), daskv1.ClusterCreated)
 
 	setPodPhase(t, c, &pod, corev1.PodRunning)
-	waitJobStatus(t, c, key("example-job"), reconciler.JobRunning)
+	waitJobStatus(t, c, key("example-job"), daskv1.JobRunning)
 	setPodPhase(t, c, &pod, corev1.PodSucceeded)
-	waitJobStatus(t, c, key("example-job"), reconciler.JobSuccessful)
+	waitJobStatus(t, c, key("example-job"), daskv1.JobSuccessful)
 	testenv.Eventually(t, timeout, "finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
-		err := c.Get(ctx, key("example-job"), &reconciler.DaskCluster{})
+		err := c.Get(ctx, key("example-job"), &daskv1.DaskCluster{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
 	if err := c.Get(ctx, key("example-job"), &job); err != nil {
@@ -472,7 +492,7 @@ func names(ds []appsv1.Deployment) []string {
 func setReplicas(t *testing.T, c client.Client, key client.ObjectKey, n int32) {
 	t.Helper()
 	patch := fmt.Appendf(nil, `{"spec":{"worker":{"replicas":%d}}}`, n)
-	dc := &reconciler.DaskCluster{}
+	dc := &daskv1.DaskCluster{}
 	dc.Namespace, dc.Name = key.Namespace, key.Name
 	if err := c.Patch(t.Context(), dc, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatalf("scaling %s to %d: %v", key.Name, n, err)
@@ -507,7 +527,7 @@ func setPodPhase(t *testing.T, c client.Client, p *corev1.Pod, phase corev1.PodP
 func waitPhase(t *testing.T, c client.Client, key client.ObjectKey, phase string) {
 	t.Helper()
 	testenv.Eventually(t, timeout, "phase "+phase, func(ctx context.Context) (bool, string, error) {
-		var dc reconciler.DaskCluster
+		var dc daskv1.DaskCluster
 		if err := c.Get(ctx, key, &dc); err != nil {
 			return false, "", err
 		}
@@ -519,7 +539,7 @@ func waitPhase(t *testing.T, c client.Client, key client.ObjectKey, phase string
 func waitCondition(t *testing.T, c client.Client, key client.ObjectKey, typ string, status metav1.ConditionStatus) {
 	t.Helper()
 	testenv.Eventually(t, timeout, "condition "+typ+"="+string(status), func(ctx context.Context) (bool, string, error) {
-		var dc reconciler.DaskCluster
+		var dc daskv1.DaskCluster
 		if err := c.Get(ctx, key, &dc); err != nil {
 			return false, "", err
 		}
@@ -531,7 +551,7 @@ func waitCondition(t *testing.T, c client.Client, key client.ObjectKey, typ stri
 func waitJobStatus(t *testing.T, c client.Client, key client.ObjectKey, status string) {
 	t.Helper()
 	testenv.Eventually(t, timeout, "job status "+status, func(ctx context.Context) (bool, string, error) {
-		var j reconciler.DaskJob
+		var j daskv1.DaskJob
 		if err := c.Get(ctx, key, &j); err != nil {
 			return false, "", err
 		}

@@ -46,6 +46,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // Metadata Dask's tests put on their resources, and what must not reach
@@ -69,17 +71,17 @@ func compatPod(name, env string, ports ...corev1.ContainerPort) corev1.PodSpec {
 }
 
 // compatCluster is a DaskCluster shaped like Dask's simplecluster.yaml.
-func compatCluster(ns, name string) *reconciler.DaskCluster {
-	return &reconciler.DaskCluster{
+func compatCluster(ns, name string) *daskv1.DaskCluster {
+	return &daskv1.DaskCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: compatLabels, Annotations: compatAnnotations},
-		Spec: reconciler.DaskClusterSpec{
-			Worker: reconciler.WorkerSpec{
+		Spec: daskv1.DaskClusterSpec{
+			Worker: daskv1.WorkerSpec{
 				Replicas: 2,
-				Metadata: reconciler.Metadata{Labels: map[string]string{"worker-sublabel": "label-value"}, Annotations: map[string]string{"worker-subannotation": "annotation-value"}},
+				Metadata: daskv1.Metadata{Labels: map[string]string{"worker-sublabel": "label-value"}, Annotations: map[string]string{"worker-subannotation": "annotation-value"}},
 				Spec:     compatPod("worker", "WORKER_ENV", corev1.ContainerPort{Name: "http-dashboard", ContainerPort: 8788}),
 			},
-			Scheduler: reconciler.SchedulerSpec{
-				Metadata: reconciler.Metadata{Labels: map[string]string{"scheduler-sublabel": "label-value"}, Annotations: map[string]string{"scheduler-subannotation": "annotation-value"}},
+			Scheduler: daskv1.SchedulerSpec{
+				Metadata: daskv1.Metadata{Labels: map[string]string{"scheduler-sublabel": "label-value"}, Annotations: map[string]string{"scheduler-subannotation": "annotation-value"}},
 				Spec:     compatPod("scheduler", "SCHEDULER_ENV", corev1.ContainerPort{Name: "tcp-comm", ContainerPort: 8786}, corev1.ContainerPort{Name: "http-dashboard", ContainerPort: 8787}),
 				Service: corev1.ServiceSpec{
 					Type:     corev1.ServiceTypeClusterIP,
@@ -132,7 +134,7 @@ func TestDaskCustomResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := dc.ServerResourcesForGroupVersion(reconciler.GroupVersion.String())
+	list, err := dc.ServerResourcesForGroupVersion(daskv1.GroupVersion.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestDaskSimpleCluster(t *testing.T) {
 		t.Errorf("Service selector = %v, want the user's %v", svc.Spec.Selector, want)
 	}
 
-	var wgs reconciler.DaskWorkerGroupList
+	var wgs daskv1.DaskWorkerGroupList
 	testenv.Eventually(t, timeout, "the default worker group", func(ctx context.Context) (bool, string, error) {
 		err := c.List(ctx, &wgs, client.InNamespace(ns), client.MatchingLabels{reconciler.LabelComponent: reconciler.ComponentWorkerGroup})
 		return err == nil && len(wgs.Items) == 1, fmt.Sprint(err, len(wgs.Items)), nil
@@ -246,13 +248,13 @@ func TestDaskScaleCluster(t *testing.T) {
 			t.Fatalf("scaling %s to %d: %v", name, n, err)
 		}
 	}
-	scale(&reconciler.DaskWorkerGroup{}, "simple-default", 5)
+	scale(&daskv1.DaskWorkerGroup{}, "simple-default", 5)
 	waitWorkers(t, c, ns, "simple-default", 5)
-	scale(&reconciler.DaskWorkerGroup{}, "simple-default", 3)
+	scale(&daskv1.DaskWorkerGroup{}, "simple-default", 3)
 	waitWorkers(t, c, ns, "simple-default", 3)
-	scale(&reconciler.DaskCluster{}, "simple", 5)
+	scale(&daskv1.DaskCluster{}, "simple", 5)
 	waitWorkers(t, c, ns, "simple-default", 5)
-	scale(&reconciler.DaskCluster{}, "simple", 3)
+	scale(&daskv1.DaskCluster{}, "simple", 3)
 	waitWorkers(t, c, ns, "simple-default", 3)
 }
 
@@ -270,17 +272,17 @@ func TestDaskAdditionalWorkerGroupAdopted(t *testing.T) {
 	if err := c.Create(t.Context(), dc); err != nil {
 		t.Fatal(err)
 	}
-	extra := &reconciler.DaskWorkerGroup{
+	extra := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "simple-additional", Namespace: ns},
-		Spec: reconciler.DaskWorkerGroupSpec{Cluster: "simple", Worker: reconciler.WorkerSpec{
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: "simple", Worker: daskv1.WorkerSpec{
 			Replicas: 1,
 			Spec:     compatPod("worker", "WORKER_ENV"),
 		}},
 	}
 	extra.Spec.Worker.Spec.Containers[0].Env = append(extra.Spec.Worker.Spec.Containers[0].Env, corev1.EnvVar{Name: reconciler.EnvWorkerName, Value: "test-worker"})
-	as := &reconciler.DaskAutoscaler{
+	as := &daskv1.DaskAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: "simple", Namespace: ns},
-		Spec:       reconciler.DaskAutoscalerSpec{Cluster: "simple", Minimum: 2, Maximum: 2},
+		Spec:       daskv1.DaskAutoscalerSpec{Cluster: "simple", Minimum: 2, Maximum: 2},
 	}
 	for _, o := range []client.Object{extra, as} {
 		if err := c.Create(t.Context(), o); err != nil {
@@ -312,7 +314,7 @@ func TestDaskAdditionalWorkerGroupAdopted(t *testing.T) {
 		}
 	}
 	// The cluster's own groups (by label) are the default one only.
-	var wgs reconciler.DaskWorkerGroupList
+	var wgs daskv1.DaskWorkerGroupList
 	if err := c.List(t.Context(), &wgs, client.InNamespace(ns), client.MatchingLabels{reconciler.LabelCluster: "simple"}); err != nil || len(wgs.Items) != 1 {
 		t.Errorf("worker groups labelled with the cluster: %d (%v), want 1", len(wgs.Items), err)
 	}
@@ -320,9 +322,9 @@ func TestDaskAdditionalWorkerGroupAdopted(t *testing.T) {
 	if err := c.Get(t.Context(), key("simple"), dc); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []client.Object{&reconciler.DaskWorkerGroup{}, &reconciler.DaskAutoscaler{}} {
+	for _, o := range []client.Object{&daskv1.DaskWorkerGroup{}, &daskv1.DaskAutoscaler{}} {
 		name := "simple-additional"
-		if _, ok := o.(*reconciler.DaskAutoscaler); ok {
+		if _, ok := o.(*daskv1.DaskAutoscaler); ok {
 			name = "simple"
 		}
 		testenv.Eventually(t, timeout, "adoption of "+name, func(ctx context.Context) (bool, string, error) {
@@ -343,9 +345,9 @@ func TestDaskAdditionalWorkerGroupAdopted(t *testing.T) {
 	}
 	testenv.Eventually(t, timeout, "adopted resources deleted with the cluster", func(ctx context.Context) (bool, string, error) {
 		var left []string
-		for _, o := range []client.Object{&reconciler.DaskWorkerGroup{}, &reconciler.DaskAutoscaler{}} {
+		for _, o := range []client.Object{&daskv1.DaskWorkerGroup{}, &daskv1.DaskAutoscaler{}} {
 			name := "simple-additional"
-			if _, ok := o.(*reconciler.DaskAutoscaler); ok {
+			if _, ok := o.(*daskv1.DaskAutoscaler); ok {
 				name = "simple"
 			}
 			if err := c.Get(ctx, key(name), o); !apierrors.IsNotFound(err) {
@@ -384,12 +386,12 @@ func TestDaskClusterValidatesName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, phase string }{
-		{"valid-name", reconciler.PhaseCreated},
-		{strings.Repeat("a", 54), reconciler.PhaseError},
-		{"invalid.chars.in.name", reconciler.PhaseError},
+		{"valid-name", daskv1.PhaseCreated},
+		{strings.Repeat("a", 54), daskv1.PhaseError},
+		{"invalid.chars.in.name", daskv1.PhaseError},
 	} {
 		t.Run(tc.name[:min(len(tc.name), 16)], func(t *testing.T) {
-			w, err := wc.Watch(t.Context(), &reconciler.DaskClusterList{}, client.InNamespace(ns), client.MatchingFields{"metadata.name": tc.name})
+			w, err := wc.Watch(t.Context(), &daskv1.DaskClusterList{}, client.InNamespace(ns), client.MatchingFields{"metadata.name": tc.name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,7 +404,7 @@ func TestDaskClusterValidatesName(t *testing.T) {
 				if ev.Type == watch.Error {
 					t.Fatalf("watch: %+v", ev.Object)
 				}
-				if dc, ok := ev.Object.(*reconciler.DaskCluster); ok && dc.Status.Phase != "" {
+				if dc, ok := ev.Object.(*daskv1.DaskCluster); ok && dc.Status.Phase != "" {
 					first = dc.Status.Phase
 					break
 				}
@@ -410,7 +412,7 @@ func TestDaskClusterValidatesName(t *testing.T) {
 			if first != tc.phase {
 				t.Errorf("first phase %q, want %q", first, tc.phase)
 			}
-			if tc.phase != reconciler.PhaseError {
+			if tc.phase != daskv1.PhaseError {
 				return
 			}
 			waitEvent(t, c, ns, tc.name, "InvalidName")
@@ -436,17 +438,17 @@ func TestDaskClusterValidatesName(t *testing.T) {
 
 // compatJob is a DaskJob shaped like Dask's simplejob.yaml, with the
 // cluster's metadata on the job itself.
-func compatJob(ns, name string) *reconciler.DaskJob {
+func compatJob(ns, name string) *daskv1.DaskJob {
 	dc := compatCluster(ns, name)
 	dc.Spec.Scheduler.Service.Selector = nil
-	return &reconciler.DaskJob{
+	return &daskv1.DaskJob{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: compatLabels, Annotations: compatAnnotations},
-		Spec: reconciler.DaskJobSpec{
-			Job: reconciler.JobTemplate{
-				Metadata: reconciler.Metadata{Labels: map[string]string{"job-sublabel": "label-value"}, Annotations: map[string]string{"job-subannotation": "annotation-value"}},
+		Spec: daskv1.DaskJobSpec{
+			Job: daskv1.JobTemplate{
+				Metadata: daskv1.Metadata{Labels: map[string]string{"job-sublabel": "label-value"}, Annotations: map[string]string{"job-subannotation": "annotation-value"}},
 				Spec:     compatPod("job", "JOB_ENV"),
 			},
-			Cluster: reconciler.ClusterTemplate{Spec: dc.Spec},
+			Cluster: daskv1.ClusterTemplate{Spec: dc.Spec},
 		},
 	}
 }
@@ -466,14 +468,14 @@ func TestDaskCompatJob(t *testing.T) {
 		end    corev1.PodPhase
 		status string
 	}{
-		{"simple-job", corev1.PodSucceeded, reconciler.JobSuccessful},
-		{"failed-job", corev1.PodFailed, reconciler.JobFailed},
+		{"simple-job", corev1.PodSucceeded, daskv1.JobSuccessful},
+		{"failed-job", corev1.PodFailed, daskv1.JobFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := c.Create(t.Context(), compatJob(ns, tc.name)); err != nil {
 				t.Fatal(err)
 			}
-			var dc reconciler.DaskCluster
+			var dc daskv1.DaskCluster
 			getEventually(t, c, key(tc.name), &dc)
 			wantMeta(t, "job's cluster", dc.Labels, dc.Annotations)
 			var sched appsv1.Deployment
@@ -488,8 +490,8 @@ func TestDaskCompatJob(t *testing.T) {
 			if pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure || pod.Labels[reconciler.LabelIstioInject] != "false" {
 				t.Errorf("runner: restartPolicy %s, labels %v", pod.Spec.RestartPolicy, pod.Labels)
 			}
-			waitJobStatus(t, c, key(tc.name), reconciler.ClusterCreated)
-			var job reconciler.DaskJob
+			waitJobStatus(t, c, key(tc.name), daskv1.ClusterCreated)
+			var job daskv1.DaskJob
 			if err := c.Get(t.Context(), key(tc.name), &job); err != nil {
 				t.Fatal(err)
 			}
@@ -497,11 +499,11 @@ func TestDaskCompatJob(t *testing.T) {
 				t.Errorf("status = %+v", job.Status)
 			}
 			setPodPhase(t, c, &pod, corev1.PodRunning)
-			waitJobStatus(t, c, key(tc.name), reconciler.JobRunning)
+			waitJobStatus(t, c, key(tc.name), daskv1.JobRunning)
 			setPodPhase(t, c, &pod, tc.end)
 			waitJobStatus(t, c, key(tc.name), tc.status)
 			testenv.Eventually(t, timeout, "finished job's cluster deleted", func(ctx context.Context) (bool, string, error) {
-				err := c.Get(ctx, key(tc.name), &reconciler.DaskCluster{})
+				err := c.Get(ctx, key(tc.name), &daskv1.DaskCluster{})
 				return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 			})
 			if err := c.Get(t.Context(), key(tc.name), &job); err != nil {

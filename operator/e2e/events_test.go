@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // TestFailureEvents: what the operator cannot do is reported as Warning
@@ -40,9 +42,9 @@ func TestFailureEvents(t *testing.T) {
 	if err := c.Create(ctx, taken); err != nil {
 		t.Fatal(err)
 	}
-	wg := &reconciler.DaskWorkerGroup{
+	wg := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "grp"},
-		Spec: reconciler.DaskWorkerGroupSpec{Cluster: "absent", Worker: reconciler.WorkerSpec{
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: "absent", Worker: daskv1.WorkerSpec{
 			Replicas: 1,
 			Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "worker", Image: "ghcr.io/dask/dask:2024.12.1-py3.12"}}},
 		}},
@@ -59,9 +61,9 @@ func TestFailureEvents(t *testing.T) {
 		t.Errorf("the operator took over a Deployment another controller owns: %+v", ref)
 	}
 
-	as := &reconciler.DaskAutoscaler{
+	as := &daskv1.DaskAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lonely"},
-		Spec:       reconciler.DaskAutoscalerSpec{Cluster: "absent", Minimum: 1, Maximum: 2},
+		Spec:       daskv1.DaskAutoscalerSpec{Cluster: "absent", Minimum: 1, Maximum: 2},
 	}
 	if err := c.Create(ctx, as); err != nil {
 		t.Fatal(err)

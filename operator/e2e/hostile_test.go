@@ -20,6 +20,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // secret is what a hostile scheduler puts in its answers: none of it may
@@ -50,7 +52,7 @@ func newStandIn(t *testing.T, handle http.HandlerFunc) *standIn {
 // url (the operator's SchedulerOptions.URL in these tests), reports its
 // scheduler available, and gives it an autoscaler (1 to 3 workers), which
 // asks the scheduler for its adaptive target every AutoscalePeriod.
-func hostileCluster(t *testing.T, c client.Client, ns, name, url string, edit func(*reconciler.DaskCluster)) {
+func hostileCluster(t *testing.T, c client.Client, ns, name, url string, edit func(*daskv1.DaskCluster)) {
 	t.Helper()
 	ctx := t.Context()
 	dc := smallCluster(ns, name, 1)
@@ -68,9 +70,9 @@ func hostileCluster(t *testing.T, c client.Client, ns, name, url string, edit fu
 		return err == nil, fmt.Sprint(err), client.IgnoreNotFound(err)
 	})
 	markAvailable(t, c, &d)
-	as := &reconciler.DaskAutoscaler{
+	as := &daskv1.DaskAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       reconciler.DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3},
+		Spec:       daskv1.DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3},
 	}
 	if err := c.Create(ctx, as); err != nil {
 		t.Fatal(err)
@@ -167,7 +169,7 @@ func TestHostileSchedulers(t *testing.T) {
 	hostileCluster(t, c, ns, "good", good.URL, nil)
 	hostileCluster(t, c, ns, "redirect", redirect.URL, nil)
 	hostileCluster(t, c, ns, "huge", huge.URL, nil)
-	hostileCluster(t, c, ns, "external", behindExternalName.URL, func(dc *reconciler.DaskCluster) {
+	hostileCluster(t, c, ns, "external", behindExternalName.URL, func(dc *daskv1.DaskCluster) {
 		dc.Spec.Scheduler.Service.Type = corev1.ServiceTypeExternalName
 		dc.Spec.Scheduler.Service.ExternalName = "localhost"
 		dc.Spec.Scheduler.Service.Ports = nil

@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
-
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // kcm is the kube-controller-manager running the garbage collector; nil when
@@ -84,7 +84,7 @@ func TestGarbageCollection(t *testing.T) {
 	ns, u := createExample(t, c, "daskcluster.yaml")
 	key := inNamespace(ns)
 	children := []client.Object{
-		&appsv1.Deployment{}, &corev1.Service{}, &reconciler.DaskWorkerGroup{},
+		&appsv1.Deployment{}, &corev1.Service{}, &daskv1.DaskWorkerGroup{},
 	}
 	childNames := []string{"example-scheduler", "example-scheduler", "example-default"}
 	for i, o := range children {

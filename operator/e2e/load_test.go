@@ -20,6 +20,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 var loadClusters = flag.Int("load.clusters", 0, "TestLoad: create this many DaskClusters (e.g. 200) and report convergence time and memory; 0 skips")
@@ -71,13 +73,13 @@ func TestLoad(t *testing.T) {
 	created := time.Since(start)
 
 	testenv.Eventually(t, 10*time.Minute, fmt.Sprintf("%d clusters converged", n), func(ctx context.Context) (bool, string, error) {
-		var dcs reconciler.DaskClusterList
+		var dcs daskv1.DaskClusterList
 		if err := c.List(ctx, &dcs, client.InNamespace(ns)); err != nil {
 			return false, "", err
 		}
 		phased := 0
 		for _, dc := range dcs.Items {
-			if dc.Status.Phase == reconciler.PhaseRunning && dc.Status.Workers == 1 {
+			if dc.Status.Phase == daskv1.PhaseRunning && dc.Status.Workers == 1 {
 				phased++
 			}
 		}
@@ -138,20 +140,20 @@ func requestCounts(t *testing.T, metricsURL string) map[string]int {
 }
 
 // loadCluster is a small DaskCluster with one worker.
-func loadCluster(ns string, i int) *reconciler.DaskCluster {
+func loadCluster(ns string, i int) *daskv1.DaskCluster {
 	ctr := func(name string) corev1.Container {
 		return corev1.Container{Name: name, Image: "ghcr.io/dask/dask:2024.12.1-py3.12", Args: []string{"dask-" + name}}
 	}
-	return &reconciler.DaskCluster{
+	return &daskv1.DaskCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("load-%03d", i), Namespace: ns},
-		Spec: reconciler.DaskClusterSpec{
-			Scheduler: reconciler.SchedulerSpec{
+		Spec: daskv1.DaskClusterSpec{
+			Scheduler: daskv1.SchedulerSpec{
 				Spec: corev1.PodSpec{Containers: []corev1.Container{ctr("scheduler")}},
 				Service: corev1.ServiceSpec{Ports: []corev1.ServicePort{
 					{Name: "tcp-comm", Port: 8786, TargetPort: intstr.FromInt32(8786)},
 				}},
 			},
-			Worker: reconciler.WorkerSpec{Replicas: 1, Spec: corev1.PodSpec{Containers: []corev1.Container{ctr("worker")}}},
+			Worker: daskv1.WorkerSpec{Replicas: 1, Spec: corev1.PodSpec{Containers: []corev1.Container{ctr("worker")}}},
 		},
 	}
 }

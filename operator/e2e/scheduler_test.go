@@ -20,15 +20,17 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // smallCluster is a DaskCluster with one scheduler and one worker container
 // and the Service ports of dask-kubernetes' examples.
-func smallCluster(ns, name string, workers int32, schedulerEnv ...corev1.EnvVar) *reconciler.DaskCluster {
-	return &reconciler.DaskCluster{
+func smallCluster(ns, name string, workers int32, schedulerEnv ...corev1.EnvVar) *daskv1.DaskCluster {
+	return &daskv1.DaskCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: reconciler.DaskClusterSpec{
-			Scheduler: reconciler.SchedulerSpec{
+		Spec: daskv1.DaskClusterSpec{
+			Scheduler: daskv1.SchedulerSpec{
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
 					Name: "scheduler", Image: "ghcr.io/dask/dask:2024.12.1-py3.12", Args: []string{"dask-scheduler"}, Env: schedulerEnv,
 				}}},
@@ -37,7 +39,7 @@ func smallCluster(ns, name string, workers int32, schedulerEnv ...corev1.EnvVar)
 					{Name: "http-dashboard", Port: 8787, Protocol: corev1.ProtocolTCP},
 				}},
 			},
-			Worker: reconciler.WorkerSpec{Replicas: workers, Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Worker: daskv1.WorkerSpec{Replicas: workers, Spec: corev1.PodSpec{Containers: []corev1.Container{{
 				Name: "worker", Image: "ghcr.io/dask/dask:2024.12.1-py3.12", Args: []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"},
 			}}}},
 		},
@@ -119,9 +121,9 @@ func TestAdaptiveScaleWithRealScheduler(t *testing.T) {
 	k := startKubelet(t, c, py, ns, sched)
 	waitListed(t, sched, "adapt-default-worker-0")
 
-	as := &reconciler.DaskAutoscaler{
+	as := &daskv1.DaskAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "adapt"},
-		Spec:       reconciler.DaskAutoscalerSpec{Cluster: "adapt", Minimum: 1, Maximum: 3},
+		Spec:       daskv1.DaskAutoscalerSpec{Cluster: "adapt", Minimum: 1, Maximum: 3},
 	}
 	if err := c.Create(ctx, as); err != nil {
 		t.Fatal(err)
@@ -187,9 +189,9 @@ func TestAdaptiveScaleWithRealScheduler(t *testing.T) {
 	}
 
 	// The scheduler stops; scale-down of a second group falls back.
-	extra := &reconciler.DaskWorkerGroup{
+	extra := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "adapt-extra"},
-		Spec: reconciler.DaskWorkerGroupSpec{Cluster: "adapt", Worker: reconciler.WorkerSpec{
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: "adapt", Worker: daskv1.WorkerSpec{
 			Replicas: 2, Spec: smallCluster(ns, "x", 0).Spec.Worker.Spec,
 		}},
 	}
@@ -219,7 +221,7 @@ func TestAdaptiveScaleWithRealScheduler(t *testing.T) {
 }
 
 // setBounds sets a's minimum and maximum.
-func setBounds(t *testing.T, c client.Client, a *reconciler.DaskAutoscaler, lo, hi int32) {
+func setBounds(t *testing.T, c client.Client, a *daskv1.DaskAutoscaler, lo, hi int32) {
 	t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := c.Get(t.Context(), client.ObjectKeyFromObject(a), a); err != nil {
@@ -267,8 +269,8 @@ func TestIdleTimeoutWithRealScheduler(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(dc), dc); err != nil || !dc.DeletionTimestamp.IsZero() {
 		t.Fatalf("a busy cluster was deleted for idleness (err %v, status %+v)", err, dc.Status)
 	}
-	if d := dc.Status.IdleDetection; d != reconciler.IdleTaskCounts && d != reconciler.IdleCheckIdle {
-		t.Errorf("status.idleDetection = %q, want %s (or %s on a newer distributed)", d, reconciler.IdleTaskCounts, reconciler.IdleCheckIdle)
+	if d := dc.Status.IdleDetection; d != daskv1.IdleTaskCounts && d != daskv1.IdleCheckIdle {
+		t.Errorf("status.idleDetection = %q, want %s (or %s on a newer distributed)", d, daskv1.IdleTaskCounts, daskv1.IdleCheckIdle)
 	}
 	testenv.Eventually(t, 2*timeout, "idle cluster deleted", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(dc), dc)
@@ -305,7 +307,7 @@ func TestIdleTimeoutUnsupported(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(dc), dc); err != nil {
 			return false, "", err
 		}
-		return dc.Status.IdleDetection == reconciler.IdleUnsupported, fmt.Sprintf("%+v", dc.Status), nil
+		return dc.Status.IdleDetection == daskv1.IdleUnsupported, fmt.Sprintf("%+v", dc.Status), nil
 	})
 	if !dc.DeletionTimestamp.IsZero() {
 		t.Error("a cluster whose idleness cannot be checked was deleted")

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +24,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // oldManager is the field manager the old CRDs and objects were created
@@ -39,7 +44,12 @@ const oldManager = "helm"
 // command, k8s-crd-resolver-reconcile): it takes the CRDs over
 // (forced server-side apply; the result must be exactly our CRDs, nothing
 // of the old schema left behind), every stored object reconciles, and
-// every one accepts a label-only update and a spec update.
+// every one accepts a label-only update and a spec update. The worker
+// Deployments Dask's operator made for a group of 2 (random names, no spec
+// hash) are adopted: the group keeps 2 workers, not 4, and scaling it to 3
+// adds one of ours. kopf's finalizer, which Dask's operator put on its
+// DaskCluster and DaskAutoscaler, is removed once they are deleted and
+// the grace (--kopf-finalizer-grace) has passed, and both go.
 //
 // It runs its own etcd and kube-apiserver: CRDs are cluster-wide, and the
 // shared control plane's are ours already.
@@ -76,7 +86,9 @@ func TestInPlaceSwitch(t *testing.T) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	simple := storeOld(t, c, daskObject(t, "DaskCluster", ns, "simple", daskClusterSpec(nil)))
+	simpleObj := daskObject(t, "DaskCluster", ns, "simple", daskClusterSpec(nil))
+	simpleObj.SetFinalizers([]string{kopfMarker})
+	simple := storeOld(t, c, simpleObj)
 	noIP := []any{map[string]any{"hostnames": []any{"db.internal"}}}
 	aliased := storeOld(t, c, daskObject(t, "DaskCluster", ns, "aliased", daskClusterSpec(noIP)))
 	for _, dc := range []*unstructured.Unstructured{simple, aliased} {
@@ -92,7 +104,7 @@ func TestInPlaceSwitch(t *testing.T) {
 	})
 	aliasedDefault.SetLabels(map[string]string{"dask.org/cluster-name": "aliased", "dask.org/component": "workergroup"})
 	aliasedDefault.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: reconciler.GroupVersion.String(), Kind: "DaskCluster", Name: "aliased", UID: aliased.GetUID(),
+		APIVersion: daskv1.GroupVersion.String(), Kind: "DaskCluster", Name: "aliased", UID: aliased.GetUID(),
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 	}})
 	aliasedDefault = storeOld(t, c, aliasedDefault)
@@ -107,9 +119,19 @@ func TestInPlaceSwitch(t *testing.T) {
 		}}}},
 		"cluster": map[string]any{"spec": daskClusterSpec(nil)},
 	}))
-	autoscaler := storeOld(t, c, daskObject(t, "DaskAutoscaler", ns, "simple", map[string]any{
+	autoscalerObj := daskObject(t, "DaskAutoscaler", ns, "simple", map[string]any{
 		"cluster": "simple", "minimum": int64(1), "maximum": int64(3),
-	}))
+	})
+	autoscalerObj.SetFinalizers([]string{kopfMarker})
+	autoscaler := storeOld(t, c, autoscalerObj)
+	// The workers Dask's operator made for simple-additional (2 replicas).
+	daskWorkers := []string{"simple-additional-worker-3fa9c01b2e", "simple-additional-worker-b41d07e9aa"}
+	for _, name := range daskWorkers {
+		if err := c.Create(ctx, daskWorkerDeployment(ns, name, additional)); err != nil {
+			t.Fatalf("storing Dask's worker %s: %v", name, err)
+		}
+	}
+	before := groupWorkers(t, c, ns, "simple-additional")
 
 	// Our operator starts: its command, k8s-crd-resolver-reconcile, as the
 	// operator's service account (deploy/'s RBAC), installs the CRDs, then
@@ -121,7 +143,7 @@ func TestInPlaceSwitch(t *testing.T) {
 	if err := saveKubeconfig(operatorConfig(cfg), kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	proc := startCompanion(t, filepath.Dir(bin), kubeconfig)
+	proc := startCompanion(t, filepath.Dir(bin), kubeconfig, "--kopf-finalizer-grace", kopfGrace.String())
 	t.Cleanup(func() {
 		if err := proc.stop(); err != nil {
 			t.Error(err)
@@ -155,14 +177,19 @@ func TestInPlaceSwitch(t *testing.T) {
 
 	// Every stored object reconciles.
 	key := inNamespace(ns)
-	waitObserved(t, c, key("simple"), &reconciler.DaskCluster{})
-	waitObserved(t, c, key("aliased"), &reconciler.DaskCluster{})
-	waitObserved(t, c, key("simple-additional"), &reconciler.DaskWorkerGroup{})
-	waitObserved(t, c, key("aliased-default"), &reconciler.DaskWorkerGroup{})
-	waitObserved(t, c, key("simple-job"), &reconciler.DaskJob{})
-	waitObserved(t, c, key("simple"), &reconciler.DaskAutoscaler{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskCluster{})
+	waitObserved(t, c, key("aliased"), &daskv1.DaskCluster{})
+	waitObserved(t, c, key("simple-additional"), &daskv1.DaskWorkerGroup{})
+	waitObserved(t, c, key("aliased-default"), &daskv1.DaskWorkerGroup{})
+	waitObserved(t, c, key("simple-job"), &daskv1.DaskJob{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskAutoscaler{})
 	waitWorkers(t, c, ns, "simple-default", 2)
-	waitWorkers(t, c, ns, "simple-additional", 2)
+	// Reconciled (above): Dask's two workers are the group's two.
+	after := groupWorkers(t, c, ns, "simple-additional")
+	t.Logf("simple-additional (2 replicas): workers before the switch %v, after %v", before, after)
+	if !slices.Equal(after, daskWorkers) {
+		t.Errorf("after the switch simple-additional has workers %v, want Dask's %v only", after, daskWorkers)
+	}
 	for _, name := range []string{"simple-scheduler", "aliased-scheduler", "simple-job-scheduler"} {
 		var d appsv1.Deployment
 		if err := c.Get(ctx, key(name), &d); err != nil {
@@ -177,7 +204,7 @@ func TestInPlaceSwitch(t *testing.T) {
 	for _, o := range []struct {
 		obj  client.Object
 		name string
-	}{{&reconciler.DaskWorkerGroup{}, "simple-additional"}, {&reconciler.DaskAutoscaler{}, "simple"}} {
+	}{{&daskv1.DaskWorkerGroup{}, "simple-additional"}, {&daskv1.DaskAutoscaler{}, "simple"}} {
 		if err := c.Get(ctx, key(o.name), o.obj); err != nil {
 			t.Fatal(err)
 		}
@@ -204,8 +231,14 @@ func TestInPlaceSwitch(t *testing.T) {
 			t.Errorf("%s: spec update %s after the switch: %v", what, patch, err)
 		}
 	}
-	waitObserved(t, c, key("simple"), &reconciler.DaskCluster{})
+	waitObserved(t, c, key("simple"), &daskv1.DaskCluster{})
 	waitWorkers(t, c, ns, "simple-default", 3)
+	waitWorkers(t, c, ns, "simple-additional", 3)
+	scaled := groupWorkers(t, c, ns, "simple-additional")
+	t.Logf("simple-additional scaled to 3: %v", scaled)
+	if want := append([]string{reconciler.WorkerName("simple-additional", 0)}, daskWorkers...); !slices.Equal(scaled, want) {
+		t.Errorf("simple-additional scaled to 3 has %v, want %v", scaled, want)
+	}
 
 	// New objects still need ip; the stored one is fixed by setting it, and
 	// then its workers come.
@@ -218,6 +251,96 @@ func TestInPlaceSwitch(t *testing.T) {
 		t.Fatalf("setting the host alias's ip: %v", err)
 	}
 	waitWorkers(t, c, ns, "aliased-default", 3)
+
+	// Deleted, the resources with kopf's finalizer go once the grace has
+	// passed since their deletion, each with an event.
+	for _, u := range []*unstructured.Unstructured{autoscaler, simple} {
+		if err := c.Delete(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			t.Fatalf("%s %s went at once, though kopf's finalizer was on it: %v", u.GetKind(), u.GetName(), err)
+		}
+		deleted := u.GetDeletionTimestamp()
+		testenv.Eventually(t, timeout, u.GetKind()+" deleted", func(ctx context.Context) (bool, string, error) {
+			err := c.Get(ctx, client.ObjectKeyFromObject(u), u)
+			return apierrors.IsNotFound(err), fmt.Sprintf("finalizers %v (%v)", u.GetFinalizers(), err), client.IgnoreNotFound(err)
+		})
+		var e *eventsv1.Event
+		testenv.Eventually(t, timeout, "RemovedKopfFinalizer about "+u.GetKind(), func(ctx context.Context) (bool, string, error) {
+			var list eventsv1.EventList
+			if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return false, "", err
+			}
+			for i, ev := range list.Items {
+				if ev.Regarding.Kind == u.GetKind() && ev.Regarding.Name == u.GetName() && ev.Reason == "RemovedKopfFinalizer" {
+					e = &list.Items[i]
+				}
+			}
+			return e != nil, "", nil
+		})
+		if e.EventTime.Sub(deleted.Time) < kopfGrace {
+			t.Errorf("%s: kopf's finalizer removed at %s, inside the grace (%s) after the deletion at %s", u.GetKind(), e.EventTime, kopfGrace, deleted)
+		}
+	}
+}
+
+// kopfMarker is the finalizer kopf, Dask's operator's framework, puts on
+// resources with timers; kopfGrace how long the operator under test
+// leaves it on a deleted one.
+const (
+	kopfMarker = "kopf.zalando.org/KopfFinalizerMarker"
+	kopfGrace  = 2 * time.Second
+)
+
+// daskWorkerDeployment is a worker Deployment as Dask's operator makes
+// them: its own name, labels, a controller reference to its group (kopf's
+// adopt), DASK_WORKER_NAME set to its name, and no spec hash.
+func daskWorkerDeployment(ns, name string, group *unstructured.Unstructured) *appsv1.Deployment {
+	labels := map[string]string{
+		reconciler.LabelCluster: "simple", reconciler.LabelWorkerGroup: group.GetName(), reconciler.LabelComponent: reconciler.ComponentWorker,
+		"sidecar.istio.io/inject": "false",
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: ns, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: daskv1.GroupVersion.String(), Kind: "DaskWorkerGroup", Name: group.GetName(), UID: group.GetUID(),
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "worker", Image: daskImage, Args: []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"},
+					Env: []corev1.EnvVar{
+						{Name: reconciler.EnvWorkerName, Value: name},
+						{Name: reconciler.EnvSchedulerAddress, Value: "tcp://simple-scheduler." + ns + ".svc.cluster.local:8786"},
+					},
+				}}},
+			},
+		},
+	}
+}
+
+// groupWorkers lists the names of group's live worker Deployments, sorted.
+func groupWorkers(t *testing.T, c client.Client, ns, group string) []string {
+	t.Helper()
+	var list appsv1.DeploymentList
+	if err := c.List(t.Context(), &list, client.InNamespace(ns), client.MatchingLabels{reconciler.LabelWorkerGroup: group}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range list.Items {
+		if d.DeletionTimestamp.IsZero() {
+			out = append(out, d.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // daskImage is the image of Dask's examples.
@@ -275,7 +398,7 @@ func daskClusterSpec(hostAliases []any) map[string]any {
 func daskObject(t *testing.T, kind, ns, name string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetAPIVersion(reconciler.GroupVersion.String())
+	u.SetAPIVersion(daskv1.GroupVersion.String())
 	u.SetKind(kind)
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -311,13 +434,13 @@ func waitObserved(t *testing.T, c client.Client, key client.ObjectKey, obj clien
 		}
 		var got int64
 		switch o := obj.(type) {
-		case *reconciler.DaskCluster:
+		case *daskv1.DaskCluster:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskWorkerGroup:
+		case *daskv1.DaskWorkerGroup:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskJob:
+		case *daskv1.DaskJob:
 			got = o.Status.ObservedGeneration
-		case *reconciler.DaskAutoscaler:
+		case *daskv1.DaskAutoscaler:
 			got = o.Status.ObservedGeneration
 		default:
 			return false, "", fmt.Errorf("%T has no observedGeneration", obj)

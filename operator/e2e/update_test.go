@@ -14,6 +14,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // TestUpdatesAndIdempotence: a reconcile that has nothing to change writes
@@ -26,7 +28,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	ns, _ := createExample(t, c, "daskcluster.yaml")
 	key := inNamespace(ns)
 	waitWorkers(t, c, ns, "example-default", 2)
-	waitPhase(t, c, key("example"), reconciler.PhaseRunning)
+	waitPhase(t, c, key("example"), daskv1.PhaseRunning)
 	time.Sleep(time.Second) // let status writes settle
 
 	versions := func() map[string]string {
@@ -43,7 +45,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 			t.Fatal(err)
 		}
 		out["service/"+svc.Name] = svc.ResourceVersion
-		var wg reconciler.DaskWorkerGroup
+		var wg daskv1.DaskWorkerGroup
 		if err := c.Get(ctx, key("example-default"), &wg); err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 	// An annotation on the cluster that children do not inherit (kubectl's)
 	// triggers reconciles that must change nothing.
 	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`))
-	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, patch); err != nil {
+	if err := c.Patch(ctx, &daskv1.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, patch); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second)
@@ -74,7 +76,7 @@ func TestUpdatesAndIdempotence(t *testing.T) {
 		"worker":{"spec":{"containers":[{"name":"worker","image":"ghcr.io/dask/dask:2025.1.0"}]}},
 		"scheduler":{"spec":{"containers":[{"name":"scheduler","image":"ghcr.io/dask/dask:2025.1.0"}]},
 		             "service":{"ports":[{"name":"tcp-comm","port":8786,"targetPort":8786},{"name":"extra","port":9999,"targetPort":9999}]}}}}`)
-	if err := c.Patch(ctx, &reconciler.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, client.RawPatch("application/merge-patch+json", spec)); err != nil {
+	if err := c.Patch(ctx, &daskv1.DaskCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "example"}}, client.RawPatch("application/merge-patch+json", spec)); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, timeout, "new images everywhere", func(ctx context.Context) (bool, string, error) {

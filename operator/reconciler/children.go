@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // Labels the operator puts on every object it creates.
@@ -122,7 +124,7 @@ var ownAnnotations = []string{AnnotationSpecHash, AnnotationRetiring}
 // inherited is the metadata every child of obj inherits: all of obj's
 // labels and its annotations except the ignored ones, with t's (the
 // template's spec.*.metadata) laid over them, as Dask's operator does.
-func inherited(obj metav1.Object, t Metadata) Metadata {
+func inherited(obj metav1.Object, t daskv1.Metadata) daskv1.Metadata {
 	ann := make(map[string]string, len(obj.GetAnnotations())+len(t.Annotations))
 	for k, v := range obj.GetAnnotations() {
 		if slices.Contains(ownAnnotations, k) || slices.ContainsFunc(ignoredAnnotationPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
@@ -131,7 +133,7 @@ func inherited(obj metav1.Object, t Metadata) Metadata {
 		ann[k] = v
 	}
 	maps.Copy(ann, t.Annotations)
-	md := Metadata{Labels: merged(obj.GetLabels(), t.Labels), Annotations: ann}
+	md := daskv1.Metadata{Labels: merged(obj.GetLabels(), t.Labels), Annotations: ann}
 	if len(md.Labels) == 0 {
 		md.Labels = nil
 	}
@@ -214,7 +216,7 @@ func schedulerLabels(cluster string) map[string]string {
 // scheduler pod spec, unchanged apart from metadata: dc's own labels and
 // annotations with spec.scheduler.metadata's over them, and the operator's
 // labels over both.
-func schedulerDeployment(dc *DaskCluster) *appsv1.Deployment {
+func schedulerDeployment(dc *daskv1.DaskCluster) *appsv1.Deployment {
 	s := dc.Spec.Scheduler.DeepCopy()
 	return oneReplica(SchedulerName(dc.Name), dc.Namespace, inherited(dc, s.Metadata), nil, schedulerLabels(dc.Name), s.Spec)
 }
@@ -247,7 +249,7 @@ func withWorkerDefaults(d *appsv1.Deployment) {
 // oneReplica builds a single-replica Deployment selecting sel, whose object
 // and pod template carry md's labels (under sel's) and annotations; the
 // object alone also carries extra's labels, under all others.
-func oneReplica(name, namespace string, md Metadata, extra, sel map[string]string, spec corev1.PodSpec) *appsv1.Deployment {
+func oneReplica(name, namespace string, md daskv1.Metadata, extra, sel map[string]string, spec corev1.PodSpec) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
@@ -273,7 +275,7 @@ func oneReplica(name, namespace string, md Metadata, extra, sel map[string]strin
 // service spec, with the scheduler Deployment's metadata. The user's
 // selector is kept, as Dask's operator does; an empty one selects dc's
 // scheduler pods.
-func schedulerService(dc *DaskCluster) *corev1.Service {
+func schedulerService(dc *daskv1.DaskCluster) *corev1.Service {
 	s := dc.Spec.Scheduler.DeepCopy()
 	spec := s.Service
 	if len(spec.Selector) == 0 {
@@ -294,13 +296,13 @@ func schedulerService(dc *DaskCluster) *corev1.Service {
 // defaultWorkerGroup builds dc's default worker group with replicas workers
 // (the cluster's own count, clamped by any autoscaler). Its metadata is
 // dc's with spec.worker.metadata over it; its workers inherit that in turn.
-func defaultWorkerGroup(dc *DaskCluster, replicas int32) *DaskWorkerGroup {
+func defaultWorkerGroup(dc *daskv1.DaskCluster, replicas int32) *daskv1.DaskWorkerGroup {
 	w := dc.Spec.Worker.DeepCopy()
 	w.Replicas = replicas
 	name := DefaultWorkerGroupName(dc.Name)
 	md := inherited(dc, w.Metadata)
-	return &DaskWorkerGroup{
-		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "DaskWorkerGroup"},
+	return &daskv1.DaskWorkerGroup{
+		TypeMeta: metav1.TypeMeta{APIVersion: daskv1.GroupVersion.String(), Kind: "DaskWorkerGroup"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: dc.Namespace,
@@ -311,12 +313,12 @@ func defaultWorkerGroup(dc *DaskCluster, replicas int32) *DaskWorkerGroup {
 			}),
 			Annotations: md.Annotations,
 		},
-		Spec: DaskWorkerGroupSpec{Cluster: dc.Name, Worker: *w},
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: dc.Name, Worker: *w},
 	}
 }
 
 // workerGroupSelector selects every worker Deployment (and pod) of wg.
-func workerGroupSelector(wg *DaskWorkerGroup) map[string]string {
+func workerGroupSelector(wg *daskv1.DaskWorkerGroup) map[string]string {
 	return map[string]string{
 		LabelCluster:     labelValue(wg.Spec.Cluster),
 		LabelWorkerGroup: labelValue(wg.Name),
@@ -329,7 +331,7 @@ func workerGroupSelector(wg *DaskWorkerGroup) map[string]string {
 // metadata is wg's own with spec.worker.metadata over it; the Deployment
 // object also carries clusterLabels (its cluster's labels) under those, as
 // Dask's operator labels worker Deployments with their cluster's labels.
-func workerDeployment(wg *DaskWorkerGroup, i int, schedulerAddr string, clusterLabels map[string]string) *appsv1.Deployment {
+func workerDeployment(wg *daskv1.DaskWorkerGroup, i int, schedulerAddr string, clusterLabels map[string]string) *appsv1.Deployment {
 	name := WorkerName(wg.Name, i)
 	w := wg.Spec.Worker.DeepCopy()
 	sel := workerGroupSelector(wg)
@@ -343,11 +345,11 @@ func workerDeployment(wg *DaskWorkerGroup, i int, schedulerAddr string, clusterL
 
 // jobCluster builds the DaskCluster of job j: j's labels and annotations
 // with spec.cluster.metadata's over them.
-func jobCluster(j *DaskJob) *DaskCluster {
+func jobCluster(j *daskv1.DaskJob) *daskv1.DaskCluster {
 	c := j.Spec.Cluster.DeepCopy()
 	md := inherited(j, c.Metadata)
-	return &DaskCluster{
-		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "DaskCluster"},
+	return &daskv1.DaskCluster{
+		TypeMeta: metav1.TypeMeta{APIVersion: daskv1.GroupVersion.String(), Kind: "DaskCluster"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        j.Name,
 			Namespace:   j.Namespace,
@@ -362,7 +364,7 @@ func jobCluster(j *DaskJob) *DaskCluster {
 // annotations and spec.job.metadata's over them. A pod spec without a
 // restart policy (stored before the CRD defaulted it) gets OnFailure, the
 // CRD's default and Dask's: a runner that fails is retried in place.
-func runnerPod(j *DaskJob) *corev1.Pod {
+func runnerPod(j *daskv1.DaskJob) *corev1.Pod {
 	t := j.Spec.Job.DeepCopy()
 	spec := t.Spec
 	if spec.RestartPolicy == "" {
@@ -398,11 +400,15 @@ type workerInfo struct {
 	Name  string
 	Index int
 	Ready bool
+	// Legacy: made by Dask's operator and adopted (isLegacyWorker); Index
+	// means nothing.
+	Legacy bool
 }
 
 // pickRetirees chooses n workers to retire: workers that are not ready go
-// first (they do no work yet), then the highest indices (the newest). The
-// result is deterministic for a given input.
+// first (they do no work yet), then those Dask's operator made (by name),
+// then the highest indices (the newest). The result is deterministic for a
+// given input.
 func pickRetirees(workers []workerInfo, n int) []string {
 	ws := slices.Clone(workers)
 	slices.SortFunc(ws, func(a, b workerInfo) int {
@@ -411,6 +417,15 @@ func pickRetirees(workers []workerInfo, n int) []string {
 				return -1
 			}
 			return 1
+		}
+		if a.Legacy != b.Legacy {
+			if a.Legacy {
+				return -1
+			}
+			return 1
+		}
+		if a.Legacy {
+			return strings.Compare(a.Name, b.Name)
 		}
 		return cmp.Compare(b.Index, a.Index)
 	})

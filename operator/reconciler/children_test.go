@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 func TestPickRetirees(t *testing.T) {
@@ -32,6 +34,15 @@ func TestPickRetirees(t *testing.T) {
 	}
 	if ws[0].Name != "w-0" {
 		t.Error("pickRetirees reordered its input")
+	}
+	// Workers Dask's operator made go after the not-ready ones and before
+	// this operator's, in name order.
+	mixed := append(slices.Clone(ws),
+		workerInfo{Name: "w-worker-ffe0", Index: -1, Ready: true, Legacy: true},
+		workerInfo{Name: "w-worker-0a1b", Index: -1, Ready: true, Legacy: true},
+	)
+	if got, want := pickRetirees(mixed, 5), []string{"w-3", "w-1", "w-worker-0a1b", "w-worker-ffe0", "w-2"}; !slices.Equal(got, want) {
+		t.Errorf("pickRetirees with Dask's workers = %v, want %v", got, want)
 	}
 }
 
@@ -110,11 +121,11 @@ func TestSchedulerPort(t *testing.T) {
 
 // TestBuildersDoNotAlias: editing a built child never reaches the parent.
 func TestBuildersDoNotAlias(t *testing.T) {
-	wg := &DaskWorkerGroup{
+	wg := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns"},
-		Spec: DaskWorkerGroupSpec{Cluster: "c", Worker: WorkerSpec{
+		Spec: daskv1.DaskWorkerGroupSpec{Cluster: "c", Worker: daskv1.WorkerSpec{
 			Replicas: 1,
-			Metadata: Metadata{Labels: map[string]string{"team": "a"}},
+			Metadata: daskv1.Metadata{Labels: map[string]string{"team": "a"}},
 			Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "w"}}},
 		}},
 	}

@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // Field indexes: DaskAutoscalers and DaskWorkerGroups by spec.cluster.
@@ -34,8 +36,8 @@ const (
 // cluster, and reports status.phase Created -> Pending -> Running (or Error
 // for a name its children cannot carry), with Dask's meanings. It is the
 // only writer of the default worker group's replicas: the cluster's
-// spec.worker.replicas, clamped to the bounds of a DaskAutoscaler naming the
-// cluster.
+// spec.worker.replicas, or the choice of a DaskAutoscaler naming the
+// cluster, clamped to its bounds (workerReplicas).
 type ClusterReconciler struct {
 	Deps
 
@@ -57,12 +59,12 @@ type countsPoll struct {
 func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskcluster").
-		For(&DaskCluster{}).
+		For(&daskv1.DaskCluster{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
-		Owns(&DaskWorkerGroup{}).
-		Watches(&DaskAutoscaler{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			a := o.(*DaskAutoscaler)
+		Owns(&daskv1.DaskWorkerGroup{}).
+		Watches(&daskv1.DaskAutoscaler{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			a := o.(*daskv1.DaskAutoscaler)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Cluster}}}
 		})).
 		WithOptions(opts.controller()).
@@ -73,7 +75,7 @@ func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOp
 // status is patched on every way out (patchStatus, deferred), so phase and
 // counts are current exactly when something went wrong.
 func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	if err := r.Client.Get(ctx, req.NamespacedName, &dc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.swapPoll(req.NamespacedName, "", nil)
@@ -81,7 +83,9 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !dc.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return releaseKopf(ctx, &r.Deps, &dc, func(ctx context.Context, o client.Object) error {
+			return r.Client.Update(ctx, o, client.FieldOwner(FieldOwner))
+		})
 	}
 	orig := dc.DeepCopy()
 	defer func() {
@@ -93,16 +97,16 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 
 	if verr := validateClusterName(dc.Name); verr != nil {
 		// Names never change: nothing is created, and nothing retried.
-		if dc.Status.Phase != PhaseError {
+		if dc.Status.Phase != daskv1.PhaseError {
 			r.event(&dc, corev1.EventTypeWarning, "InvalidName", "Validate", "%v", verr)
 		}
-		dc.Status.Phase = PhaseError
+		dc.Status.Phase = daskv1.PhaseError
 		return ctrl.Result{}, nil
 	}
 	if dc.Status.Phase == "" {
 		// Accepted: Dask's clients wait for the operator to say so before
 		// anything else.
-		dc.Status.Phase = PhaseCreated
+		dc.Status.Phase = daskv1.PhaseCreated
 		r.event(&dc, corev1.EventTypeNormal, dc.Status.Phase, "Reconcile", "cluster is %s", dc.Status.Phase)
 		if err := patchStatus(ctx, &r.Deps, &dc, orig); err != nil {
 			return ctrl.Result{}, err
@@ -115,14 +119,14 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		r.event(&dc, corev1.EventTypeWarning, "FailedCreateScheduler", "Reconcile", "scheduler deployment: %v", err)
 		return ctrl.Result{}, err
 	}
-	setCondition(&dc, ConditionSchedulerAvailable, sched.Status.AvailableReplicas > 0, "DeploymentAvailable", "DeploymentUnavailable",
+	setCondition(&dc, daskv1.ConditionSchedulerAvailable, sched.Status.AvailableReplicas > 0, "DeploymentAvailable", "DeploymentUnavailable",
 		"the scheduler Deployment has an available replica", "the scheduler Deployment has no available replica yet")
 	svc, _, err := ensure(ctx, &r.Deps, &dc, schedulerService(&dc), copyService)
 	if err != nil {
 		r.event(&dc, corev1.EventTypeWarning, "FailedCreateService", "Reconcile", "scheduler service: %v", err)
 		return ctrl.Result{}, err
 	}
-	if svc.Spec.Type == corev1.ServiceTypeExternalName && !hasCondition(orig, ConditionSchedulerAvailable) {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName && !hasCondition(orig, daskv1.ConditionSchedulerAvailable) {
 		r.event(&dc, corev1.EventTypeWarning, "ExternalNameService", "Reconcile", "%v: scale-down is not graceful, and autoscaling and idle timeout do not work", ErrExternalName)
 	}
 	replicas, err := r.workerReplicas(ctx, &dc)
@@ -135,9 +139,9 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, err
 	}
 
-	dc.Status.Phase = PhasePending
+	dc.Status.Phase = daskv1.PhasePending
 	if serviceUsable(svc) {
-		dc.Status.Phase = PhaseRunning
+		dc.Status.Phase = daskv1.PhaseRunning
 	}
 	dc.Status.Workers = wg.Status.Replicas
 	dc.Status.ReadyWorkers = wg.Status.ReadyReplicas
@@ -146,7 +150,7 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if dc.Spec.IdleTimeout > 0 {
 		// A scheduler that is not available yet is not asked (and its
 		// cluster not judged).
-		if meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
+		if meta.IsStatusConditionTrue(dc.Status.Conditions, daskv1.ConditionSchedulerAvailable) {
 			deleted, err := r.checkIdle(ctx, &dc)
 			if deleted || err != nil {
 				return ctrl.Result{}, err
@@ -173,7 +177,7 @@ func serviceUsable(svc *corev1.Service) bool {
 // setCondition sets condition typ of dc's status to ok, with the reason and
 // message of that state; an unchanged condition keeps its transition time
 // (so a steady cluster's status does not change).
-func setCondition(dc *DaskCluster, typ string, ok bool, reasonTrue, reasonFalse, msgTrue, msgFalse string) {
+func setCondition(dc *daskv1.DaskCluster, typ string, ok bool, reasonTrue, reasonFalse, msgTrue, msgFalse string) {
 	c := metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reasonFalse, Message: msgFalse, ObservedGeneration: dc.Generation}
 	if ok {
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, reasonTrue, msgTrue
@@ -182,7 +186,7 @@ func setCondition(dc *DaskCluster, typ string, ok bool, reasonTrue, reasonFalse,
 }
 
 // hasCondition reports whether dc's status has condition typ at all.
-func hasCondition(dc *DaskCluster, typ string) bool {
+func hasCondition(dc *daskv1.DaskCluster, typ string) bool {
 	return meta.FindStatusCondition(dc.Status.Conditions, typ) != nil
 }
 
@@ -192,7 +196,7 @@ func hasCondition(dc *DaskCluster, typ string) bool {
 // exists, else the task-count fallback (IdleTaskCounts), else reports
 // IdleUnsupported. An unreachable scheduler changes nothing: only a
 // scheduler that says it is idle gets its cluster deleted.
-func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *DaskCluster) (deleted bool, err error) {
+func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *daskv1.DaskCluster) (deleted bool, err error) {
 	key := client.ObjectKeyFromObject(dc)
 	sc, err := r.schedulerFor(ctx, dc.Namespace, dc.Name)
 	if err != nil {
@@ -207,24 +211,24 @@ func (r *ClusterReconciler) checkIdle(ctx context.Context, dc *DaskCluster) (del
 	since, err := sc.IdleSince(ctx)
 	switch {
 	case err == nil:
-		dc.Status.IdleDetection = IdleCheckIdle
+		dc.Status.IdleDetection = daskv1.IdleCheckIdle
 		r.swapPoll(key, "", nil)
 	case errors.Is(err, ErrNotServed):
 		counts, cerr := sc.Counts(ctx)
 		switch {
 		case cerr == nil:
-			dc.Status.IdleDetection = IdleTaskCounts
+			dc.Status.IdleDetection = daskv1.IdleTaskCounts
 			var recorded *time.Time
 			if dc.Status.IdleSince != nil {
 				recorded = &dc.Status.IdleSince.Time
 			}
 			since = decideIdleFromCounts(idleInput{Counts: counts, Previous: r.swapPoll(key, dc.UID, &counts), IdleSince: recorded, Now: now})
 		case errors.Is(cerr, ErrNotServed):
-			if dc.Status.IdleDetection != IdleUnsupported {
+			if dc.Status.IdleDetection != daskv1.IdleUnsupported {
 				r.event(dc, corev1.EventTypeWarning, "IdleTimeoutUnsupported", "IdleCheck",
 					"spec.idleTimeout is ignored: the scheduler serves neither /api/v1/check_idle nor /json/counts.json (add distributed.http.scheduler.api or distributed.http.scheduler.json to %s)", EnvSchedulerHTTPRoutes)
 			}
-			dc.Status.IdleDetection, dc.Status.IdleSince = IdleUnsupported, nil
+			dc.Status.IdleDetection, dc.Status.IdleSince = daskv1.IdleUnsupported, nil
 			r.swapPoll(key, "", nil)
 			return false, nil
 		default:
@@ -274,10 +278,11 @@ func (r *ClusterReconciler) swapPoll(key client.ObjectKey, uid types.UID, counts
 }
 
 // workerReplicas is the default worker group's size: the cluster's request,
-// or, when a DaskAutoscaler names the cluster, the first one's (by name)
-// choice (status.desiredWorkers), clamped to its bounds.
-func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster) (int32, error) {
-	var list DaskAutoscalerList
+// or, when a DaskAutoscaler names the cluster and has changed the count, the
+// first one's (by name) choice (status.desiredWorkers), clamped to its
+// bounds.
+func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *daskv1.DaskCluster) (int32, error) {
+	var list daskv1.DaskAutoscalerList
 	if err := r.Client.List(ctx, &list, client.InNamespace(dc.Namespace), client.MatchingFields{indexAutoscalerCluster: dc.Name}); err != nil {
 		if apierrors.IsNotFound(err) {
 			return dc.Spec.Worker.Replicas, nil
@@ -287,7 +292,7 @@ func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster)
 	if len(list.Items) == 0 {
 		return dc.Spec.Worker.Replicas, nil
 	}
-	slices.SortFunc(list.Items, func(a, b DaskAutoscaler) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(list.Items, func(a, b daskv1.DaskAutoscaler) int { return strings.Compare(a.Name, b.Name) })
 	a := list.Items[0]
 	if len(list.Items) > 1 {
 		r.event(dc, corev1.EventTypeWarning, "MultipleAutoscalers", "Scale", "%d autoscalers name this cluster; using %s", len(list.Items), a.Name)
@@ -297,7 +302,10 @@ func (r *ClusterReconciler) workerReplicas(ctx context.Context, dc *DaskCluster)
 		// changed since it chose).
 		return clamp(a.Status.DesiredWorkers, a.Spec.Minimum, a.Spec.Maximum), nil
 	}
-	return clamp(dc.Spec.Worker.Replicas, a.Spec.Minimum, a.Spec.Maximum), nil
+	// Until the autoscaler first changes the count (which needs its
+	// scheduler's answer), the group stays as the cluster asks, as with
+	// Dask's controller: a scheduler that never answers changes nothing.
+	return dc.Spec.Worker.Replicas, nil
 }
 
 // copyDeployment moves the operator-owned parts of desired into existing;
@@ -336,7 +344,7 @@ func copyService(existing, desired *corev1.Service) {
 }
 
 // copyWorkerGroup moves desired's spec into existing.
-func copyWorkerGroup(existing, desired *DaskWorkerGroup) {
+func copyWorkerGroup(existing, desired *daskv1.DaskWorkerGroup) {
 	existing.Spec = desired.Spec
 }
 

@@ -9,13 +9,15 @@ import (
 
 // scaleInput is what one autoscaling decision looks at.
 type scaleInput struct {
-	// Current is the worker count last chosen.
+	// Current is the default worker group's replicas as they stand
+	// (its spec.worker.replicas), not the count last chosen.
 	Current int32
 	// Target is the scheduler's adaptive target.
 	Target int32
 	// Minimum and Maximum bound the result.
 	Minimum, Maximum int32
-	// LastScale is when Current was chosen; zero for never.
+	// LastScale is when the autoscaler last changed the count; zero for
+	// never.
 	LastScale time.Time
 	// Now is the time of the decision.
 	Now time.Time
@@ -23,12 +25,20 @@ type scaleInput struct {
 	CoolDown time.Duration
 }
 
+// maxScaleDown is the most workers one decision removes from a group of
+// current: a quarter of them, rounded down, and at least one. It is the
+// pacing of Dask's own controller, which its users tuned their workloads
+// to: a group of 4 idles down to 1 in three steps, one per cool-down.
+func maxScaleDown(current int32) int32 {
+	return max(current/4, 1)
+}
+
 // decideScale returns the worker count for in and why. The target, clamped
-// to [Minimum, Maximum], applies at once when it asks for more workers;
-// fewer workers only once CoolDown has passed since the last change, so a
-// target that dips between two bursts of work does not retire workers that
-// the next burst needs. Bounds beat the cool-down: a count outside them is
-// brought inside at once.
+// to [Minimum, Maximum], applies at once when it asks for more workers.
+// Fewer workers come only once CoolDown has passed since the last change,
+// and then at most maxScaleDown(Current) fewer, so a target that dips
+// between two bursts of work does not retire the workers the next burst
+// needs. Bounds beat both: a count outside them is brought inside at once.
 func decideScale(in scaleInput) (int32, string) {
 	want := clamp(in.Target, in.Minimum, in.Maximum)
 	switch {
@@ -43,8 +53,30 @@ func decideScale(in scaleInput) (int32, string) {
 	case !in.LastScale.IsZero() && in.Now.Before(in.LastScale.Add(in.CoolDown)):
 		return in.Current, "cool-down"
 	default:
-		return want, "scale down"
+		return max(want, in.Current-maxScaleDown(in.Current)), "scale down"
 	}
+}
+
+// decideWarn reports whether a warning last recorded at last (zero for
+// never) is due again at now, at most once per every: a condition that
+// lasts (a scheduler away for an hour) warns once per interval, not once
+// per poll.
+func decideWarn(last, now time.Time, every time.Duration) bool {
+	return last.IsZero() || !now.Before(last.Add(every))
+}
+
+// decideKopfRelease says, for an object deleted at deletedAt that still
+// carries kopf's finalizer at now, whether to remove it, or how long to
+// wait first. A running kopf operator removes its finalizer as soon as it
+// sees the deletion (it stops the object's timers; Dask's deletion handlers
+// are optional), so one still there grace after the deletion means no kopf
+// operator handles the object any more: Dask's operator is gone, and
+// without the removal the deletion would never finish.
+func decideKopfRelease(deletedAt, now time.Time, grace time.Duration) (remove bool, wait time.Duration) {
+	if left := deletedAt.Add(grace).Sub(now); left > 0 {
+		return false, left
+	}
+	return true, 0
 }
 
 // retireVerdict is what to do with one worker chosen for retirement.

@@ -1,8 +1,9 @@
 // Package reconciler is a small Dask operator on controller-runtime. It
 // consumes the CRDs compiled from templates/ (embedded from operator/crds/,
 // dist/'s CRDs with Kubernetes' descriptions) and turns DaskCluster, DaskWorkerGroup, DaskJob
-// and DaskAutoscaler objects into
-// Deployments, Services and Pods built from the user's own pod templates.
+// and DaskAutoscaler objects (their Go types: package api/v1, imported as
+// daskv1) into Deployments, Services and Pods built from the user's own pod
+// templates.
 //
 // # Install
 //
@@ -43,11 +44,15 @@
 // # Scale
 //
 // The default worker group's replicas are the cluster's spec.worker.replicas,
-// or, when a DaskAutoscaler names the cluster, the autoscaler's choice
-// (status.desiredWorkers) clamped to its [minimum, maximum]; the cluster
-// reconciler is the only writer. The autoscaler polls the scheduler's
-// adaptive target and decides with decideScale: scale up at once, scale down
-// only after a cool-down. New workers take the lowest free indices.
+// or, once a DaskAutoscaler naming the cluster has changed the count, the
+// autoscaler's choice (status.desiredWorkers) clamped to its [minimum,
+// maximum]; the cluster reconciler is the only writer. The autoscaler polls
+// the scheduler's adaptive target and decides, from the group's replicas as
+// they stand, with decideScale, paced as Dask's controller paces: scale up
+// at once; scale down only after a cool-down since the last change, and by
+// at most a quarter of the group (at least one) per decision. A round whose
+// scheduler cannot be asked changes nothing. New workers take the lowest
+// free indices.
 //
 // # Talk to the scheduler
 //

@@ -45,6 +45,10 @@ type Deps struct {
 	// Slow, shared by the reconcilers, holds schedulers cooling off after
 	// using up a CallBudget; nil remembers none.
 	Slow *SlowSchedulers
+	// KopfFinalizerGrace is how long after a deletion kopf's finalizer, left
+	// by Dask's operator, may stay before it is removed (releaseKopf);
+	// zero means DefaultKopfFinalizerGrace.
+	KopfFinalizerGrace time.Duration
 }
 
 // ErrExternalName marks a scheduler Service of type ExternalName: its DNS
@@ -255,6 +259,13 @@ func ensureWith[T client.Object](ctx context.Context, d *Deps, owner client.Obje
 // whether anything changed, so every path out of a reconcile can call it
 // (deferred); an object deleted meanwhile is no error.
 func patchStatus(ctx context.Context, d *Deps, obj, orig client.Object) error {
+	return patchStatusFrom(ctx, d, obj, orig, false)
+}
+
+// patchStatusFrom is patchStatus; locked makes the patch carry orig's
+// resourceVersion, so that it fails with a conflict when obj changed since
+// orig was read (a decision taken on a stale cache is not written).
+func patchStatusFrom(ctx context.Context, d *Deps, obj, orig client.Object, locked bool) error {
 	data, err := client.MergeFrom(orig).Data(obj)
 	if err != nil {
 		return fmt.Errorf("diffing the status of %s: %w", obj.GetName(), err)
@@ -267,7 +278,11 @@ func patchStatus(ctx context.Context, d *Deps, obj, orig client.Object) error {
 	if !ok {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]json.RawMessage{"status": st})
+	body := map[string]any{"status": st}
+	if locked {
+		body["metadata"] = map[string]string{"resourceVersion": orig.GetResourceVersion()}
+	}
+	patch, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}

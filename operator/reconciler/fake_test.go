@@ -24,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // This file runs the reconcilers against controller-runtime's fake client:
@@ -67,9 +69,9 @@ func newFakeEnv(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) *f
 	e.c = fake.NewClientBuilder().
 		WithScheme(scheme).
 		WithObjects(objs...).
-		WithStatusSubresource(&DaskCluster{}, &DaskWorkerGroup{}, &DaskJob{}, &DaskAutoscaler{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}).
-		WithIndex(&DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string { return []string{o.(*DaskAutoscaler).Spec.Cluster} }).
-		WithIndex(&DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string { return []string{o.(*DaskWorkerGroup).Spec.Cluster} }).
+		WithStatusSubresource(&daskv1.DaskCluster{}, &daskv1.DaskWorkerGroup{}, &daskv1.DaskJob{}, &daskv1.DaskAutoscaler{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}).
+		WithIndex(&daskv1.DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string { return []string{o.(*daskv1.DaskAutoscaler).Spec.Cluster} }).
+		WithIndex(&daskv1.DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string { return []string{o.(*daskv1.DaskWorkerGroup).Spec.Cluster} }).
 		WithInterceptorFuncs(funcs).
 		Build()
 	e.deps = Deps{Client: e.c, Scheme: scheme, Recorder: e.events}
@@ -112,9 +114,9 @@ func (e *fakeEnv) drained() []string {
 // testCluster is a DaskCluster shaped like Dask's simplecluster example:
 // the resource's own labels and annotations (including ones children must
 // not inherit), and labels on both templates.
-func testCluster(name string) *DaskCluster {
+func testCluster(name string) *daskv1.DaskCluster {
 	pod := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "ghcr.io/dask/dask:latest", Env: []corev1.EnvVar{{Name: "USER_ENV", Value: "1"}}}}}
-	return &DaskCluster{
+	return &daskv1.DaskCluster{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "ns", Generation: 1,
 			Labels: map[string]string{"test-label": "label-value"},
@@ -124,13 +126,13 @@ func testCluster(name string) *DaskCluster {
 				"kubectl.kubernetes.io/last-applied-configuration": "{}",
 			},
 		},
-		Spec: DaskClusterSpec{
-			Scheduler: SchedulerSpec{
-				Metadata: Metadata{Labels: map[string]string{"scheduler-sublabel": "s"}, Annotations: map[string]string{"test-annotation": "scheduler-wins"}},
+		Spec: daskv1.DaskClusterSpec{
+			Scheduler: daskv1.SchedulerSpec{
+				Metadata: daskv1.Metadata{Labels: map[string]string{"scheduler-sublabel": "s"}, Annotations: map[string]string{"test-annotation": "scheduler-wins"}},
 				Spec:     pod,
 				Service:  corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, Ports: []corev1.ServicePort{{Name: "tcp-comm", Port: 8786}, {Name: "http-dashboard", Port: 8787}}},
 			},
-			Worker: WorkerSpec{Replicas: 2, Metadata: Metadata{Labels: map[string]string{"worker-sublabel": "w"}}, Spec: pod},
+			Worker: daskv1.WorkerSpec{Replicas: 2, Metadata: daskv1.Metadata{Labels: map[string]string{"worker-sublabel": "w"}}, Spec: pod},
 		},
 	}
 }
@@ -167,14 +169,14 @@ func TestFakeClusterPropagatesMetadata(t *testing.T) {
 	var svc corev1.Service
 	e.get("simple-scheduler", &svc)
 	wantInherited(t, "scheduler Service", svc.Labels, svc.Annotations, "scheduler-wins")
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	e.get("simple-default", &wg)
 	wantInherited(t, "default worker group", wg.Labels, wg.Annotations, "annotation-value")
 	if wg.Labels["worker-sublabel"] != "w" || wg.Labels[LabelComponent] != ComponentWorkerGroup {
 		t.Errorf("worker group labels = %v", wg.Labels)
 	}
 
-	wr := &WorkerGroupReconciler{Deps: e.deps}
+	cr, wr := &ClusterReconciler{Deps: e.deps}, &WorkerGroupReconciler{Deps: e.deps}
 	e.reconcile(wr, "simple-default")
 	var w appsv1.Deployment
 	e.get("simple-default-worker-0", &w)
@@ -218,14 +220,14 @@ func TestFakeClusterPropagatesMetadata(t *testing.T) {
 
 func TestFakeJobPropagatesMetadata(t *testing.T) {
 	dc := testCluster("job")
-	job := &DaskJob{
+	job := &daskv1.DaskJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ns", Labels: dc.Labels, Annotations: dc.Annotations},
-		Spec: DaskJobSpec{
-			Job: JobTemplate{
-				Metadata: Metadata{Labels: map[string]string{"runner-sublabel": "r"}},
+		Spec: daskv1.DaskJobSpec{
+			Job: daskv1.JobTemplate{
+				Metadata: daskv1.Metadata{Labels: map[string]string{"runner-sublabel": "r"}},
 				Spec:     corev1.PodSpec{Containers: []corev1.Container{{Name: "job", Image: "x"}}},
 			},
-			Cluster: ClusterTemplate{Metadata: Metadata{Labels: map[string]string{"cluster-sublabel": "c"}}, Spec: dc.Spec},
+			Cluster: daskv1.ClusterTemplate{Metadata: daskv1.Metadata{Labels: map[string]string{"cluster-sublabel": "c"}}, Spec: dc.Spec},
 		},
 	}
 	never := job.DeepCopy()
@@ -236,7 +238,7 @@ func TestFakeJobPropagatesMetadata(t *testing.T) {
 	e.reconcile(jr, "job")
 	e.reconcile(jr, "never")
 
-	var got DaskCluster
+	var got daskv1.DaskCluster
 	e.get("job", &got)
 	wantInherited(t, "job's cluster", got.Labels, got.Annotations, "annotation-value")
 	if got.Labels["cluster-sublabel"] != "c" {
@@ -255,9 +257,9 @@ func TestFakeJobPropagatesMetadata(t *testing.T) {
 	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("the user's restartPolicy Never became %s", pod.Spec.RestartPolicy)
 	}
-	var j DaskJob
+	var j daskv1.DaskJob
 	e.get("job", &j)
-	if j.Status.JobStatus != ClusterCreated || j.Status.ClusterName != "job" || j.Status.JobRunnerPodName != "job-runner" {
+	if j.Status.JobStatus != daskv1.ClusterCreated || j.Status.ClusterName != "job" || j.Status.JobRunnerPodName != "job-runner" {
 		t.Errorf("job status = %+v", j.Status)
 	}
 
@@ -276,14 +278,14 @@ func TestFakeClusterInvalidName(t *testing.T) {
 		t.Run(name[:min(len(name), 12)], func(t *testing.T) {
 			e := newFakeEnv(t, interceptor.Funcs{}, testCluster(name))
 			e.reconcile(&ClusterReconciler{Deps: e.deps}, name)
-			var dc DaskCluster
+			var dc daskv1.DaskCluster
 			e.get(name, &dc)
-			if dc.Status.Phase != PhaseError {
+			if dc.Status.Phase != daskv1.PhaseError {
 				t.Errorf("phase = %q, want Error", dc.Status.Phase)
 			}
 			var ds appsv1.DeploymentList
 			var ss corev1.ServiceList
-			var ws DaskWorkerGroupList
+			var ws daskv1.DaskWorkerGroupList
 			for _, l := range []client.ObjectList{&ds, &ss, &ws} {
 				if err := e.c.List(t.Context(), l); err != nil {
 					t.Fatal(err)
@@ -312,7 +314,7 @@ func TestFakeClusterPhases(t *testing.T) {
 	lb.Spec.Scheduler.Service.Type = corev1.ServiceTypeLoadBalancer
 	var phases []string
 	funcs := interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
-		if dc, ok := obj.(*DaskCluster); ok {
+		if dc, ok := obj.(*daskv1.DaskCluster); ok {
 			phases = append(phases, dc.Status.Phase)
 		}
 		return c.SubResource(sub).Patch(ctx, obj, p, opts...)
@@ -320,19 +322,19 @@ func TestFakeClusterPhases(t *testing.T) {
 	e := newFakeEnv(t, funcs, testCluster("simple"), lb)
 	cr := &ClusterReconciler{Deps: e.deps}
 	e.reconcile(cr, "simple")
-	if want := []string{PhaseCreated, PhaseRunning}; fmt.Sprint(phases) != fmt.Sprint(want) {
+	if want := []string{daskv1.PhaseCreated, daskv1.PhaseRunning}; fmt.Sprint(phases) != fmt.Sprint(want) {
 		t.Errorf("ClusterIP cluster: phases written %v, want %v", phases, want)
 	}
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	e.get("simple", &dc)
-	if c := meta.FindStatusCondition(dc.Status.Conditions, ConditionSchedulerAvailable); c == nil || c.Status != metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(dc.Status.Conditions, daskv1.ConditionSchedulerAvailable); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("SchedulerAvailable = %+v, want False", c)
 	}
 
 	phases = nil
 	e.reconcile(cr, "lb")
 	e.get("lb", &dc)
-	if dc.Status.Phase != PhasePending {
+	if dc.Status.Phase != daskv1.PhasePending {
 		t.Errorf("LoadBalancer without ingress: phase %s, want Pending", dc.Status.Phase)
 	}
 	var svc corev1.Service
@@ -349,7 +351,7 @@ func TestFakeClusterPhases(t *testing.T) {
 	}
 	e.reconcile(cr, "lb")
 	e.get("lb", &dc)
-	if dc.Status.Phase != PhaseRunning || !meta.IsStatusConditionTrue(dc.Status.Conditions, ConditionSchedulerAvailable) {
+	if dc.Status.Phase != daskv1.PhaseRunning || !meta.IsStatusConditionTrue(dc.Status.Conditions, daskv1.ConditionSchedulerAvailable) {
 		t.Errorf("LoadBalancer with ingress and available scheduler: phase %s, conditions %+v", dc.Status.Phase, dc.Status.Conditions)
 	}
 }
@@ -358,7 +360,7 @@ func TestFakeClusterPhases(t *testing.T) {
 // status it knows (phase, the scheduler's condition).
 func TestFakeStatusOnError(t *testing.T) {
 	funcs := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-		if _, ok := obj.(*DaskWorkerGroup); ok {
+		if _, ok := obj.(*daskv1.DaskWorkerGroup); ok {
 			return apierrors.NewForbidden(schema.GroupResource{Resource: "daskworkergroups"}, obj.GetName(), fmt.Errorf("quota"))
 		}
 		return c.Create(ctx, obj, opts...)
@@ -368,9 +370,9 @@ func TestFakeStatusOnError(t *testing.T) {
 	if err == nil {
 		t.Fatal("want the worker group's error")
 	}
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	e.get("simple", &dc)
-	if dc.Status.Phase != PhaseCreated || meta.FindStatusCondition(dc.Status.Conditions, ConditionSchedulerAvailable) == nil {
+	if dc.Status.Phase != daskv1.PhaseCreated || meta.FindStatusCondition(dc.Status.Conditions, daskv1.ConditionSchedulerAvailable) == nil {
 		t.Errorf("status after a failed reconcile = %+v", dc.Status)
 	}
 }
@@ -389,7 +391,7 @@ func TestFakeUpdateConflict(t *testing.T) {
 	e := newFakeEnv(t, funcs, testCluster("simple"))
 	cr := &ClusterReconciler{Deps: e.deps}
 	e.reconcile(cr, "simple")
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	e.get("simple", &dc)
 	dc.Spec.Scheduler.Spec.Containers[0].Image = "ghcr.io/dask/dask:2026.1.0"
 	if err := e.c.Update(t.Context(), &dc); err != nil {
@@ -404,26 +406,26 @@ func TestFakeUpdateConflict(t *testing.T) {
 }
 
 func TestFakeAdoption(t *testing.T) {
-	extra := &DaskWorkerGroup{
+	extra := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "extra", Namespace: "ns"},
-		Spec:       DaskWorkerGroupSpec{Cluster: "simple", Worker: testCluster("simple").Spec.Worker},
+		Spec:       daskv1.DaskWorkerGroupSpec{Cluster: "simple", Worker: testCluster("simple").Spec.Worker},
 	}
-	as := &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "as", Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: "simple", Minimum: 1, Maximum: 3}}
-	orphan := &DaskWorkerGroup{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}, Spec: DaskWorkerGroupSpec{Cluster: "absent", Worker: WorkerSpec{Replicas: 1}}}
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "as", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "simple", Minimum: 1, Maximum: 3}}
+	orphan := &daskv1.DaskWorkerGroup{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}, Spec: daskv1.DaskWorkerGroupSpec{Cluster: "absent", Worker: daskv1.WorkerSpec{Replicas: 1}}}
 	e := newFakeEnv(t, interceptor.Funcs{}, testCluster("simple"), extra, as, orphan)
 	e.reconcile(&ClusterReconciler{Deps: e.deps}, "simple")
 	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "extra")
 	e.reconcile(&AutoscalerReconciler{Deps: e.deps}, "as")
 	e.reconcile(&WorkerGroupReconciler{Deps: e.deps}, "orphan")
 
-	var dc DaskCluster
+	var dc daskv1.DaskCluster
 	e.get("simple", &dc)
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	e.get("extra", &wg)
 	if !metav1.IsControlledBy(&wg, &dc) {
 		t.Errorf("extra worker group's owners = %+v, want the cluster", wg.OwnerReferences)
 	}
-	var a DaskAutoscaler
+	var a daskv1.DaskAutoscaler
 	e.get("as", &a)
 	if !metav1.IsControlledBy(&a, &dc) {
 		t.Errorf("autoscaler's owners = %+v, want the cluster", a.OwnerReferences)
@@ -446,9 +448,9 @@ func TestFakeAdoption(t *testing.T) {
 	}
 	// A group something else controls keeps that controller, and gets the
 	// cluster as a plain owner.
-	other := &DaskWorkerGroup{
+	other := &daskv1.DaskWorkerGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "gitops", Namespace: "ns", OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "app", UID: "cm-uid", Controller: new(true)}}},
-		Spec:       DaskWorkerGroupSpec{Cluster: "simple"},
+		Spec:       daskv1.DaskWorkerGroupSpec{Cluster: "simple"},
 	}
 	if err := e.c.Create(t.Context(), other); err != nil {
 		t.Fatal(err)
@@ -465,6 +467,7 @@ func TestFakeAdoption(t *testing.T) {
 type standIn struct {
 	workers   map[string]string // name -> address
 	idleSince float64
+	target    atomic.Int32 // the adaptive target
 	retired   atomic.Int32
 }
 
@@ -493,6 +496,8 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{%s}`, strings.Join(parts, ","))
 	case "/api/v1/check_idle":
 		fmt.Fprintf(w, `{"idle_since": %f}`, s.idleSince)
+	case "/api/v1/adaptive_target":
+		fmt.Fprintf(w, `{"workers": %d}`, s.target.Load())
 	default:
 		http.NotFound(w, r)
 	}
@@ -514,7 +519,7 @@ func TestFakeRetirement(t *testing.T) {
 		s.workers[name] = fmt.Sprintf("tcp://10.0.0.%d:1234", i)
 	}
 
-	var got DaskCluster
+	var got daskv1.DaskCluster
 	e.get("simple", &got)
 	got.Spec.Worker.Replicas = 1
 	if err := e.c.Update(t.Context(), &got); err != nil {
@@ -534,7 +539,7 @@ func TestFakeRetirement(t *testing.T) {
 	if fmt.Sprint(names) != "[simple-default-worker-0]" || s.retired.Load() != 2 {
 		t.Errorf("workers left %v after %d retired, want [simple-default-worker-0] after 2", names, s.retired.Load())
 	}
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	e.get("simple-default", &wg)
 	if wg.Status.Replicas != 1 {
 		t.Errorf("status.replicas = %d, want 1", wg.Status.Replicas)
@@ -550,17 +555,10 @@ func TestFakeIdleDeletion(t *testing.T) {
 	defer srv.Close()
 	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }}
 	cr := &ClusterReconciler{Deps: e.deps}
-	e.reconcile(cr, "idle")
-	var got DaskCluster
-	e.get("idle", &got) // the scheduler is not available yet: not asked
-	var sched appsv1.Deployment
-	e.get("idle-scheduler", &sched)
-	sched.Status.AvailableReplicas = 1
-	if err := e.c.Status().Update(t.Context(), &sched); err != nil {
-		t.Fatal(err)
-	}
-	e.reconcile(cr, "idle") // available now, and Running
+	// Reconciled before the scheduler is available (not asked), then after.
+	e.availableScheduler(cr, "idle")
 	e.reconcile(cr, "idle") // asked: idle for an hour, past 60s
+	var got daskv1.DaskCluster
 	err := e.c.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "idle"}, &got)
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("idle cluster still there (%v): %+v", err, got.Status)
@@ -615,7 +613,7 @@ func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
 	var objs []client.Object
 	for _, name := range []string{"slow", "fast"} {
 		dc := testCluster(name)
-		objs = append(objs, dc, &DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3}})
+		objs = append(objs, dc, &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: name, Minimum: 1, Maximum: 3}})
 	}
 	e := newFakeEnv(t, interceptor.Funcs{}, objs...)
 	e.deps.Slow = &SlowSchedulers{}
@@ -631,14 +629,7 @@ func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
 	}
 	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
 	for _, name := range []string{"slow", "fast"} {
-		e.reconcile(cr, name)
-		var sched appsv1.Deployment
-		e.get(name+"-scheduler", &sched)
-		sched.Status.AvailableReplicas = 1
-		if err := e.c.Status().Update(t.Context(), &sched); err != nil {
-			t.Fatal(err)
-		}
-		e.reconcile(cr, name)
+		e.availableScheduler(cr, name)
 	}
 	for range 3 {
 		e.reconcile(ar, "slow")
@@ -650,9 +641,355 @@ func TestFakeSlowSchedulerCoolsOff(t *testing.T) {
 	if n := fastHits.Load(); n != 3 {
 		t.Errorf("the fast scheduler was asked %d times, want 3", n)
 	}
-	var a DaskAutoscaler
+	var a daskv1.DaskAutoscaler
 	e.get("fast", &a)
 	if a.Status.SchedulerTarget == nil || *a.Status.SchedulerTarget != 2 {
 		t.Errorf("fast autoscaler status = %+v", a.Status)
+	}
+}
+
+// availableScheduler reconciles cluster name with cr, reports its scheduler
+// Deployment available (no kubelet runs here), and reconciles it again.
+func (e *fakeEnv) availableScheduler(cr *ClusterReconciler, name string) {
+	e.t.Helper()
+	e.reconcile(cr, name)
+	var sched appsv1.Deployment
+	e.get(SchedulerName(name), &sched)
+	sched.Status.AvailableReplicas = 1
+	if err := e.c.Status().Update(e.t.Context(), &sched); err != nil {
+		e.t.Fatal(err)
+	}
+	e.reconcile(cr, name)
+}
+
+// groupReplicas returns the spec.worker.replicas of worker group name.
+func (e *fakeEnv) groupReplicas(name string) int32 {
+	e.t.Helper()
+	var wg daskv1.DaskWorkerGroup
+	e.get(name, &wg)
+	return wg.Spec.Worker.Replicas
+}
+
+// TestFakeAutoscalerPacing: an idle group of 4 with adapt(1, 4) loses one
+// worker per decision, not three at once; a decision inside the cool-down
+// changes nothing; and each decision starts from the group's replicas as
+// they stand, not from the cluster's spec.worker.replicas.
+func TestFakeAutoscalerPacing(t *testing.T) {
+	dc := testCluster("pace")
+	dc.Spec.Worker.Replicas = 4
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "pace", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4}}
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, as)
+	s := &standIn{} // idle: its adaptive target is 0
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	// A cool-down no test run outlives: the test moves the last change
+	// back in time instead of waiting.
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, AutoscaleCoolDown: time.Hour}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	e.availableScheduler(cr, "pace")
+
+	// coolDownOver moves the autoscaler's last change an hour and a
+	// second back.
+	coolDownOver := func() {
+		var a daskv1.DaskAutoscaler
+		e.get("pace", &a)
+		a.Status.LastScaleTime = &metav1.MicroTime{Time: a.Status.LastScaleTime.Add(-time.Hour - time.Second)}
+		if err := e.c.Status().Update(t.Context(), &a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var path []int32
+	for step := range 3 {
+		if step > 0 {
+			// Inside the cool-down: the same count.
+			e.reconcile(ar, "pace")
+			e.reconcile(cr, "pace")
+			if got := e.groupReplicas("pace-default"); got != path[len(path)-1] {
+				t.Fatalf("inside the cool-down the group went %d -> %d", path[len(path)-1], got)
+			}
+			coolDownOver()
+		}
+		e.reconcile(ar, "pace")
+		e.reconcile(cr, "pace")
+		path = append(path, e.groupReplicas("pace-default"))
+	}
+	coolDownOver()
+	e.reconcile(ar, "pace")
+	e.reconcile(cr, "pace")
+	path = append(path, e.groupReplicas("pace-default"))
+	if !slices.Equal(path, []int32{3, 2, 1, 1}) {
+		t.Errorf("an idle group of 4 went %v, want [3 2 1 1]: one worker per decision, down to the minimum", path)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Count(evs, "Scaled") != 3 {
+		t.Errorf("events %s, want three Scaled", evs)
+	}
+
+	// A new autoscaler for a cluster that asks for 4 workers, whose group
+	// was scaled directly to 3 (kubectl scale) and not yet set back: its
+	// first decision starts from the group's 3 (one of 3 goes: 2), not
+	// from the cluster's 4 (3).
+	if err := e.c.Delete(t.Context(), as); err != nil {
+		t.Fatal(err)
+	}
+	var wg daskv1.DaskWorkerGroup
+	e.get("pace-default", &wg)
+	wg.Spec.Worker.Replicas = 3
+	if err := e.c.Update(t.Context(), &wg); err != nil {
+		t.Fatal(err)
+	}
+	fresh := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "pace-2", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "pace", Minimum: 1, Maximum: 4}}
+	if err := e.c.Create(t.Context(), fresh); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile(ar, "pace-2")
+	var a daskv1.DaskAutoscaler
+	e.get("pace-2", &a)
+	if a.Status.DesiredWorkers != 2 {
+		t.Errorf("from a group of 3, idle, the autoscaler chose %d, want 2", a.Status.DesiredWorkers)
+	}
+}
+
+// TestFakeAutoscalerSkipsUnreachable: a round whose scheduler cannot be
+// reached changes nothing (neither the autoscaler's choice nor the group,
+// even when the cluster asks for more than the maximum) and says why in
+// one event, not one per poll; once the scheduler answers, the count moves.
+func TestFakeAutoscalerSkipsUnreachable(t *testing.T) {
+	dc := testCluster("away")
+	dc.Spec.Worker.Replicas = 5
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "away", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "away", Minimum: 1, Maximum: 3}}
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, as)
+	s := &standIn{}
+	s.target.Store(2)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	closed := closedURL(t)
+	up := true
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string {
+		if up {
+			return srv.URL
+		}
+		return closed
+	}}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	up = false
+	e.availableScheduler(cr, "away")
+	e.drained()
+	for range 5 {
+		e.reconcile(ar, "away")
+		e.reconcile(cr, "away")
+	}
+	var a daskv1.DaskAutoscaler
+	e.get("away", &a)
+	if a.Status.LastScaleTime != nil || a.Status.DesiredWorkers != 0 || a.Status.SchedulerTarget != nil {
+		t.Errorf("a round without the scheduler wrote status %+v", a.Status)
+	}
+	if got := e.groupReplicas("away-default"); got != 5 {
+		t.Errorf("without the scheduler's word the group went 5 -> %d", got)
+	}
+	evs := e.drained()
+	if n := strings.Count(fmt.Sprint(evs), "SchedulerUnreachable"); n != 1 {
+		t.Errorf("%d SchedulerUnreachable events in five rounds, want 1: %v", n, evs)
+	}
+	up = true
+	e.reconcile(ar, "away")
+	e.reconcile(cr, "away")
+	if got := e.groupReplicas("away-default"); got != 3 {
+		t.Errorf("with the scheduler back the group of 5 is %d, want the maximum, 3", got)
+	}
+	// A new outage warns at once.
+	up = false
+	e.reconcile(ar, "away")
+	if n := strings.Count(fmt.Sprint(e.drained()), "SchedulerUnreachable"); n != 1 {
+		t.Errorf("a second outage recorded %d SchedulerUnreachable events, want 1", n)
+	}
+}
+
+// closedURL returns the URL of a local port that was listening and no
+// longer is: connecting to it is refused.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL
+	srv.Close()
+	return u
+}
+
+// kopfMarker is the finalizer kopf puts on objects with timers.
+const kopfMarker = "kopf.zalando.org/KopfFinalizerMarker"
+
+// TestFakeKopfFinalizerReleased: a DaskCluster and a DaskAutoscaler that
+// Dask's operator (kopf) gave its finalizer, deleted after it was gone,
+// keep it during the grace, lose it after (with an event), and so are
+// deleted; another controller's finalizer stays.
+func TestFakeKopfFinalizerReleased(t *testing.T) {
+	long := metav1.NewTime(time.Now().Add(-2 * time.Hour))
+	recent := metav1.NewTime(time.Now())
+	gone := testCluster("gone")
+	gone.Finalizers, gone.DeletionTimestamp = []string{kopfMarker}, &long
+	shared := testCluster("shared")
+	shared.Finalizers, shared.DeletionTimestamp = []string{kopfMarker, "example.com/backup"}, &long
+	fresh := testCluster("fresh")
+	fresh.Finalizers, fresh.DeletionTimestamp = []string{kopfMarker}, &recent
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "ns", Finalizers: []string{kopfMarker}, DeletionTimestamp: &long}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "gone", Minimum: 1, Maximum: 2}}
+	e := newFakeEnv(t, interceptor.Funcs{}, gone, shared, fresh, as)
+	e.deps.KopfFinalizerGrace = time.Hour
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+
+	e.reconcile(cr, "gone")
+	e.reconcile(ar, "gone")
+	for _, obj := range []client.Object{&daskv1.DaskCluster{}, &daskv1.DaskAutoscaler{}} {
+		if err := e.c.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "gone"}, obj); !apierrors.IsNotFound(err) {
+			t.Errorf("%T gone still there (%v), finalizers %v", obj, err, obj.GetFinalizers())
+		}
+	}
+	e.reconcile(cr, "shared")
+	var dc daskv1.DaskCluster
+	e.get("shared", &dc)
+	if !slices.Equal(dc.Finalizers, []string{"example.com/backup"}) {
+		t.Errorf("finalizers left %v, want only example.com/backup", dc.Finalizers)
+	}
+	res := e.reconcile(cr, "fresh")
+	e.get("fresh", &dc)
+	if !slices.Equal(dc.Finalizers, []string{kopfMarker}) || res.RequeueAfter <= 0 || res.RequeueAfter > time.Hour {
+		t.Errorf("inside the grace: finalizers %v, requeue after %s; want kopf's kept and a look again within the hour", dc.Finalizers, res.RequeueAfter)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Count(evs, "RemovedKopfFinalizer") != 3 {
+		t.Errorf("events %s, want three RemovedKopfFinalizer", evs)
+	}
+}
+
+// daskWorker is a worker Deployment as Dask's operator makes them for
+// group wg: a random name, its labels, a controller reference to the
+// group, no spec hash; available when ready.
+func daskWorker(wg *daskv1.DaskWorkerGroup, suffix string, ready bool) *appsv1.Deployment {
+	name := wg.Name + "-worker-" + suffix
+	labels := map[string]string{LabelCluster: wg.Spec.Cluster, LabelWorkerGroup: wg.Name, LabelComponent: ComponentWorker}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: wg.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: daskv1.GroupVersion.String(), Kind: "DaskWorkerGroup", Name: wg.Name, UID: wg.UID, Controller: new(true), BlockOwnerDeletion: new(true)}},
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: new(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: wg.Spec.Worker.Spec},
+		},
+	}
+	if ready {
+		d.Status.Replicas, d.Status.AvailableReplicas = 1, 1
+	}
+	return d
+}
+
+// TestFakeDaskWorkersAdopted: the two workers Dask's operator made for a
+// group of 2 are adopted, not doubled: no worker of this operator's is
+// made; scaling to 3 adds one; scaling to 1 retires Dask's two (through
+// the scheduler) and keeps this operator's.
+func TestFakeDaskWorkersAdopted(t *testing.T) {
+	dc := testCluster("switch")
+	dc.UID = "dc-uid"
+	wg := defaultWorkerGroup(dc, 2)
+	wg.UID = "wg-uid"
+	wg.OwnerReferences = []metav1.OwnerReference{{APIVersion: daskv1.GroupVersion.String(), Kind: "DaskCluster", Name: dc.Name, UID: dc.UID, Controller: new(true), BlockOwnerDeletion: new(true)}}
+	d1, d2 := daskWorker(wg, "4f1c2a9b0e", true), daskWorker(wg, "0b77de3a1c", true)
+	e := newFakeEnv(t, interceptor.Funcs{}, dc, wg, d1, d2)
+	s := &standIn{workers: map[string]string{d1.Name: "tcp://10.0.0.1:1234", d2.Name: "tcp://10.0.0.2:1234"}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, RetireTimeout: time.Hour}
+	cr, wr := &ClusterReconciler{Deps: e.deps}, &WorkerGroupReconciler{Deps: e.deps}
+
+	workers := func() []string {
+		var list appsv1.DeploymentList
+		if err := e.c.List(t.Context(), &list, client.MatchingLabels{LabelWorkerGroup: wg.Name}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range list.Items {
+			out = append(out, d.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The cluster is the single writer of its default group's replicas.
+	scale := func(n int32) {
+		var got daskv1.DaskCluster
+		e.get(dc.Name, &got)
+		got.Spec.Worker.Replicas = n
+		if err := e.c.Update(t.Context(), &got); err != nil {
+			t.Fatal(err)
+		}
+		e.reconcile(cr, dc.Name)
+	}
+
+	e.reconcile(cr, dc.Name)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{d2.Name, d1.Name}; !slices.Equal(got, want) {
+		t.Errorf("after the switch the group has %v, want Dask's two only", got)
+	}
+	var got daskv1.DaskWorkerGroup
+	e.get(wg.Name, &got)
+	if got.Status.Replicas != 2 || got.Status.ReadyReplicas != 2 {
+		t.Errorf("status = %+v, want 2 replicas, 2 ready", got.Status)
+	}
+
+	scale(3)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{WorkerName(wg.Name, 0), d2.Name, d1.Name}; !slices.Equal(got, want) {
+		t.Errorf("scaled to 3: %v, want Dask's two and one of this operator's", got)
+	}
+
+	// Once this operator's worker is up, scale-down takes Dask's first.
+	var w0 appsv1.Deployment
+	e.get(WorkerName(wg.Name, 0), &w0)
+	w0.Status.Replicas, w0.Status.AvailableReplicas = 1, 1
+	if err := e.c.Status().Update(t.Context(), &w0); err != nil {
+		t.Fatal(err)
+	}
+	scale(1)
+	e.reconcile(wr, wg.Name)
+	if got, want := workers(), []string{WorkerName(wg.Name, 0)}; !slices.Equal(got, want) || s.retired.Load() != 2 {
+		t.Errorf("scaled to 1: %v after %d retired by the scheduler, want %v after 2", got, s.retired.Load(), want)
+	}
+}
+
+// TestFakeStaleDecisionNotWritten: a scale decision taken on an autoscaler
+// that changed since it was read (the apiserver answers the locked status
+// patch with a conflict) is not written, records no Scaled event, and is
+// taken again on fresh state.
+func TestFakeStaleDecisionNotWritten(t *testing.T) {
+	dc := testCluster("stale")
+	dc.Spec.Worker.Replicas = 4
+	as := &daskv1.DaskAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "stale", Namespace: "ns"}, Spec: daskv1.DaskAutoscalerSpec{Cluster: "stale", Minimum: 1, Maximum: 4}}
+	var conflicts atomic.Int32
+	e := newFakeEnv(t, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if _, ok := obj.(*daskv1.DaskAutoscaler); ok && conflicts.Add(1) == 1 {
+				return apierrors.NewConflict(schema.GroupResource{Group: daskv1.GroupVersion.Group, Resource: "daskautoscalers"}, obj.GetName(), fmt.Errorf("changed"))
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	}, dc, as)
+	s := &standIn{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e.deps.Scheduler = SchedulerOptions{URL: func(string, string) string { return srv.URL }, AutoscaleCoolDown: time.Hour}
+	cr, ar := &ClusterReconciler{Deps: e.deps}, &AutoscalerReconciler{Deps: e.deps}
+	e.availableScheduler(cr, "stale")
+	e.drained()
+
+	res := e.reconcile(ar, "stale")
+	var a daskv1.DaskAutoscaler
+	e.get("stale", &a)
+	if a.Status.LastScaleTime != nil || res.RequeueAfter <= 0 {
+		t.Errorf("after a conflict: status %+v, requeue after %s; want nothing written and a retry", a.Status, res.RequeueAfter)
+	}
+	if evs := fmt.Sprint(e.drained()); strings.Contains(evs, "Scaled") {
+		t.Errorf("a decision that was not written recorded %s", evs)
+	}
+	e.reconcile(ar, "stale")
+	e.get("stale", &a)
+	if a.Status.LastScaleTime == nil || a.Status.DesiredWorkers != 3 {
+		t.Errorf("the retry wrote %+v, want 3 workers", a.Status)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // JobReconciler turns a DaskJob into a DaskCluster (named like the job) and
@@ -25,8 +27,8 @@ type JobReconciler struct {
 func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskjob").
-		For(&DaskJob{}).
-		Owns(&DaskCluster{}).
+		For(&daskv1.DaskJob{}).
+		Owns(&daskv1.DaskCluster{}).
 		Owns(&corev1.Pod{}).
 		WithOptions(opts.controller()).
 		Complete(r)
@@ -34,7 +36,7 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOption
 
 // Reconcile drives one DaskJob. Status is patched on every way out.
 func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	var job DaskJob
+	var job daskv1.DaskJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &job); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -43,18 +45,18 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ct
 	}
 	orig := job.DeepCopy()
 	defer func() { err = errors.Join(err, patchStatus(ctx, &r.Deps, &job, orig)) }()
-	done := job.Status.JobStatus == JobSuccessful || job.Status.JobStatus == JobFailed
+	done := job.Status.JobStatus == daskv1.JobSuccessful || job.Status.JobStatus == daskv1.JobFailed
 	if done {
 		return ctrl.Result{}, r.deleteCluster(ctx, &job)
 	}
 
-	if _, _, err := ensure(ctx, &r.Deps, &job, jobCluster(&job), func(existing, desired *DaskCluster) { existing.Spec = desired.Spec }); err != nil {
+	if _, _, err := ensure(ctx, &r.Deps, &job, jobCluster(&job), func(existing, desired *daskv1.DaskCluster) { existing.Spec = desired.Spec }); err != nil {
 		r.event(&job, corev1.EventTypeWarning, "FailedCreateCluster", "Reconcile", "cluster: %v", err)
 		return ctrl.Result{}, err
 	}
 	job.Status.ClusterName = job.Name
-	if job.Status.JobStatus == "" || job.Status.JobStatus == JobCreated {
-		job.Status.JobStatus = ClusterCreated
+	if job.Status.JobStatus == "" || job.Status.JobStatus == daskv1.JobCreated {
+		job.Status.JobStatus = daskv1.ClusterCreated
 	}
 
 	// Pods are immutable in the parts we set: create once, never update.
@@ -80,15 +82,15 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ct
 	now := metav1.Now()
 	switch runner.Status.Phase {
 	case corev1.PodRunning:
-		job.Status.JobStatus = JobRunning
+		job.Status.JobStatus = daskv1.JobRunning
 		if job.Status.StartTime == nil {
 			job.Status.StartTime = &now
 		}
 	case corev1.PodSucceeded, corev1.PodFailed:
-		job.Status.JobStatus = JobSuccessful
+		job.Status.JobStatus = daskv1.JobSuccessful
 		eventType := corev1.EventTypeNormal
 		if runner.Status.Phase == corev1.PodFailed {
-			job.Status.JobStatus = JobFailed
+			job.Status.JobStatus = daskv1.JobFailed
 			eventType = corev1.EventTypeWarning
 		}
 		if job.Status.StartTime == nil {
@@ -102,15 +104,15 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ct
 		return ctrl.Result{}, err
 	}
 	orig = job.DeepCopy()
-	if job.Status.JobStatus == JobSuccessful || job.Status.JobStatus == JobFailed {
+	if job.Status.JobStatus == daskv1.JobSuccessful || job.Status.JobStatus == daskv1.JobFailed {
 		return ctrl.Result{}, r.deleteCluster(ctx, &job)
 	}
 	return ctrl.Result{}, nil
 }
 
 // deleteCluster removes a finished job's cluster, if it still has one.
-func (r *JobReconciler) deleteCluster(ctx context.Context, job *DaskJob) error {
-	var dc DaskCluster
+func (r *JobReconciler) deleteCluster(ctx context.Context, job *daskv1.DaskJob) error {
+	var dc daskv1.DaskCluster
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: job.Name}, &dc)
 	if apierrors.IsNotFound(err) || (err == nil && (!metav1.IsControlledBy(&dc, job) || !dc.DeletionTimestamp.IsZero())) {
 		return nil

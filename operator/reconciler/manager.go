@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // Options configure the operator. The zero value watches every namespace,
@@ -44,6 +46,11 @@ type Options struct {
 	Concurrency int
 	// Scheduler configures how the operator reaches Dask schedulers.
 	Scheduler SchedulerOptions
+	// KopfFinalizerGrace is how long after a deletion a finalizer that
+	// Dask's operator (kopf) left on a DaskCluster or DaskAutoscaler may
+	// stay before the operator removes it (default
+	// DefaultKopfFinalizerGrace).
+	KopfFinalizerGrace time.Duration
 }
 
 // SchedulerOptions configure the operator's use of each scheduler's HTTP
@@ -73,7 +80,8 @@ type SchedulerOptions struct {
 	// the adaptive target (default 5s).
 	AutoscalePeriod time.Duration
 	// AutoscaleCoolDown is how long after a change of worker count a
-	// DaskAutoscaler does not scale down (default 30s).
+	// DaskAutoscaler does not scale down (default 15s, as in Dask's
+	// controller).
 	AutoscaleCoolDown time.Duration
 	// IdleCheckPeriod is how often a cluster with spec.idleTimeout asks its
 	// scheduler whether it is idle (default 5s).
@@ -98,7 +106,7 @@ func (o SchedulerOptions) withDefaults() SchedulerOptions {
 		o.AutoscalePeriod = 5 * time.Second
 	}
 	if o.AutoscaleCoolDown <= 0 {
-		o.AutoscaleCoolDown = 30 * time.Second
+		o.AutoscaleCoolDown = 15 * time.Second
 	}
 	if o.IdleCheckPeriod <= 0 {
 		o.IdleCheckPeriod = 5 * time.Second
@@ -143,7 +151,7 @@ func (o Options) withDefaults() Options {
 // NewScheme returns a scheme with the built-in kinds, CRDs and Dask kinds.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, daskv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -176,13 +184,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(context.Background(), &DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
-		return []string{o.(*DaskAutoscaler).Spec.Cluster}
+	if err := idx.IndexField(context.Background(), &daskv1.DaskAutoscaler{}, indexAutoscalerCluster, func(o client.Object) []string {
+		return []string{o.(*daskv1.DaskAutoscaler).Spec.Cluster}
 	}); err != nil {
 		return nil, fmt.Errorf("indexing autoscalers: %w", err)
 	}
-	if err := idx.IndexField(context.Background(), &DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string {
-		return []string{o.(*DaskWorkerGroup).Spec.Cluster}
+	if err := idx.IndexField(context.Background(), &daskv1.DaskWorkerGroup{}, indexWorkerGroupCluster, func(o client.Object) []string {
+		return []string{o.(*daskv1.DaskWorkerGroup).Spec.Cluster}
 	}); err != nil {
 		return nil, fmt.Errorf("indexing worker groups: %w", err)
 	}
@@ -193,6 +201,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Recorder:  mgr.GetEventRecorder(FieldOwner),
 		Scheduler: opts.Scheduler,
 		Slow:      &SlowSchedulers{},
+
+		KopfFinalizerGrace: opts.KopfFinalizerGrace,
 	}
 	co := ControllerOptions{Concurrency: opts.Concurrency}
 	for _, c := range []interface {

@@ -15,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
 // WorkerGroupReconciler turns a DaskWorkerGroup into one single-replica
@@ -29,10 +31,10 @@ type WorkerGroupReconciler struct {
 func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts ControllerOptions) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("daskworkergroup").
-		For(&DaskWorkerGroup{}).
+		For(&daskv1.DaskWorkerGroup{}).
 		Owns(&appsv1.Deployment{}).
 		// The scheduler address comes from the cluster's Service spec.
-		Watches(&DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[DaskWorkerGroupList](mgr.GetClient(), indexWorkerGroupCluster))).
+		Watches(&daskv1.DaskCluster{}, handler.EnqueueRequestsFromMapFunc(namingCluster[daskv1.DaskWorkerGroupList](mgr.GetClient(), indexWorkerGroupCluster))).
 		WithOptions(opts.controller()).
 		Complete(r)
 }
@@ -42,7 +44,7 @@ func (r *WorkerGroupReconciler) SetupWithManager(mgr ctrl.Manager, opts Controll
 // (adopt), so that deleting the cluster deletes the group and its workers.
 // Status is patched on every way out.
 func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	var wg DaskWorkerGroup
+	var wg daskv1.DaskWorkerGroup
 	if err := r.Client.Get(ctx, req.NamespacedName, &wg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -50,8 +52,8 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, nil
 	}
 
-	var dc *DaskCluster
-	var got DaskCluster
+	var dc *daskv1.DaskCluster
+	var got daskv1.DaskCluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: wg.Namespace, Name: wg.Spec.Cluster}, &got); err == nil {
 		dc = &got
 	} else if !apierrors.IsNotFound(err) {
@@ -77,30 +79,45 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, err
 	}
 	current := map[int]*appsv1.Deployment{}
+	// legacy: workers Dask's operator made for this group (adopted; see
+	// isLegacyWorker), by name.
+	legacy := map[string]*appsv1.Deployment{}
 	var retiring []*appsv1.Deployment
 	var infos []workerInfo
 	for i := range list.Items {
 		d := &list.Items[i]
-		idx, ok := workerIndex(wg.Name, d.Name)
 		ref := metav1.GetControllerOfNoCopy(d)
 		ours := ref != nil && (ref.UID == wg.UID || r.formerSelf(ref, &wg))
-		if !ok || !ours || !d.DeletionTimestamp.IsZero() {
+		if !ours || !d.DeletionTimestamp.IsZero() {
+			continue
+		}
+		idx, ok := workerIndex(wg.Name, d.Name)
+		old := isLegacyWorker(d)
+		if !ok && !old {
 			continue
 		}
 		if _, ok := retiringSince(d); ok {
 			retiring = append(retiring, d)
 			continue
 		}
+		if old {
+			legacy[d.Name] = d
+			infos = append(infos, workerInfo{Name: d.Name, Index: -1, Ready: d.Status.AvailableReplicas > 0, Legacy: true})
+			continue
+		}
 		current[idx] = d
 		infos = append(infos, workerInfo{Name: d.Name, Index: idx, Ready: d.Status.AvailableReplicas > 0})
 	}
-	wg.Status.Replicas = int32(len(current))
+	wg.Status.Replicas = int32(len(current) + len(legacy))
 
-	if excess := len(current) - want; excess > 0 {
+	if excess := len(current) + len(legacy) - want; excess > 0 {
 		now := time.Now().UTC().Format(time.RFC3339)
 		for _, name := range pickRetirees(infos, excess) {
+			d, old := legacy[name]
 			idx, _ := workerIndex(wg.Name, name)
-			d := current[idx]
+			if !old {
+				d = current[idx]
+			}
 			if err := r.markRetiring(ctx, d, now); err != nil {
 				if apierrors.IsConflict(err) {
 					// Changed since the cache saw it; choose again on fresh state.
@@ -110,7 +127,11 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 				return ctrl.Result{}, fmt.Errorf("retiring worker %s: %w", name, err)
 			}
 			retiring = append(retiring, d)
-			delete(current, idx)
+			if old {
+				delete(legacy, name)
+			} else {
+				delete(current, idx)
+			}
 		}
 	}
 
@@ -126,11 +147,13 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	for idx := range current {
 		used[idx] = true
 	}
-	// A retiring worker's name stays taken until its Deployment is gone.
+	// A retiring worker's name stays taken until its Deployment is gone,
+	// and so does an adopted worker's whose random suffix reads as an index.
 	taken := maps.Clone(used)
-	for _, d := range retiring {
-		idx, _ := workerIndex(wg.Name, d.Name)
-		taken[idx] = true
+	for _, d := range slices.Concat(retiring, slices.Collect(maps.Values(legacy))) {
+		if idx, ok := workerIndex(wg.Name, d.Name); ok {
+			taken[idx] = true
+		}
 	}
 	indices := slices.Sorted(func(yield func(int) bool) {
 		for idx := range current {
@@ -139,7 +162,7 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			}
 		}
 	})
-	fresh := freeIndices(taken, want-len(current))
+	fresh := freeIndices(taken, want-len(current)-len(legacy))
 	addr := SchedulerAddress(wg.Namespace, wg.Spec.Cluster, nil)
 	var clusterLabels map[string]string
 	if dc != nil {
@@ -162,9 +185,26 @@ func (r *WorkerGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 
+	for _, d := range legacy {
+		if d.Status.AvailableReplicas > 0 {
+			ready++
+		}
+	}
 	wg.Status.Replicas = int32(want)
 	wg.Status.ReadyReplicas = ready
 	return res, nil
+}
+
+// isLegacyWorker reports whether d, a worker Deployment its group controls,
+// was made by Dask's operator (named <group>-worker-<10 hex>, without the
+// spec hash every worker this operator makes carries). Such workers are
+// adopted as they are, when switching from Dask's operator: they count
+// towards the group's replicas (so the group does not run twice its
+// workers), scale-down retires them before this operator's own, gracefully
+// like those, and they are never rewritten.
+func isLegacyWorker(d *appsv1.Deployment) bool {
+	_, hashed := d.Annotations[AnnotationSpecHash]
+	return !hashed
 }
 
 // AnnotationRetiring marks a worker Deployment chosen for scale-down with
@@ -204,7 +244,7 @@ func (r *WorkerGroupReconciler) markRetiring(ctx context.Context, d *appsv1.Depl
 // to other workers), and deletes the Deployments the scheduler no longer
 // lists, and those it has not retired within RetireTimeout (with a Warning
 // event). It returns how soon to look again for the rest.
-func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *DaskWorkerGroup, retiring []*appsv1.Deployment) (time.Duration, error) {
+func (r *WorkerGroupReconciler) retire(ctx context.Context, wg *daskv1.DaskWorkerGroup, retiring []*appsv1.Deployment) (time.Duration, error) {
 	opts := r.Scheduler.withDefaults()
 	now := time.Now()
 	listed := map[string]string{} // worker name -> address

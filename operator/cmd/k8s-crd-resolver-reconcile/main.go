@@ -88,8 +88,9 @@ DaskWorkerGroup, DaskJob and DaskAutoscaler controllers until interrupted
 	fl.DurationVar(&o.Scheduler.Timeout, "scheduler-timeout", 10*time.Second, "timeout of each request to a scheduler")
 	fl.DurationVar(&o.Scheduler.RetireTimeout, "retire-timeout", 60*time.Second, "how long scale-down waits for the scheduler to retire a worker before deleting it anyway")
 	fl.DurationVar(&o.Scheduler.AutoscalePeriod, "autoscale-period", 5*time.Second, "how often a DaskAutoscaler asks its scheduler for the adaptive target")
-	fl.DurationVar(&o.Scheduler.AutoscaleCoolDown, "autoscale-cooldown", 30*time.Second, "how long after a change of worker count an autoscaler does not scale down")
+	fl.DurationVar(&o.Scheduler.AutoscaleCoolDown, "autoscale-cooldown", 15*time.Second, "how long after a change of worker count an autoscaler does not scale down (Dask's controller: 15s)")
 	fl.DurationVar(&o.Scheduler.IdleCheckPeriod, "idle-check-period", 5*time.Second, "how often a cluster with spec.idleTimeout asks its scheduler whether it is idle")
+	fl.DurationVar(&o.KopfFinalizerGrace, "kopf-finalizer-grace", reconciler.DefaultKopfFinalizerGrace, "how long after its deletion a DaskCluster or DaskAutoscaler may keep the finalizer Dask's operator (kopf) left before the operator removes it")
 	return c
 }
 

@@ -1,26 +1,9 @@
-package reconciler
+package v1
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// GroupVersion is the API group and version of the Dask custom resources.
-var GroupVersion = schema.GroupVersion{Group: "kubernetes.dask.org", Version: "v1"}
-
-// AddToScheme registers the Dask kinds (and their lists) in a scheme.
-func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion,
-		&DaskCluster{}, &DaskClusterList{},
-		&DaskWorkerGroup{}, &DaskWorkerGroupList{},
-		&DaskJob{}, &DaskJobList{},
-		&DaskAutoscaler{}, &DaskAutoscalerList{},
-	)
-	metav1.AddToGroupVersion(s, GroupVersion)
-	return nil
-}
 
 // Phases of a DaskCluster, with the meaning dask-kubernetes' operator gives
 // them (its KubeCluster client waits for Running), in the order a healthy
@@ -239,8 +222,10 @@ type DaskAutoscalerStatus struct {
 	// DesiredWorkers is the worker count the autoscaler last chose for the
 	// default worker group; meaningful once LastScaleTime is set.
 	DesiredWorkers int32 `json:"desiredWorkers,omitempty"`
-	// LastScaleTime is when DesiredWorkers last changed.
-	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+	// LastScaleTime is when DesiredWorkers last changed, to the
+	// microsecond: the cool-down counts from it, and a time kept to the
+	// second would end a cool-down up to a second early.
+	LastScaleTime *metav1.MicroTime `json:"lastScaleTime,omitempty"`
 	// SchedulerTarget is the last adaptive target the scheduler reported,
 	// before bounds and cool-down; unset until it first answered.
 	SchedulerTarget *int32 `json:"schedulerTarget,omitempty"`

@@ -1,4 +1,4 @@
-package reconciler
+package v1
 
 import (
 	"encoding/json"
@@ -114,7 +114,7 @@ func TestDeepCopyGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs controller-gen")
 	}
-	tools, err := filepath.Abs("../../hack/tools.sh")
+	tools, err := filepath.Abs("../../../hack/tools.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
