@@ -169,3 +169,32 @@ func TestDocHelmShare(t *testing.T) {
 		t.Errorf("docs/validation.md: want %q", want)
 	}
 }
+
+// TestOperatorPageCounts: the breaking changes docs/operator.md counts for
+// a switch from Dask's chart (its CRDs are this repository's templates
+// compiled for 1.21) are those of testdata/diff-dask/1.21-1.37.txt, the
+// report cmd's TestDiffDask keeps current, so neither drifts from the other.
+func TestOperatorPageCounts(t *testing.T) {
+	report, err := os.ReadFile(filepath.Join(root, "testdata", "diff-dask", "1.21-1.37.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  (\w+)s\.kubernetes\.dask\.org v1: (\d+) breaking`).FindAllSubmatch(report, -1) {
+		counts[string(m[1])] = string(m[2])
+	}
+	for _, kind := range []string{"daskcluster", "daskjob", "daskworkergroup"} {
+		if counts[kind] == "" {
+			t.Fatalf("testdata/diff-dask/1.21-1.37.txt has no breaking count for %s (found %v)", kind, counts)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "operator.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(page)), " ")
+	want := fmt.Sprintf("it counts %s for daskcluster, %s for daskjob, %s for daskworkergroup", counts["daskcluster"], counts["daskjob"], counts["daskworkergroup"])
+	if !strings.Contains(text, want) {
+		t.Errorf("docs/operator.md: want %q (testdata/diff-dask/1.21-1.37.txt today)", want)
+	}
+}
