@@ -357,6 +357,10 @@ func (k *kubelet) most(group string) int {
 }
 
 // daskClient is the test's Dask client process (testdata/dask_client.py).
+// clientAnswerWait bounds how long a command of the Dask client may go
+// unanswered; every command the tests send finishes far sooner.
+const clientAnswerWait = 5 * time.Minute
+
 type daskClient struct {
 	*proc
 	in  io.WriteCloser
@@ -395,8 +399,19 @@ func (d *daskClient) do(t *testing.T, cmd string) map[string]any {
 	if _, err := fmt.Fprintln(d.in, cmd); err != nil {
 		t.Fatalf("dask client %q: %v\n%s", cmd, err, d.proc.out)
 	}
-	if !d.out.Scan() {
-		t.Fatalf("dask client %q: no answer (%v); its stderr:\n%s", cmd, d.out.Err(), d.proc.out)
+	// A command whose task lost its worker would wait for ever: the wait
+	// is bounded so that such a run fails with the client's own words
+	// instead of hanging the whole suite (a guard, not a timing).
+	scanned := make(chan bool, 1)
+	go func() { scanned <- d.out.Scan() }()
+	select {
+	case ok := <-scanned:
+		if !ok {
+			t.Fatalf("dask client %q: no answer (%v); its stderr:\n%s", cmd, d.out.Err(), d.proc.out)
+		}
+	case <-time.After(clientAnswerWait):
+		d.proc.stop()
+		t.Fatalf("dask client %q: no answer in %s; its stderr:\n%s", cmd, clientAnswerWait, d.proc.out)
 	}
 	var ans map[string]any
 	if err := json.Unmarshal(d.out.Bytes(), &ans); err != nil || ans["ok"] != true {
