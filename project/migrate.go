@@ -20,6 +20,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -496,7 +497,13 @@ func (m *Migration) Diff(w io.Writer) error {
 			from = "/dev/null"
 		}
 		d := difflib.UnifiedDiff{A: splitLines(e.Old), B: splitLines(e.New), FromFile: from, ToFile: "b/" + e.Name, Context: 3}
-		if err := difflib.WriteUnifiedDiff(w, d); err != nil {
+		s, err := difflib.GetUnifiedDiffString(d)
+		if err != nil {
+			return err
+		}
+		// The lines are the repository's, the markers ours: each line is
+		// quoted as check's diffs are, so a template cannot forge one.
+		if _, err := io.WriteString(w, safetext.Lines(s)); err != nil {
 			return err
 		}
 	}

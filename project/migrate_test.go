@@ -124,3 +124,41 @@ func TestUncoveredTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMigrateDiffIsQuoted: migrate's dry-run diff prints the template's
+// own lines, so a line holding a character that rearranges what a
+// terminal shows (a bidirectional override, which YAML allows in a
+// comment) or a workflow command ("::error::", as GitHub Actions reads it)
+// is quoted as check's diffs are.
+func TestMigrateDiffIsQuoted(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	// Hostile comments on the lines around the pin, inside the diff's context.
+	var lines []string
+	for _, line := range strings.Split(pinned("as", "1.21.1"), "\n") {
+		if strings.Contains(line, "$ref:") {
+			lines = append(lines, "# \u202ereversed", "# ::error::forged")
+		}
+		lines = append(lines, line)
+	}
+	tpl := strings.Join(lines, "\n")
+	write(t, dir, "templates/a.yaml", tpl)
+	m, err := Migrate(dir, MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := m.Diff(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "python://") {
+		t.Fatalf("the diff does not show the pin it rewrites:\n%s", out)
+	}
+	if strings.ContainsRune(out, '\u202e') || strings.Contains(out, "# ::error::forged\n") {
+		t.Errorf("repository text reached the diff raw:\n%q", out)
+	}
+	if !strings.Contains(out, `\u202ereversed`) || !strings.Contains(out, `"# ::error::forged"`) {
+		t.Errorf("the hostile lines are not in the diff, quoted:\n%s", out)
+	}
+}
