@@ -83,6 +83,13 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	for _, p := range badFields(obj, apiVersion, "definitions") {
 		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
 	}
+	// Fields the target minor does not have, or keeps off by default
+	// (minor.go), where the author wrote them.
+	group := apiVersion[len("apiextensions.k8s.io/"):]
+	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
+	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, compiledElsewhere, "definitions") {
+		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
+	}
 	switch {
 	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
