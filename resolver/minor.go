@@ -105,7 +105,8 @@ func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
 	return out, nil
 }
 
-// minorFieldProblem is a fieldProblem that also names the field's path.
+// minorFieldProblem is a fieldProblem that also names the field's path
+// (its msg does not).
 type minorFieldProblem struct {
 	fieldProblem
 	field string
@@ -209,7 +210,7 @@ func (w *minorWalk) object(v any, def, ptr, path string) {
 		}
 		w.out = append(w.out, minorFieldProblem{field: joinField(path, k), fieldProblem: fieldProblem{
 			ptr: joinPointer(ptr, k),
-			msg: fmt.Sprintf("field %q: %s, so its apiserver refuses or drops it; it is on by default from %s: remove it, or pass --k8s-version %s or later", joinField(path, k), why, first, first),
+			msg: fmt.Sprintf("%s, so its apiserver refuses or drops it; it is on by default from %s: remove it, or pass --k8s-version %s or later", why, first, first),
 		}})
 	}
 }
