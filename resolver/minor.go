@@ -99,7 +99,7 @@ func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
 			canonical, firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0), firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0))})
 		return out, nil
 	}
-	for _, p := range minorProblems(obj, group, canonical, b, load, nil) {
+	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil) {
 		out = append(out, MinorProblem{Pointer: p.ptr, Field: p.field, Message: p.msg})
 	}
 	return out, nil
@@ -115,13 +115,18 @@ type minorFieldProblem struct {
 // minorProblems walks the CRD doc (apiVersion apiextensions.k8s.io/group)
 // against the definitions of minor (its bundle here), as CheckMinor
 // describes; load gives the other minors' bundles, read only to name the
-// first minor that has a field, so only on the error path. skip names
+// first minor that has a field, so only on the error path. props caches
+// here's definitions' properties (by group and short name; kept by the
+// caller across documents, never modified; nil for none). skip names
 // schema keywords judged elsewhere, extra top-level keys to skip (a
 // template's definitions). Nothing when here
 // has no CRD of that group (v1 before 1.16, v1beta1 from 1.22: the
 // apiVersion is reported on its own).
-func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), skip map[string]bool, extra ...string) []minorFieldProblem {
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: map[string]map[string]any{}, first: map[string]string{}, skip: skip, skipTop: extra}
+func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, extra ...string) []minorFieldProblem {
+	if props == nil {
+		props = map[string]map[string]any{}
+	}
+	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra}
 	if w.properties("CustomResourceDefinition") == nil {
 		return nil
 	}
@@ -133,7 +138,7 @@ type minorWalk struct {
 	group, minor string
 	here         Definitions
 	load         func(string) (Definitions, error)
-	props        map[string]map[string]any // the properties of here's definitions, by short name
+	props        map[string]map[string]any // the properties of here's definitions, by group and short name
 	first        map[string]string         // firstMinor's answers, by def and field
 	skip         map[string]bool           // schema keywords not judged here
 	skipTop      []string
@@ -143,11 +148,12 @@ type minorWalk struct {
 // properties returns the properties of the definition def of the walk's
 // group in here, nil when here has no such definition.
 func (w *minorWalk) properties(def string) map[string]any {
-	if p, ok := w.props[def]; ok {
+	key := w.group + "." + def
+	if p, ok := w.props[key]; ok {
 		return p
 	}
-	p := definitionProperties(w.here, apiextensionsDefs+w.group+"."+def)
-	w.props[def] = p
+	p := definitionProperties(w.here, apiextensionsDefs+key)
+	w.props[key] = p
 	return p
 }
 
