@@ -94,9 +94,10 @@ func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
 		return nil, nil
 	}
 	if group == "v1" && !b.Has(apiextensionsDefs+"v1.CustomResourceDefinition") && b.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition") {
+		first := firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0)
 		out = append(out, MinorProblem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
 			"Kubernetes %s serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in %s): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version %s or later",
-			canonical, firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0), firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0))})
+			canonical, first, first)})
 		return out, nil
 	}
 	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil) {
@@ -119,9 +120,9 @@ type minorFieldProblem struct {
 // here's definitions' properties (by group and short name; kept by the
 // caller across documents, never modified; nil for none). skip names
 // schema keywords judged elsewhere, extra top-level keys to skip (a
-// template's definitions). Nothing when here
-// has no CRD of that group (v1 before 1.16, v1beta1 from 1.22: the
-// apiVersion is reported on its own).
+// template's definitions). Nothing when here has no CRD of that group
+// (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
+// own).
 func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, extra ...string) []minorFieldProblem {
 	if props == nil {
 		props = map[string]map[string]any{}
@@ -134,6 +135,7 @@ func minorProblems(doc map[string]any, group, minor string, here Definitions, lo
 	return w.out
 }
 
+// minorWalk is one walk of minorProblems; out collects, in key order.
 type minorWalk struct {
 	group, minor string
 	here         Definitions
