@@ -115,6 +115,10 @@ type Compiler struct {
 	// renormalize runs the whole structural pass over definitions a
 	// bundle stores structural too (tests: it must change nothing).
 	renormalize bool
+	// minorProps holds the properties of the bundle's apiextensions
+	// definitions that templates are judged by (minor.go), by short name
+	// prefixed with the group ("v1.JSONSchemaProps"); read only.
+	minorProps map[string]map[string]any
 	// eager resolves every definition in full, entries or not (tests:
 	// lazy entries must change nothing).
 	eager       bool
@@ -176,6 +180,7 @@ func New(opts Options) (*Compiler, error) {
 		normalized: map[unsafe.Pointer]struct{}{},
 		sizes:      map[unsafe.Pointer]cost{},
 		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}, entries: map[entryAt]entryText{}},
+		minorProps: map[string]map[string]any{},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)

@@ -47,6 +47,14 @@
 // status) is written out in this package; a test compares it with the
 // Go types, which the compiler itself never links.
 //
+// The template is also judged by what its target minor knows (minor.go):
+// a field or schema keyword it writes that the minor's own apiextensions
+// definitions in its bundle lack, or that a feature gate keeps off by
+// default there (a small table with its sources), is an error at the key
+// naming the first minor that has it on; so is apiextensions.k8s.io/v1
+// for a minor serving only v1beta1. CheckMinor does the same for
+// validate --k8s-version.
+//
 // # Resolve
 //
 // Every $ref in a schema is replaced by what it points at:

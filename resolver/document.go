@@ -83,11 +83,21 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	for _, p := range badFields(obj, apiVersion, "definitions") {
 		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
 	}
+	// Fields the target minor does not have, or keeps off by default
+	// (minor.go), where the author wrote them.
+	group := apiVersion[len("apiextensions.k8s.io/"):]
+	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
+	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, r.c.minorProps, compiledElsewhere, "definitions") {
+		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: field %q: %s", ErrInput, p.field, p.msg))
+	}
 	switch {
 	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
-	case apiVersion == apiextensionsV1 && !r.c.atLeast(1, 16):
-		r.warn(sc, "/apiVersion", fmt.Sprintf("apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: convert the template to v1beta1 or pass --k8s-version 1.16 or later", r.c.version))
+	case apiVersion == apiextensionsV1 && !r.c.bundle.Has(apiextensionsDefs+"v1.CustomResourceDefinition") && r.c.bundle.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition"):
+		// The target's bundle has only v1beta1 CRDs (1.12-1.15): its
+		// apiserver would refuse the CRD outright, an error, as validate
+		// --k8s-version says (CheckMinor).
+		r.errAt(site{sc: sc, ptr: "/apiVersion"}, fmt.Errorf("%w: apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: write the template as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later", ErrInput, r.c.version))
 	}
 	if spec, _ := obj["spec"].(map[string]any); spec == nil {
 		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))

@@ -231,8 +231,12 @@ func TestCompilerReuse(t *testing.T) {
 			// Warm the cache with other users of the same definitions (the
 			// patch of a case would not apply to them).
 			if co.Patch == "" {
+				// A v1 template: minors serving only v1beta1 refuse it, after
+				// resolving its refs (what warms the cache).
 				_, err = c.Compile("fidelity.yaml", []byte(fidelityTemplate))
-				require.NoError(t, err)
+				if err == nil || !strings.Contains(err.Error(), "serves only apiextensions.k8s.io/v1beta1") {
+					require.NoError(t, err)
+				}
 			}
 			for range 2 {
 				res, err := c.Compile(co.Template, src)

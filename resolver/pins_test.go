@@ -24,7 +24,6 @@ spec:
   group: example.com
   names: {kind: Pin, plural: pins}
   scope: Namespaced
-  preserveUnknownFields: false
   version: v1
   validation:
     openAPIV3Schema:

@@ -502,14 +502,14 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 // schemas have no list types (1.16) or map types (1.17): their apiservers
 // drop the extensions unread. Nor do they take defaults: 1.12 to 1.14
 // refuse "default", 1.15 accepts it only with the CustomResourceDefaulting
-// feature gate on. So list-map keys get no defaults from the bundle, and a
-// template's own list types and defaults are reported where they are
-// written (bundle definitions carry list types from 1.13 on; they go
-// without a word).
+// feature gate on, off by default. So list-map keys get no defaults from
+// the bundle, a template's own list types are dropped with a warning and
+// its defaults are an error, where they are written (bundle definitions
+// carry list types from 1.13 on; they go without a word).
 func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
 	r.dropExtensions(s, sc, p, "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type")
 	if _, ok := s["default"]; ok && !sc.inBundle() {
-		r.warn(sc, p.join("default"), fmt.Sprintf("Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on): remove it or pass --k8s-version 1.16 or later", r.c.version))
+		r.errAt(site{sc: sc, ptr: p.join("default")}, fmt.Errorf("%w: Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on, off by default): remove it or pass --k8s-version 1.16 or later", ErrInput, r.c.version))
 	}
 }
 

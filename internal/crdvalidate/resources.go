@@ -108,6 +108,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 				return
 			}
 			if isCRD(m) {
+				results[i].Problems = append(results[i].Problems, minorProblems(m, d, prefix, opts.KubernetesVersion)...)
 				crds = append(crds, raw)
 				cat.addJSON(raw)
 				return
@@ -550,4 +551,28 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 		}
 	}
 	return out, nil
+}
+
+// minorProblems lists what Kubernetes version, given with --k8s-version,
+// does not know in the CRD obj (resolver.CheckMinor: an apiVersion it does
+// not serve, fields newer than it or gated off by default in it), each
+// where it stands in the document d (obj is at the pointer prefix there).
+// Without a version, the newest embedded minor judges, which knows every
+// field the apiserver's code linked here knows: nothing to add.
+func minorProblems(obj map[string]any, d resolver.Decoded, prefix, version string) []project.Problem {
+	if version == "" {
+		return nil
+	}
+	found, err := resolver.CheckMinor(obj, version)
+	if err != nil {
+		return []project.Problem{{Message: fmt.Sprintf("kubernetes version %q: %v", version, err)}}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	var out []project.Problem
+	for _, p := range found {
+		pos := d.Position(prefix + p.Pointer)
+		out = append(out, project.Problem{CRD: name, Line: pos.Line, Column: pos.Col, Field: p.Field, Message: p.Message})
+	}
+	return out
 }

@@ -134,7 +134,7 @@ func TestSortedAndCounted(t *testing.T) {
 // and as its YAML file reads back shows no change at all, so check and diff, which compare
 // a file on disk with a fresh compile, report nothing that is only a difference of decoding.
 func TestObjectsAndYAMLAgree(t *testing.T) {
-	for _, version := range []string{"1.21", "1.37"} {
+	for _, version := range []string{"1.25", "1.37"} {
 		proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
 		require.NoError(t, err)
 		outs, err := proj.Compile(nil)

@@ -33,7 +33,10 @@ version, size), against the CRD of their group and kind: from the same files,
 A custom resource no CRD defines is a problem (nothing judged is no pass)
 unless --ignore-missing-schemas. A DIR argument stands for its *.yaml, *.yml
 and *.json files; "-" is standard input. Formats the apiserver of --k8s-version does not
-recognise are warnings on standard error.
+recognise are warnings on standard error. With --k8s-version, a CRD is also judged by
+what that minor knows: apiextensions.k8s.io/v1 before 1.16, and every field or schema
+keyword the minor does not have, or keeps behind a feature gate off by default, is a
+problem at its line and column naming the first minor that has it on.
 
 Exit status: 0 when every file is valid (silently), 1 when a problem was found,
 2 when a file cannot be read.`
@@ -75,7 +78,7 @@ type Flags struct {
 
 // Register adds the flags to fs, bound to f.
 func (f *Flags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose known formats apply (default: the newest embedded)")
+	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose CRD fields and known formats apply (default: the newest embedded)")
 	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
 	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")

@@ -1,0 +1,315 @@
+package resolver
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
+)
+
+// A CRD is judged by what its target minor knows. An apiserver of minor M
+// decodes a CRD into M's own Go types: a field they lack is refused under
+// strict field validation or dropped unread, so x-kubernetes-validations
+// written for 1.22 vanish and the author believes them enforced. What M's
+// types hold is read from the embedded bundle of M (its
+// io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.* and v1beta1.*
+// definitions), never from a hand-written list; the one table here is of
+// fields M has but keeps behind a feature gate that is off by default,
+// which no definition says.
+
+// apiextensionsDefs is the prefix of the apiextensions definitions'
+// names; the apiVersion's version ("v1.", "v1beta1.") follows.
+const apiextensionsDefs = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions."
+
+// gatedField is a field of an apiextensions definition that minors have
+// before its feature gate is on by default: off by default, the apiserver
+// refuses or drops it as if it were unknown.
+type gatedField struct {
+	def, field string // the definition's short name, the field
+	gate       string
+	alpha, on  int // the first minors (1.alpha, 1.on) with the gate, and with it on by default
+}
+
+// gatedFields: the minors are the feature gates' own, as
+// k8s.io/apiextensions-apiserver's pkg/features records them (and
+// https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/).
+var gatedFields = []gatedField{
+	// CustomResourceDefaulting: alpha 1.15, beta (on) 1.16, GA 1.17
+	// (pkg/features of apiextensions-apiserver v0.17). 1.12-1.14 refuse
+	// every default in a CRD schema, with no gate at all.
+	{"JSONSchemaProps", "default", "CustomResourceDefaulting", 15, 16},
+	// CustomResourceValidationExpressions: alpha 1.23, beta (on) 1.25, GA
+	// 1.29 (KEP-2876, kubernetes/enhancements#2876). It gates
+	// x-kubernetes-validations and so every ValidationRule field.
+	{"JSONSchemaProps", "x-kubernetes-validations", "CustomResourceValidationExpressions", 23, 25},
+	// CRDValidationRatcheting: alpha 1.28, beta (on) 1.30, GA 1.33
+	// (KEP-4008; pkg/features of apiextensions-apiserver v0.32). It gates
+	// ValidationRule.optionalOldSelf, which came in 1.29.
+	{"ValidationRule", "optionalOldSelf", "CRDValidationRatcheting", 28, 30},
+	// CustomResourceFieldSelectors: alpha 1.30, beta (on) 1.31, GA 1.32
+	// (pkg/features of apiextensions-apiserver v0.32).
+	{"CustomResourceDefinitionVersion", "selectableFields", "CustomResourceFieldSelectors", 30, 31},
+}
+
+// compiledElsewhere are the schema keywords the compiler's structural
+// pass judges for the target itself, in every schema a template reaches
+// (structural.go, beforeListTypes): list and map types before 1.16 and
+// 1.17 are dropped with a warning, defaults before 1.16 are an error.
+var compiledElsewhere = map[string]bool{
+	"x-kubernetes-list-type": true, "x-kubernetes-list-map-keys": true, "x-kubernetes-map-type": true, "default": true,
+}
+
+// MinorProblem is a field of a CRD that a Kubernetes minor does not have,
+// or has only behind a feature gate that is off by default.
+type MinorProblem struct {
+	// Pointer is the field's JSON pointer in the CRD ("/spec/versions/0/selectableFields").
+	Pointer string
+	// Field is its path as the apiserver writes it (spec.versions[0].selectableFields).
+	Field string
+	// Message says what the minor does not know and the first minor that
+	// has it on by default.
+	Message string
+}
+
+// CheckMinor lists what Kubernetes version (a minor in any form
+// schemas.Canonical takes; "" the newest embedded) does not know in the
+// CRD obj (a decoded apiextensions.k8s.io/v1 or v1beta1
+// CustomResourceDefinition): an apiVersion the minor does not serve
+// (apiextensions.k8s.io/v1 before 1.16), every field and schema keyword
+// absent from the minor's own apiextensions definitions, and the fields
+// of gatedFields while their gate is off by default. Fields no minor has
+// are not its business (see badFields). obj is only read.
+func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
+	b, canonical, err := embeddedBundle(version)
+	if err != nil {
+		return nil, err
+	}
+	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
+	var out []MinorProblem
+	apiVersion, _ := obj["apiVersion"].(string)
+	group, ok := strings.CutPrefix(apiVersion, "apiextensions.k8s.io/")
+	if !ok {
+		return nil, nil
+	}
+	if group == "v1" && !b.Has(apiextensionsDefs+"v1.CustomResourceDefinition") && b.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition") {
+		first := firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0)
+		out = append(out, MinorProblem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
+			"Kubernetes %s serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in %s): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version %s or later",
+			canonical, first, first)})
+		return out, nil
+	}
+	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil) {
+		out = append(out, MinorProblem{Pointer: p.ptr, Field: p.field, Message: p.msg})
+	}
+	return out, nil
+}
+
+// minorFieldProblem is a fieldProblem that also names the field's path
+// (its msg does not).
+type minorFieldProblem struct {
+	fieldProblem
+	field string
+}
+
+// minorProblems walks the CRD doc (apiVersion apiextensions.k8s.io/group)
+// against the definitions of minor (its bundle here), as CheckMinor
+// describes; load gives the other minors' bundles, read only to name the
+// first minor that has a field, so only on the error path. props caches
+// here's definitions' properties (by group and short name; kept by the
+// caller across documents, never modified; nil for none). skip names
+// schema keywords judged elsewhere, extra top-level keys to skip (a
+// template's definitions). Nothing when here has no CRD of that group
+// (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
+// own).
+func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, extra ...string) []minorFieldProblem {
+	if props == nil {
+		props = map[string]map[string]any{}
+	}
+	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra}
+	if w.properties("CustomResourceDefinition") == nil {
+		return nil
+	}
+	w.object(doc, "CustomResourceDefinition", "", "")
+	return w.out
+}
+
+// minorWalk is one walk of minorProblems; out collects, in key order.
+type minorWalk struct {
+	group, minor string
+	here         Definitions
+	load         func(string) (Definitions, error)
+	props        map[string]map[string]any // the properties of here's definitions, by group and short name
+	first        map[string]string         // firstMinor's answers, by def and field
+	skip         map[string]bool           // schema keywords not judged here
+	skipTop      []string
+	out          []minorFieldProblem
+}
+
+// properties returns the properties of the definition def of the walk's
+// group in here, nil when here has no such definition.
+func (w *minorWalk) properties(def string) map[string]any {
+	key := w.group + "." + def
+	if p, ok := w.props[key]; ok {
+		return p
+	}
+	p := definitionProperties(w.here, apiextensionsDefs+key)
+	w.props[key] = p
+	return p
+}
+
+func definitionProperties(d Definitions, name string) map[string]any {
+	if d == nil || !d.Has(name) {
+		return nil
+	}
+	raw, err := d.Definition(name)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.Properties == nil {
+		return map[string]any{}
+	}
+	return s.Properties
+}
+
+// gate returns the gate of field of def, if gatedFields has one.
+func gate(def, field string) (gatedField, bool) {
+	for _, g := range gatedFields {
+		if g.def == def && g.field == field {
+			return g, true
+		}
+	}
+	return gatedField{}, false
+}
+
+// object walks v, a value of the definition def.
+func (w *minorWalk) object(v any, def, ptr, path string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	props := w.properties(def)
+	_, minorN := parseVersion(w.minor)
+	for _, k := range sortedKeys(m) {
+		if ptr == "" && slices.Contains(w.skipTop, k) || def == "JSONSchemaProps" && w.skip[k] {
+			continue
+		}
+		prop, has := props[k].(map[string]any)
+		g, gated := gate(def, k)
+		off := gated && minorN < g.on
+		if has && !off {
+			w.value(m[k], prop, joinPointer(ptr, k), joinField(path, k))
+			continue
+		}
+		first := w.firstMinor(def, k, g.on)
+		if first == "" {
+			continue // no minor has it: not a field of this apiVersion (badFields)
+		}
+		why := fmt.Sprintf("Kubernetes %s has no field %q in %s", w.minor, k, def)
+		switch {
+		case has && minorN < g.alpha:
+			why = fmt.Sprintf("Kubernetes %s refuses %s.%s (the %s feature gate came in 1.%d)", w.minor, def, k, g.gate, g.alpha)
+		case has:
+			why = fmt.Sprintf("Kubernetes %s has %s.%s only behind the %s feature gate, off by default", w.minor, def, k, g.gate)
+		}
+		w.out = append(w.out, minorFieldProblem{field: joinField(path, k), fieldProblem: fieldProblem{
+			ptr: joinPointer(ptr, k),
+			msg: fmt.Sprintf("%s, so its apiserver refuses or drops it; it is on by default from %s: remove it, or pass --k8s-version %s or later", why, first, first),
+		}})
+	}
+}
+
+// value walks v, the value of a property declared by prop: a definition
+// of the group, or a list or map of one.
+func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
+	if def, ok := w.ref(prop); ok {
+		w.typed(v, def, ptr, path)
+		return
+	}
+	if items, ok := prop["items"].(map[string]any); ok {
+		if def, ok := w.ref(items); ok {
+			l, _ := v.([]any)
+			for i, x := range l {
+				w.typed(x, def, joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+		return
+	}
+	if ap, ok := prop["additionalProperties"].(map[string]any); ok {
+		if def, ok := w.ref(ap); ok {
+			m, _ := v.(map[string]any)
+			for _, k := range sortedKeys(m) {
+				w.typed(m[k], def, joinPointer(ptr, k), joinField(path, k))
+			}
+		}
+	}
+}
+
+// ref returns the short name of the group's definition that s refers to.
+func (w *minorWalk) ref(s map[string]any) (string, bool) {
+	r, _ := s["$ref"].(string)
+	return strings.CutPrefix(r, "#/definitions/"+apiextensionsDefs+w.group+".")
+}
+
+// typed walks v, a value of the definition def, where the definitions
+// that stand for a union (a schema or a list, a schema or a boolean...)
+// hold a JSONSchemaProps when v has its shape.
+func (w *minorWalk) typed(v any, def, ptr, path string) {
+	switch def {
+	case "JSON":
+		return // any value, not fields
+	case "JSONSchemaPropsOrArray":
+		if l, ok := v.([]any); ok {
+			for i, x := range l {
+				w.object(x, "JSONSchemaProps", joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
+			}
+			return
+		}
+		def = "JSONSchemaProps"
+	case "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray":
+		def = "JSONSchemaProps"
+	}
+	w.object(v, def, ptr, path)
+}
+
+// firstMinor returns the first embedded minor after the walk's whose
+// definition def (of the walk's group) has field, at or after 1.on when
+// on > 0; "" when none has.
+func (w *minorWalk) firstMinor(def, field string, on int) string {
+	key := def + "\x00" + field
+	if f, ok := w.first[key]; ok {
+		return f
+	}
+	f := firstMinorWith(w.load, w.minor, w.group, def, field, on)
+	w.first[key] = f
+	return f
+}
+
+// firstMinorWith returns the first embedded minor after minor whose
+// definition def of group has field (or exists, when field is ""), at or
+// after 1.on; "" when there is none.
+func firstMinorWith(load func(string) (Definitions, error), minor, group, def, field string, on int) string {
+	_, after := parseVersion(minor)
+	for _, v := range schemas.Versions() {
+		_, n := parseVersion(v)
+		if n <= after || n < on {
+			continue
+		}
+		d, err := load(v)
+		if err != nil {
+			continue
+		}
+		props := definitionProperties(d, apiextensionsDefs+group+"."+def)
+		if props == nil {
+			continue
+		}
+		if _, ok := props[field]; ok || field == "" {
+			return v
+		}
+	}
+	return ""
+}
