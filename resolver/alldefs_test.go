@@ -59,8 +59,14 @@ func TestEveryDefinition(t *testing.T) {
 			cut, err := resolver.New(resolver.Options{KubeVersion: v, WorkDir: t.TempDir(), RemoveDescriptions: true, Recursion: resolver.RecursionPreserve})
 			require.NoError(t, err)
 			cycles := 0
+			// Minors before 1.16 serve only apiextensions.k8s.io/v1beta1, and a
+			// v1 template for them is refused: theirs is a v1beta1 one.
+			template := crdTemplate
+			if schemas.CompareMinors(v, "1.16") < 0 {
+				template = crdTemplateV1beta1
+			}
 			for _, name := range b.Names() {
-				src := crdTemplate(fmt.Sprintf("spec: {$ref: %q}", name))
+				src := template(fmt.Sprintf("spec: {$ref: %q}", name))
 				res, err := strict.Compile("thing.yaml", []byte(src))
 				if errors.Is(err, resolver.ErrCycle) {
 					cycles++
@@ -87,4 +93,27 @@ func TestEveryDefinition(t *testing.T) {
 			t.Logf("Kubernetes %s: %d definitions, %d recursive", v, len(b.Names()), cycles)
 		})
 	}
+}
+
+// crdTemplateV1beta1 is crdTemplate as an apiextensions.k8s.io/v1beta1
+// CRD, for the minors that serve no other.
+func crdTemplateV1beta1(props ...string) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  version: v1
+  validation:
+    openAPIV3Schema:
+      type: object
+      properties:
+`)
+	for _, p := range props {
+		fmt.Fprintf(&b, "        %s\n", p)
+	}
+	return b.String()
 }
