@@ -67,13 +67,18 @@ dist: build-cli
 check-dist: build-cli
 	bin/k8s-crd-resolver check
 
-# generate: the deep copies of the operator's API types
-# (operator/api/v1/zz_generated.deepcopy.go) with controller-gen, built once by
-# hack/tools.sh; the operator's tests (TestDeepCopyGenerated, in test-operator)
-# fail when the file is stale.
+# generate: with controller-gen, built once by hack/tools.sh, the deep copies
+# of the operator's API types (operator/api/v1/zz_generated.deepcopy.go) and
+# the operator's roles from the +kubebuilder:rbac markers in
+# operator/reconciler: deploy/rbac/role.yaml for the kustomize base and the
+# same bytes as charts/dask-operator/files/rbac-roles.yaml, which the chart's
+# templates/rbac.yaml reads. The operator's tests (TestDeepCopyGenerated,
+# TestRBACGenerated, in test-operator) fail when a file is stale.
 .PHONY: generate
 generate:
 	cd operator/api/v1 && "$$(../../../hack/tools.sh controller-gen)" object paths=.
+	cd operator && "$$(../hack/tools.sh controller-gen)" rbac:roleName=dask-operator paths=./reconciler/... output:rbac:dir=../deploy/rbac
+	cp deploy/rbac/role.yaml charts/dask-operator/files/rbac-roles.yaml
 
 # image: the operator's OCI image for linux/amd64 and linux/arm64, built
 # without a container daemon (operator/hack/image, go-containerregistry),

@@ -201,11 +201,11 @@ func operatorConfig(cfg *rest.Config) *rest.Config {
 }
 
 // applyRBAC creates the objects of the kustomize base's namespace.yaml,
-// serviceaccount.yaml and rbac.yaml (deploy/, the same rules as the Helm
-// chart's; package deploytest keeps them equal) that do not exist yet, in
-// the base's namespace.
+// serviceaccount.yaml, rbac/role.yaml and rbac/role_binding.yaml (deploy/;
+// the roles are generated from the operator's markers, as the Helm chart's
+// are) that do not exist yet, in the base's namespace.
 func applyRBAC(ctx context.Context, c client.Client) error {
-	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml"} {
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac/role.yaml", "rbac/role_binding.yaml"} {
 		b, err := os.ReadFile("../../deploy/" + f)
 		if err != nil {
 			return err
