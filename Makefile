@@ -97,7 +97,9 @@ image:
 # test: everything CI runs, each step even when an earlier one failed (the
 # failed ones are listed at the end):
 #   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
-#                  check and a snapshot release of this platform), then FuzzCompare
+#                  check and a snapshot release of this platform) and the
+#                  control plane of test-operator (integration/'s schema-update,
+#                  size, corpus and kubectl tests), then FuzzCompare
 #                  (diff) for $(DIFF_FUZZ_EXECS) executions; they include the
 #                  docs' executed examples (TestDocExamples) and the drift checks
 #                  of the generated CLI and configuration references
@@ -123,7 +125,7 @@ test: control-plane tools
 # every machine), after the seeds every `go test` runs.
 DIFF_FUZZ_EXECS ?= 20000
 test-root:
-	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 -timeout 40m ./...
+	GORELEASER="$$(hack/tools.sh goreleaser)" KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
 
 test-tools:
