@@ -67,13 +67,18 @@ dist: build-cli
 check-dist: build-cli
 	bin/k8s-crd-resolver check
 
-# generate: the deep copies of the operator's API types
-# (operator/api/v1/zz_generated.deepcopy.go) with controller-gen, built once by
-# hack/tools.sh; the operator's tests (TestDeepCopyGenerated, in test-operator)
-# fail when the file is stale.
+# generate: with controller-gen, built once by hack/tools.sh, the deep copies
+# of the operator's API types (operator/api/v1/zz_generated.deepcopy.go) and
+# the operator's roles from the +kubebuilder:rbac markers in
+# operator/reconciler: deploy/rbac/role.yaml for the kustomize base and the
+# same bytes as charts/dask-operator/files/rbac-roles.yaml, which the chart's
+# templates/rbac.yaml reads. The operator's tests (TestDeepCopyGenerated,
+# TestRBACGenerated, in test-operator) fail when a file is stale.
 .PHONY: generate
 generate:
 	cd operator/api/v1 && "$$(../../../hack/tools.sh controller-gen)" object paths=.
+	cd operator && "$$(../hack/tools.sh controller-gen)" rbac:roleName=dask-operator paths=./reconciler/... output:rbac:dir=../deploy/rbac
+	cp deploy/rbac/role.yaml charts/dask-operator/files/rbac-roles.yaml
 
 # image: the operator's OCI image for linux/amd64 and linux/arm64, built
 # without a container daemon (operator/hack/image, go-containerregistry),
@@ -92,7 +97,9 @@ image:
 # test: everything CI runs, each step even when an earlier one failed (the
 # failed ones are listed at the end):
 #   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
-#                  check and a snapshot release of this platform), then FuzzCompare
+#                  check and a snapshot release of this platform) and the
+#                  control plane of test-operator (integration/'s schema-update,
+#                  size, corpus and kubectl tests), then FuzzCompare
 #                  (diff) for $(DIFF_FUZZ_EXECS) executions; they include the
 #                  docs' executed examples (TestDocExamples) and the drift checks
 #                  of the generated CLI and configuration references
@@ -118,7 +125,7 @@ test: control-plane tools
 # every machine), after the seeds every `go test` runs.
 DIFF_FUZZ_EXECS ?= 20000
 test-root:
-	GORELEASER="$$(hack/tools.sh goreleaser)" $(GO) test -count=1 -timeout 40m ./...
+	GORELEASER="$$(hack/tools.sh goreleaser)" KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
 
 test-tools:

@@ -34,6 +34,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
+	defer stopControlPlane()
 	return m.Run()
 }
 

@@ -234,7 +234,7 @@ func TestAffectedAndPlan(t *testing.T) {
 }
 
 // TestSizeGuard: the guard judges each CRD by its compact JSON, at the
-// exact thresholds (operator/e2e/size_test.go checks them against the
+// exact thresholds (integration/size_test.go checks them against the
 // real apiserver): WarnSize bytes compile quietly and one more warns, a
 // CRD with annotations of its own is judged with them, MaxSize bytes
 // compile and one more fails unless AllowLarge.

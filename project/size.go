@@ -10,9 +10,9 @@ import (
 // apiserver is sent, and what client-side `kubectl apply` copies into an
 // annotation), never by its YAML. Both thresholds come from the real
 // limits of kube-apiserver v1.37.2 with a default etcd v3.6.16; the
-// end-to-end test operator/e2e/size_test.go checks them against that
-// control plane (in operator/, `go test ./e2e -run TestSizeSearch
-// -size.search -v` measures them afresh).
+// integration test integration/size_test.go checks them against that
+// control plane (`go test ./integration -run TestSizeSearch -size.search
+// -v` measures them afresh).
 const (
 	// AnnotationLimit is the apiserver's limit on the total of a
 	// object's annotation keys and values (TotalAnnotationSizeLimitB,

@@ -291,7 +291,7 @@ func (w *walker) structure(path string, o, n map[string]any) {
 		w.add(path, PreserveUnknownChange, "x-kubernetes-preserve-unknown-fields", false,
 			"fields the schema does not list are now kept instead of pruned; nothing stored was kept under the old schema", nil, true)
 	}
-	// What kube-apiserver v1.37.2 does, measured by operator/e2e TestSchemaUpdate: a stored
+	// What kube-apiserver v1.37.2 does, measured by integration TestSchemaUpdate: a stored
 	// list that already breaks the list-type rule (duplicates) has that check skipped on
 	// every update, even one editing the list (ratcheted; only a create fails); an item
 	// lacking a key of a map list fails every update, a label-only one too (not ratcheted).

@@ -29,7 +29,7 @@
 //     can hold that value.
 //   - Validation ratcheting (KEP-4008: alpha in 1.28, beta and on by default from 1.30, GA in
 //     1.33) lets an UPDATE through when the invalid part of the object is unchanged from
-//     the stored object. What kube-apiserver v1.37.2 does, measured by operator/e2e
+//     the stored object. What kube-apiserver v1.37.2 does, measured by integration
 //     TestSchemaUpdate: value validations (type, bounds, lengths, item and property counts,
 //     enum, pattern, format, rules that do not use oldSelf) are ratcheted per value;
 //     required per object (an update that leaves the object listing the field unchanged

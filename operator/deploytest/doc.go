@@ -23,6 +23,14 @@
 // granted by the chart's ClusterRole or Role, and each rule must have been
 // used, so the chart grants exactly what the operator calls.
 //
+// # Generated roles
+//
+// Both deployments take their roles' rules from controller-gen's output for
+// the operator's +kubebuilder:rbac markers (`make generate`: the kustomize
+// base's deploy/rbac/role.yaml, and the chart's files/rbac-roles.yaml, which
+// templates/rbac.yaml reads). TestRBACGenerated fails when either is stale,
+// so the rules TestDeploy checks are the markers' rules.
+//
 // Like e2e, these tests fail (never skip) without a control plane; only
 // `go test -short` skips the ones that need it.
 package deploytest

@@ -37,15 +37,9 @@
 // binary is missing: a green run must mean the control plane really ran.
 // Only `go test -short` skips them, for the quick unit loop.
 //
-// # Schema updates
-//
-// TestSchemaUpdate (schemaupdate_test.go) stores objects under an old CRD,
-// updates the CRD to a new schema, one change kind at a time and for the
-// Dask template compiled at 1.30 and 1.37, and checks that `k8s-crd-resolver
-// diff --output json` calls a change breaking exactly when the apiserver
-// loses stored data or refuses a write (update, re-create, server-side
-// apply) it accepted before. The table at the top of that file is what
-// kube-apiserver v1.37.2 measurably does per change kind.
+// The compiler's own acceptance tests against the real apiserver (schema
+// updates, size limits, the custom-resource corpus, kubectl and fitted
+// descriptions) are the root module's, in integration/.
 //
 // # Switching from Dask's operator
 //

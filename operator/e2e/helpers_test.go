@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -201,11 +203,11 @@ func operatorConfig(cfg *rest.Config) *rest.Config {
 }
 
 // applyRBAC creates the objects of the kustomize base's namespace.yaml,
-// serviceaccount.yaml and rbac.yaml (deploy/, the same rules as the Helm
-// chart's; package deploytest keeps them equal) that do not exist yet, in
-// the base's namespace.
+// serviceaccount.yaml, rbac/role.yaml and rbac/role_binding.yaml (deploy/;
+// the roles are generated from the operator's markers, as the Helm chart's
+// are) that do not exist yet, in the base's namespace.
 func applyRBAC(ctx context.Context, c client.Client) error {
-	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml"} {
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac/role.yaml", "rbac/role_binding.yaml"} {
 		b, err := os.ReadFile("../../deploy/" + f)
 		if err != nil {
 			return err
@@ -265,4 +267,29 @@ func compileTemplate(t *testing.T, bin string, args ...string) *unstructured.Uns
 		t.Fatal(err)
 	}
 	return u
+}
+
+// waitEstablished polls until the CRD name is Established, or fails.
+func waitEstablished(t *testing.T, c client.Client, name string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var crd apiextensionsv1.CustomResourceDefinition
+	testenv.Eventually(t, timeout, name+" Established", func(ctx context.Context) (bool, string, error) {
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
+			return false, err.Error(), nil
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true, "", nil
+			}
+		}
+		return false, fmt.Sprint(crd.Status.Conditions), nil
+	})
+	return &crd
+}
+
+// sameJSON: a and b are the same JSON value (numbers decoded from YAML
+// are float64, from the apiserver int64).
+func sameJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	return reflect.DeepEqual(jsonRound(t, a), jsonRound(t, b))
 }

@@ -18,6 +18,12 @@ import (
 	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
+// RBAC: a DaskAutoscaler is adopted by the cluster it names (patch), and
+// kopf's finalizer is removed from a deleted one (patch).
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskautoscalers,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskautoscalers/status,verbs=patch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskclusters,verbs=list;watch
+
 // AutoscalerReconciler chooses, for each DaskAutoscaler, the worker count of
 // the named cluster's default worker group, as Dask's controller does: every
 // AutoscalePeriod it asks the scheduler for its adaptive target (GET

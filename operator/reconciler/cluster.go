@@ -31,6 +31,21 @@ const (
 	indexWorkerGroupCluster = "spec.cluster"
 )
 
+// RBAC (make generate writes the roles from these markers; the operator
+// module's TestDeploy checks them against an audit log of a real run). A
+// DaskCluster finished by its idle timeout is deleted; update removes kopf's
+// finalizer from a deleted one. get re-reads a child after a write conflict
+// (ensure); children are created and updated, never patched, but an adopted
+// DaskWorkerGroup gets its owner reference by a patch (adopt).
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskclusters,verbs=get;list;watch;update;delete
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskclusters/status,verbs=patch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskworkergroups,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskautoscalers,verbs=list;watch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update
+// Events go through events.k8s.io; a repeated one becomes a series (patch).
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // ClusterReconciler turns a DaskCluster into a scheduler Deployment, a
 // scheduler Service and a default DaskWorkerGroup, all controlled by the
 // cluster, and reports status.phase Created -> Pending -> Running (or Error

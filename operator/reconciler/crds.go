@@ -59,6 +59,11 @@ func (y YAMLCRDs) CRDs() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
+// RBAC, a role of its own (the chart drops it with crds.install=false): the
+// operator's own CRDs and no other; server-side apply is a patch, which
+// creates a missing CRD, and get waits until each is Established.
+// +kubebuilder:rbac:roleName=dask-operator-crds,groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=daskautoscalers.kubernetes.dask.org;daskclusters.kubernetes.dask.org;daskjobs.kubernetes.dask.org;daskworkergroups.kubernetes.dask.org,verbs=get;create;patch
+
 // InstallCRDs creates or upgrades every CRD of src with server-side apply
 // (forcing ownership, as Helm never upgrades CRDs and we must), then waits
 // until each is Established, its names are accepted and discovery serves

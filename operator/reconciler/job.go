@@ -15,6 +15,13 @@ import (
 	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
+// RBAC: a DaskJob creates its DaskCluster and deletes it once finished, and
+// creates its runner Pod.
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskjobs,verbs=list;watch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskjobs/status,verbs=patch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskclusters,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch;create
+
 // JobReconciler turns a DaskJob into a DaskCluster (named like the job) and
 // a runner Pod, both controlled by the job. status.jobStatus follows the
 // runner: ClusterCreated while it is pending, Running, then Successful or

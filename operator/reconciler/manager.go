@@ -159,6 +159,13 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
+// RBAC, a Role in the operator's namespace (the kustomize base's and, for
+// the chart, the release's): leader election's lease, by its name once it
+// exists (LeaderElectionID's default), and the core/v1 "became leader" event.
+// +kubebuilder:rbac:roleName=dask-operator-leader-election,namespace=dask-operator,groups=coordination.k8s.io,resources=leases,verbs=create
+// +kubebuilder:rbac:roleName=dask-operator-leader-election,namespace=dask-operator,groups=coordination.k8s.io,resources=leases,resourceNames=dask-operator.kubernetes.dask.org,verbs=get;update
+// +kubebuilder:rbac:roleName=dask-operator-leader-election,namespace=dask-operator,groups="",resources=events,verbs=create
+
 // NewManager returns a manager running the four Dask controllers, with
 // health and readiness checks and a metrics endpoint. It does not install
 // CRDs; see InstallCRDs and Run.

@@ -19,6 +19,11 @@ import (
 	daskv1 "github.com/k8s-crd-resolver/k8s-crd-resolver/operator/api/v1"
 )
 
+// RBAC: one Deployment per worker, deleted when the group scales down.
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskworkergroups,verbs=list;watch
+// +kubebuilder:rbac:groups=kubernetes.dask.org,resources=daskworkergroups/status,verbs=patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
+
 // WorkerGroupReconciler turns a DaskWorkerGroup into one single-replica
 // Deployment per worker, named <group>-worker-<i>, so that scaling down
 // retires chosen workers (not ready first, then the newest) rather than

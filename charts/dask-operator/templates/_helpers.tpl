@@ -32,7 +32,19 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* The lease leader election holds (the operator's --leader-election-id default). */}}
-{{- define "dask-operator.leaseName" -}}
-dask-operator.kubernetes.dask.org
+{{/*
+The rules of the role named .name in files/rbac-roles.yaml, which `make
+generate` writes with controller-gen from the operator's +kubebuilder:rbac
+markers (the kustomize base's deploy/rbac/role.yaml, byte for byte). .root
+is the chart's context. A missing role fails the render.
+*/}}
+{{- define "dask-operator.generatedRules" -}}
+{{- $rules := "" }}
+{{- range splitList "\n---\n" (printf "\n%s" (.root.Files.Get "files/rbac-roles.yaml")) }}
+{{- $role := fromYaml . }}
+{{- if and $role.metadata (eq $role.metadata.name $.name) }}
+{{- $rules = toYaml $role.rules }}
+{{- end }}
+{{- end }}
+{{- required (printf "files/rbac-roles.yaml has no role %s; run make generate" .name) $rules }}
 {{- end }}

@@ -3,15 +3,15 @@ package v1
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/randfill"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // TestDeepCopyRoundTrip fills every Dask kind with random content and checks
@@ -114,19 +114,7 @@ func TestDeepCopyGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs controller-gen")
 	}
-	tools, err := filepath.Abs("../../../hack/tools.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tools, "controller-gen").Output()
-	if err != nil {
-		t.Fatalf("building controller-gen: %v", err)
-	}
-	dir := t.TempDir()
-	gen := exec.Command(strings.TrimSpace(string(out)), "object", "paths=.", "output:object:dir="+dir)
-	if b, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("controller-gen: %v\n%s", err, b)
-	}
+	dir := testenv.ControllerGen(t, "../../..", ".", "object", "object", "paths=.")
 	want, err := os.ReadFile(filepath.Join(dir, "zz_generated.deepcopy.go"))
 	if err != nil {
 		t.Fatal(err)

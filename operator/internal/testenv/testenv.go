@@ -1,7 +1,8 @@
 // Package testenv is what the operator's control-plane tests share: an
 // envtest environment whose etcd and kube-apiserver serve on 127.0.0.1
-// only, the check of KUBEBUILDER_ASSETS, free ports, polling, and a buffer
-// for a child process's output. Only tests import it.
+// only, the check of KUBEBUILDER_ASSETS, free ports, polling, a buffer
+// for a child process's output, and controller-gen's output for the checks
+// of generated files. Only tests import it.
 package testenv
 
 import (
@@ -12,8 +13,10 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,4 +113,27 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// ControllerGen runs controller-gen, built once by root's hack/tools.sh
+// (root: the repository root, from the test's directory), in dir with args
+// and "output:GEN:dir=" a new temporary directory, which it returns: the
+// files of generator gen, for a test to compare with the committed ones.
+func ControllerGen(t testing.TB, root, dir, gen string, args ...string) string {
+	t.Helper()
+	tools, err := filepath.Abs(filepath.Join(root, "hack", "tools.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := exec.Command(tools, "controller-gen").Output()
+	if err != nil {
+		t.Fatalf("building controller-gen: %v", err)
+	}
+	out := t.TempDir()
+	cmd := exec.Command(strings.TrimSpace(string(bin)), append(args, "output:"+gen+":dir="+out)...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("controller-gen: %v\n%s", err, b)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package e2e
+package integration
 
 import (
 	"bytes"
@@ -15,19 +15,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/reconciler"
 )
 
 // The size guard's thresholds (project/size.go) against the real
 // kube-apiserver and its default etcd. What `kubectl apply` does is done
-// with client-go, as the comments say (TestFitDescriptionsKubectl runs the
+// over the apiserver's REST API, as the comments say (TestFitDescriptionsKubectl runs the
 // real kubectl). The thresholds are read from the tool's own messages,
 // so the tool and this test cannot drift apart.
 //
@@ -125,43 +121,45 @@ func withLastApplied(t *testing.T, u *unstructured.Unstructured) int {
 	return total
 }
 
-// waitEstablished polls until the CRD name is Established, or fails.
-func waitEstablished(t *testing.T, c client.Client, name string) *apiextensionsv1.CustomResourceDefinition {
+// waitEstablished polls until the CRD name is Established.
+func waitEstablished(t *testing.T, crds resource, name string) *unstructured.Unstructured {
 	t.Helper()
-	var crd apiextensionsv1.CustomResourceDefinition
-	testenv.Eventually(t, timeout, name+" Established", func(ctx context.Context) (bool, string, error) {
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
+	var crd *unstructured.Unstructured
+	eventually(t, name+" Established", func(ctx context.Context) (bool, string, error) {
+		var err error
+		if crd, err = crds.Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, err.Error(), nil
 		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, "", nil
-			}
-		}
-		return false, fmt.Sprint(crd.Status.Conditions), nil
+		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+		return established(crd), fmt.Sprint(conds), nil
 	})
-	return &crd
+	return crd
+}
+
+// established reports whether crd's Established condition is True.
+func established(crd *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // removeAtEnd deletes the CRD u when the test ends, so that megabyte-sized
 // CRDs do not weigh on the tests after it (a CRD stored at etcd's very limit
 // may not take the deletion timestamp; the control plane goes with the
 // test binary anyway).
-func removeAtEnd(t *testing.T, c client.Client, u *unstructured.Unstructured) {
-	t.Cleanup(func() { _ = c.Delete(context.WithoutCancel(t.Context()), u.DeepCopy()) })
+func removeAtEnd(t *testing.T, crds resource, u *unstructured.Unstructured) {
+	t.Cleanup(func() { _ = crds.Delete(context.WithoutCancel(t.Context()), u.GetName(), metav1.DeleteOptions{}) })
 }
 
-func sizeClient(t *testing.T) client.Client {
+// sizeClient is the CRDs of the control plane.
+func sizeClient(t *testing.T) resource {
 	t.Helper()
-	scheme, err := reconciler.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(restConfig(t), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return kubeAPI(t).Resource(crdGVR)
 }
 
 // toolBuild compiles, with `k8s-crd-resolver build --no-validate`, a
@@ -265,7 +263,7 @@ func toolThresholds(t *testing.T, bin string) (warn, maxSize int) {
 // apiserver refuses it.
 func TestSizeClientSideApply(t *testing.T) {
 	c := sizeClient(t)
-	bin := buildBinaries(t)
+	bin := binDir
 	warn, _ := toolThresholds(t, bin)
 
 	u, out, code := toolBuild(t, bin, "fitsjust", warn)
@@ -275,7 +273,7 @@ func TestSizeClientSideApply(t *testing.T) {
 	if total := withLastApplied(t, u); total != 262_144 {
 		t.Errorf("%d bytes of JSON: annotations of %d bytes, want exactly 262,144", warn, total)
 	}
-	if err := c.Create(t.Context(), u, client.FieldOwner("kubectl-client-side-apply")); err != nil {
+	if err := create(t, c, u, "kubectl-client-side-apply"); err != nil {
 		t.Fatalf("%d bytes of JSON, created as client-side apply does: %v", warn, err)
 	}
 	removeAtEnd(t, c, u)
@@ -286,7 +284,7 @@ func TestSizeClientSideApply(t *testing.T) {
 		t.Fatalf("%d bytes: exit %d, want the size warning:\n%s", warn+1, code, out)
 	}
 	withLastApplied(t, u)
-	err := c.Create(t.Context(), u, client.FieldOwner("kubectl-client-side-apply"))
+	err := create(t, c, u, "kubectl-client-side-apply")
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.annotations: Too long: may not be more than 262144 bytes") {
 		t.Fatalf("%d bytes of JSON, created as client-side apply does: %v; want metadata.annotations too long", warn+1, err)
 	}
@@ -300,7 +298,7 @@ func TestSizeClientSideApply(t *testing.T) {
 // request limit, so it never is.
 func TestSizeHardLimit(t *testing.T) {
 	c := sizeClient(t)
-	bin := buildBinaries(t)
+	bin := binDir
 	_, maxSize := toolThresholds(t, bin)
 
 	u, out, code := toolBuild(t, bin, "hardlimit", maxSize)
@@ -308,9 +306,7 @@ func TestSizeHardLimit(t *testing.T) {
 		t.Fatalf("%d bytes: exit %d\n%s", maxSize, code, out)
 	}
 	// Server-side apply, as the operator and `kubectl apply --server-side` do.
-	if err := c.Patch(t.Context(), u, client.Apply, client.FieldOwner("size-e2e"), client.ForceOwnership); err != nil {
-		t.Fatalf("%d bytes, server-side apply: %v", maxSize, err)
-	}
+	apply(t, c, u, "size-e2e")
 	removeAtEnd(t, c, u)
 	waitEstablished(t, c, u.GetName())
 	if _, out, code := toolBuild(t, bin, "overlimit", maxSize+1); code != 2 || !strings.Contains(out, "compiled CRD too large") {
@@ -326,7 +322,7 @@ func TestSizeHardLimit(t *testing.T) {
 	if n := len(long.GetName()); n != 253 {
 		t.Fatalf("name of %d characters", n)
 	}
-	if err := c.Create(t.Context(), long, client.FieldOwner("a-field-manager-with-a-longer-name-than-most")); err != nil {
+	if err := create(t, c, long, "a-field-manager-with-a-longer-name-than-most"); err != nil {
 		t.Fatalf("%d bytes with the longest names: %v", maxSize, err)
 	}
 	removeAtEnd(t, c, long)
@@ -339,30 +335,32 @@ func TestSizeHardLimit(t *testing.T) {
 	fits := nextPadded(t, maxSize+margin)
 	stuck := nextPadded(t, largestCreate)
 	for _, u := range []*unstructured.Unstructured{stuck, fits} {
-		if err := c.Create(t.Context(), u, client.FieldOwner("size-e2e")); err != nil {
+		if err := create(t, c, u, "size-e2e"); err != nil {
 			t.Fatalf("creating %d bytes: %v", compactLen(t, u.Object), err)
 		}
 		removeAtEnd(t, c, u)
 	}
 	got := waitEstablished(t, c, fits.GetName())
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := c.Get(t.Context(), client.ObjectKey{Name: stuck.GetName()}, &crd); err != nil {
+	crd, err := c.Get(t.Context(), stuck.GetName(), metav1.GetOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cond := range crd.Status.Conditions {
-		if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-			t.Fatalf("%d bytes: Established, want never", largestCreate)
-		}
+	if established(crd) {
+		t.Fatalf("%d bytes: Established, want never", largestCreate)
 	}
 	// What the apiserver would write (the status it gave fits, with these
 	// names) is refused by etcd: the reason it never is Established.
-	crd.Status = *got.Status.DeepCopy()
-	crd.Status.AcceptedNames = crd.Spec.Names
-	err := c.Status().Update(t.Context(), &crd)
+	status, _, _ := unstructured.NestedMap(got.Object, "status")
+	names, _, _ := unstructured.NestedMap(crd.Object, "spec", "names")
+	status["acceptedNames"] = names
+	if err := unstructured.SetNestedMap(crd.Object, status, "status"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.UpdateStatus(t.Context(), crd, metav1.UpdateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "etcdserver: request is too large") {
 		t.Fatalf("%d bytes: writing the status the apiserver writes: %v; want etcdserver: request is too large", largestCreate, err)
 	}
-	err = c.Create(t.Context(), nextPadded(t, largestCreate+1), client.FieldOwner("size-e2e"))
+	err = create(t, c, nextPadded(t, largestCreate+1), "size-e2e")
 	if err == nil || !strings.Contains(err.Error(), "etcdserver: request is too large") {
 		t.Fatalf("creating %d bytes: %v; want etcdserver: request is too large", largestCreate+1, err)
 	}
@@ -377,41 +375,36 @@ func TestSizeSearch(t *testing.T) {
 	c := sizeClient(t)
 	created := bisect(t, func(n int) bool {
 		u := nextPadded(t, n)
-		err := c.Create(t.Context(), u, client.FieldOwner("size-e2e"))
+		err := create(t, c, u, "size-e2e")
 		if err == nil {
-			_ = c.Delete(t.Context(), u)
+			_ = c.Delete(t.Context(), u.GetName(), metav1.DeleteOptions{})
 		} else if !strings.Contains(err.Error(), "etcdserver: request is too large") && !strings.Contains(err.Error(), "trying to send message larger than max") {
 			t.Fatalf("creating %d bytes: %v", n, err)
 		}
 		return err == nil
 	})
 	t.Logf("largest CRD the control plane stores: %d bytes of compact JSON", created)
-	established := bisect(t, func(n int) bool {
+	stable := bisect(t, func(n int) bool {
 		u := nextPadded(t, n)
-		if err := c.Create(t.Context(), u, client.FieldOwner("size-e2e")); err != nil {
+		if err := create(t, c, u, "size-e2e"); err != nil {
 			return false
 		}
-		defer func() { _ = c.Delete(t.Context(), u) }()
+		defer func() { _ = c.Delete(t.Context(), u.GetName(), metav1.DeleteOptions{}) }()
 		// A small probe created after it: once the probe is Established,
 		// the apiserver has handled u too.
 		probe := nextPadded(t, 1000)
-		if err := c.Create(t.Context(), probe, client.FieldOwner("size-e2e")); err != nil {
+		if err := create(t, c, probe, "size-e2e"); err != nil {
 			t.Fatal(err)
 		}
-		defer func() { _ = c.Delete(t.Context(), probe) }()
+		defer func() { _ = c.Delete(t.Context(), probe.GetName(), metav1.DeleteOptions{}) }()
 		waitEstablished(t, c, probe.GetName())
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := c.Get(t.Context(), client.ObjectKey{Name: u.GetName()}, &crd); err != nil {
+		crd, err := c.Get(t.Context(), u.GetName(), metav1.GetOptions{})
+		if err != nil {
 			t.Fatal(err)
 		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true
-			}
-		}
-		return false
+		return established(crd)
 	})
-	t.Logf("largest CRD the control plane stores and Establishes: %d bytes of compact JSON", established)
+	t.Logf("largest CRD the control plane stores and Establishes: %d bytes of compact JSON", stable)
 }
 
 // bisect returns the largest n in [1 MiB, 2 MiB) for which ok holds, ok
@@ -439,22 +432,9 @@ func bisect(t *testing.T, ok func(int) bool) int {
 // operator does it, Established.
 func TestSizeDaskWithDescriptions(t *testing.T) {
 	c := sizeClient(t)
-	bin := buildBinaries(t)
-	src := reconciler.YAMLCRDs{}
+	var crds []*unstructured.Unstructured
 	for _, name := range []string{"daskautoscaler", "daskcluster", "daskjob", "daskworkergroup"} {
-		cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "k8s-crd-resolver"), "resolve", "--no-config", "--k8s-version", "1.37", "templates/"+name+".yaml")
-		cmd.Dir = "../.."
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("resolve templates/%s.yaml: %v\n%s", name, err, stderr.String())
-		}
-		src[name] = out
-	}
-	crds, err := src.CRDs()
-	if err != nil {
-		t.Fatal(err)
+		crds = append(crds, compileTemplate(t, "resolve", "--no-config", "--k8s-version", "1.37", "templates/"+name+".yaml"))
 	}
 	const podDescription = "List of containers belonging to the pod."
 	var largest *unstructured.Unstructured
@@ -471,8 +451,9 @@ func TestSizeDaskWithDescriptions(t *testing.T) {
 			largest = u
 		}
 	}
-	if err := reconciler.InstallCRDs(t.Context(), c, src, timeout); err != nil {
-		t.Fatalf("server-side apply of the Dask CRDs: %v", err)
+	// Server-side apply, forced, as the operator installs its CRDs.
+	for _, u := range crds {
+		apply(t, c, u, "dask-operator")
 	}
 	for _, u := range crds {
 		waitEstablished(t, c, u.GetName())
@@ -480,12 +461,23 @@ func TestSizeDaskWithDescriptions(t *testing.T) {
 	// Client-side apply of the largest: refused (a dry run, since it exists).
 	u := largest.DeepCopy()
 	withLastApplied(t, u)
-	err = c.Create(t.Context(), u, client.DryRunAll)
+	_, err := c.Create(t.Context(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.annotations: Too long") {
 		t.Errorf("%s, client-side apply: %v; want metadata.annotations too long", u.GetName(), err)
 	}
-	// Leave the CRDs as the operator installs them, for the other tests.
-	if err := reconciler.InstallCRDs(t.Context(), c, reconciler.EmbeddedCRDs(), timeout); err != nil {
-		t.Fatal(err)
+}
+
+// create creates the CRD u as field manager manager.
+func create(t *testing.T, crds resource, u *unstructured.Unstructured, manager string) error {
+	t.Helper()
+	_, err := crds.Create(t.Context(), u, metav1.CreateOptions{FieldManager: manager})
+	return err
+}
+
+// apply server-side-applies the CRD u as field manager manager, forced.
+func apply(t *testing.T, crds resource, u *unstructured.Unstructured, manager string) {
+	t.Helper()
+	if _, err := crds.Apply(t.Context(), u.GetName(), u, metav1.ApplyOptions{FieldManager: manager, Force: true}); err != nil {
+		t.Fatalf("%s, server-side apply: %v", u.GetName(), err)
 	}
 }

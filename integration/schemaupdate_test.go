@@ -1,4 +1,4 @@
-package e2e
+package integration
 
 // What kube-apiserver v1.37.2 (the cached control plane; validation
 // ratcheting on by default since 1.30, GA in 1.33) does to an object stored under the old CRD
@@ -110,10 +110,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // suGroup is the API group of every CRD this file installs (the Dask pairs
@@ -133,8 +130,8 @@ type warnings struct {
 	seen []string
 }
 
-// HandleWarningHeader implements rest.WarningHandler.
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+// add records a warning header's text (kube.onWarning).
+func (w *warnings) add(text string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seen = append(w.seen, text)
@@ -150,7 +147,7 @@ func (w *warnings) take() []string {
 
 // suEnv is one test's clients: dyn for everything, its warnings recorded.
 type suEnv struct {
-	dyn  *dynamic.DynamicClient
+	dyn  *kube
 	warn *warnings
 	bin  string
 	ns   string
@@ -159,14 +156,10 @@ type suEnv struct {
 
 func newSUEnv(t *testing.T) *suEnv {
 	t.Helper()
-	cfg := restConfig(t)
+	dyn := kubeAPI(t)
 	w := &warnings{}
-	cfg.WarningHandler = w
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &suEnv{dyn: dyn, warn: w, bin: filepath.Join(buildBinaries(t), "k8s-crd-resolver")}
+	dyn.onWarning = w.add
+	e := &suEnv{dyn: dyn, warn: w, bin: filepath.Join(binDir, "k8s-crd-resolver")}
 	ns := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",
 		"metadata": map[string]any{"generateName": "schemaupdate-"},
@@ -304,7 +297,7 @@ func (e *suEnv) setCRD(t *testing.T, crd *unstructured.Unstructured, probe func(
 			t.Fatalf("updating CRD %s: %v", crd.GetName(), err)
 		}
 	}
-	testenv.Eventually(t, timeout, marker, func(ctx context.Context) (bool, string, error) {
+	eventually(t, marker, func(ctx context.Context) (bool, string, error) {
 		e.warn.take()
 		if err := probe(ctx); err != nil {
 			return false, err.Error(), nil
@@ -744,7 +737,7 @@ var suCases = []suCase{
 // shows what that fixes).
 func (e *suEnv) daskCRD(t *testing.T, version, group string) *unstructured.Unstructured {
 	t.Helper()
-	u := compileTemplate(t, e.bin, "resolve", "-r", "--no-config", "--k8s-version", version, "templates/daskcluster.yaml")
+	u := compileTemplate(t, "resolve", "-r", "--no-config", "--k8s-version", version, "templates/daskcluster.yaml")
 	u.SetName("daskclusters." + group)
 	if err := unstructured.SetNestedField(u.Object, group, "spec", "group"); err != nil {
 		t.Fatal(err)
@@ -755,7 +748,15 @@ func (e *suEnv) daskCRD(t *testing.T, version, group string) *unstructured.Unstr
 // daskExampleSpec is the spec of examples/daskcluster.yaml.
 func daskExampleSpec(t *testing.T) map[string]any {
 	t.Helper()
-	return readExample(t, "daskcluster.yaml", "").Object["spec"].(map[string]any)
+	b, err := os.ReadFile("../examples/daskcluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u map[string]any
+	if err := yaml.Unmarshal(b, &u); err != nil {
+		t.Fatalf("examples/daskcluster.yaml: %v", err)
+	}
+	return u["spec"].(map[string]any)
 }
 
 // suOutcome is what the apiserver did in one case.
@@ -978,7 +979,7 @@ func (e *suEnv) run(t *testing.T, c suCase, old, next *unstructured.Unstructured
 // storage shows where the data of a removed property goes: the CRD back
 // at old, a read returns it (the apiserver prunes on read, storage keeps
 // it); once the object is written under next, it is gone for good.
-func (e *suEnv) storage(t *testing.T, res dynamic.ResourceInterface, old, next, stored *unstructured.Unstructured) {
+func (e *suEnv) storage(t *testing.T, res resource, old, next, stored *unstructured.Unstructured) {
 	t.Helper()
 	get := func(ctx context.Context) error {
 		_, err := res.Get(ctx, stored.GetName(), metav1.GetOptions{})

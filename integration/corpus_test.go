@@ -1,9 +1,8 @@
-package e2e
+package integration
 
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // TestCorpusAgreesWithTheAPIServer creates every custom resource of the
@@ -47,7 +44,7 @@ func TestCorpusAgreesWithTheAPIServer(t *testing.T) {
 		return obj.GetName()
 	}
 	var names []string
-	dist, err := filepath.Glob("../../dist/dask*.yaml")
+	dist, err := filepath.Glob("../dist/dask*.yaml")
 	if err != nil || len(dist) == 0 {
 		t.Fatalf("no CRDs in dist/: %v", err)
 	}
@@ -59,17 +56,15 @@ func TestCorpusAgreesWithTheAPIServer(t *testing.T) {
 		names = append(names, apply(b))
 	}
 	// The widget, compiled from its template as the corpus test compiles it.
-	compile := exec.CommandContext(ctx, e.bin, "resolve", "testdata/resources/widget.template.yaml", "-r", "--no-config", "--no-validate")
-	compile.Dir = "../.."
-	out, err := compile.Output()
+	out, err := yaml.Marshal(compileTemplate(t, "resolve", "testdata/resources/widget.template.yaml", "-r", "--no-config", "--no-validate").Object)
 	if err != nil {
-		t.Fatalf("compiling the widget CRD: %v", err)
+		t.Fatal(err)
 	}
 	widget := apply(out)
 	names = append(names, widget)
 	t.Cleanup(func() { _ = crds.Delete(context.WithoutCancel(ctx), widget, metav1.DeleteOptions{}) })
 	for _, name := range names {
-		testenv.Eventually(t, timeout, name+" Established", func(ctx context.Context) (bool, string, error) {
+		eventually(t, name+" Established", func(ctx context.Context) (bool, string, error) {
 			got, err := crds.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -97,7 +92,7 @@ func TestCorpusAgreesWithTheAPIServer(t *testing.T) {
 				continue
 			}
 			gvr := schema.GroupVersionResource{Group: group, Version: m["name"].(string), Resource: plural}
-			testenv.Eventually(t, timeout, gvr.String()+" served", func(ctx context.Context) (bool, string, error) {
+			eventually(t, gvr.String()+" served", func(ctx context.Context) (bool, string, error) {
 				_, err := e.dyn.Resource(gvr).Namespace(e.ns).List(ctx, metav1.ListOptions{})
 				if err != nil {
 					return false, err.Error(), nil
@@ -107,7 +102,7 @@ func TestCorpusAgreesWithTheAPIServer(t *testing.T) {
 		}
 	}
 
-	files, err := filepath.Glob("../../testdata/resources/cases/*.yaml")
+	files, err := filepath.Glob("../testdata/resources/cases/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}

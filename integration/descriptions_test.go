@@ -1,4 +1,4 @@
-package e2e
+package integration
 
 import (
 	"bytes"
@@ -11,12 +11,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/operator/internal/testenv"
 )
 
 // TestFitDescriptionsKubectl: daskjob compiled with --fit-descriptions
@@ -29,21 +24,18 @@ import (
 // comes from the control plane's assets (hack/control-plane.sh builds it
 // unless WITH_KUBECTL=0); without it the test is skipped, except in CI, where it fails.
 func TestFitDescriptionsKubectl(t *testing.T) {
-	cfg := restConfig(t)
-	kubectl := filepath.Join(os.Getenv(testenv.AssetsEnv), "kubectl")
+	kubeAPI(t)
+	kubectl := filepath.Join(os.Getenv(assetsEnv), "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
-		msg := fmt.Sprintf("kubectl is not in %s (make control-plane builds it; WITH_KUBECTL=0 leaves it out): %v", testenv.AssetsEnv, err)
+		msg := fmt.Sprintf("kubectl is not in %s (make control-plane builds it; WITH_KUBECTL=0 leaves it out): %v", assetsEnv, err)
 		if os.Getenv(ciEnv) != "" || os.Getenv("CI") != "" {
 			t.Fatal(msg + " (CI must run this test)")
 		}
 		t.Skip(msg)
 	}
-	bin := filepath.Join(buildBinaries(t), "k8s-crd-resolver")
 	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	writeAdminKubeconfig(t, cfg, kubeconfig)
 	run := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(t.Context(), kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+		cmd := exec.CommandContext(t.Context(), kubectl, append(kubectlArgs(), args...)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -53,7 +45,7 @@ func TestFitDescriptionsKubectl(t *testing.T) {
 	// daskjob's own; the operator's CRDs (installed by other tests) are
 	// left alone.
 	compile := func(group string, args ...string) (string, *unstructured.Unstructured) {
-		u := compileTemplate(t, bin, append([]string{"resolve", "--no-config", "--no-validate", "--k8s-version", "1.37", "templates/daskjob.yaml"}, args...)...)
+		u := compileTemplate(t, append([]string{"resolve", "--no-config", "--no-validate", "--k8s-version", "1.37", "templates/daskjob.yaml"}, args...)...)
 		if err := unstructured.SetNestedField(u.Object, group, "spec", "group"); err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +95,7 @@ func TestFitDescriptionsKubectl(t *testing.T) {
 	if out, err := run("apply", "-f", fittedPath); err != nil {
 		t.Fatalf("client-side apply of the fitted daskjob: %v\n%s", err, out)
 	}
-	testenv.Eventually(t, timeout, "the fitted CRD Established", func(ctx context.Context) (bool, string, error) {
+	eventually(t, "the fitted CRD Established", func(ctx context.Context) (bool, string, error) {
 		out, err := run("get", "crd", "daskjobs."+fitted, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 		return err == nil && out == "True", fmt.Sprint(err, out), nil
 	})
@@ -114,7 +106,7 @@ func TestFitDescriptionsKubectl(t *testing.T) {
 		var out string
 		// kubectl explain reads the OpenAPI the apiserver publishes, which
 		// follows the CRD's creation.
-		testenv.Eventually(t, timeout, "kubectl explain "+strings.Join(fields, "."), func(ctx context.Context) (bool, string, error) {
+		eventually(t, "kubectl explain "+strings.Join(fields, "."), func(ctx context.Context) (bool, string, error) {
 			var err error
 			out, err = run("explain", "--api-version", fitted+"/v1", "daskjobs."+strings.Join(fields, "."))
 			return err == nil, fmt.Sprint(err, out), nil
@@ -130,19 +122,5 @@ func TestFitDescriptionsKubectl(t *testing.T) {
 	t.Logf("kubectl explain daskjobs.%s:\n%.400s", strings.Join(dropped, "."), out)
 	if strings.Contains(out, containersText) || !strings.Contains(out, "FIELD: containers") {
 		t.Errorf("kubectl explain daskjobs.%s should show the field without its dropped description:\n%s", strings.Join(dropped, "."), out)
-	}
-}
-
-// writeAdminKubeconfig writes a kubeconfig with cfg's server and
-// credentials.
-func writeAdminKubeconfig(t *testing.T, cfg *rest.Config, path string) {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	kc.CurrentContext = "envtest"
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
 	}
 }
