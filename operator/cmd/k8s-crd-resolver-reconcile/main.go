@@ -1,10 +1,9 @@
 // Command k8s-crd-resolver-reconcile runs the Dask operator (package
-// reconciler) against the cluster in KUBECONFIG. It is a companion of
-// k8s-crd-resolver, kept apart because controller-runtime and client-go
-// would cost every k8s-crd-resolver process ~15 ms and ~28 MiB at start
-// (measured: 17 MB -> 61 MB binary, max RSS of `versions` 15.8 -> 43.2 MiB).
-// It is its own program (the operator image's entrypoint), not a command of
-// k8s-crd-resolver: a CRD compiler's command line carries no controller.
+// reconciler) against the cluster in KUBECONFIG. It is its own program (the
+// operator image's entrypoint), not a command of k8s-crd-resolver: a CRD
+// compiler's command line carries no controller, and controller-runtime and
+// client-go would cost every compiler process start-up time and memory
+// (DESIGN.md, "Two modules, one repository").
 package main
 
 import (
