@@ -313,3 +313,48 @@ func firstMinorWith(load func(string) (Definitions, error), minor, group, def, f
 	}
 	return ""
 }
+
+// MinorKeeps reports whether Kubernetes version (any form
+// schemas.Canonical takes; "" the newest embedded) keeps field of the
+// apiextensions definition def (a short name: "JSONSchemaProps",
+// "ValidationRule", "CustomResourceDefinitionVersion") in a CRD it
+// stores: the minor's own definition has the field (apiextensions.k8s.io/v1's,
+// or v1beta1's for the minors before v1) and no feature gate of
+// gatedFields keeps it off by default there. When it does not, first is
+// the first embedded minor that keeps it ("" when none does). canonical
+// is the version's canonical form ("1.29").
+func MinorKeeps(version, def, field string) (keeps bool, first, canonical string, err error) {
+	b, canonical, err := embeddedBundle(version)
+	if err != nil {
+		return false, "", "", err
+	}
+	group := "v1"
+	if !b.Has(apiextensionsDefs + "v1.CustomResourceDefinition") {
+		group = "v1beta1"
+	}
+	_, minorN := parseVersion(canonical)
+	g, gated := gate(def, field)
+	if _, has := definitionProperties(b, apiextensionsDefs+group+"."+def)[field]; has && (!gated || minorN >= g.on) {
+		return true, "", canonical, nil
+	}
+	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
+	first = firstMinorWith(load, canonical, "v1", def, field, g.on)
+	return false, first, canonical, nil
+}
+
+// FeatureOnByDefault reports whether the feature gate of gatedFields
+// named gate is on by default in Kubernetes version (as MinorKeeps takes
+// it), and the first minor where it is. An unknown gate is an error.
+func FeatureOnByDefault(version, gateName string) (on bool, first string, err error) {
+	_, canonical, err := embeddedBundle(version)
+	if err != nil {
+		return false, "", err
+	}
+	_, minorN := parseVersion(canonical)
+	for _, g := range gatedFields {
+		if g.gate == gateName {
+			return minorN >= g.on, fmt.Sprintf("1.%d", g.on), nil
+		}
+	}
+	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)
+}
