@@ -3,7 +3,9 @@ package resolver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -338,7 +340,7 @@ func MinorKeeps(version, def, field string) (keeps bool, first, canonical string
 		return true, "", canonical, nil
 	}
 	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
-	first = firstMinorWith(load, canonical, "v1", def, field, g.on)
+	first = firstMinorWith(load, canonical, group, def, field, g.on)
 	return false, first, canonical, nil
 }
 
@@ -357,4 +359,57 @@ func FeatureOnByDefault(version, gateName string) (on bool, first string, err er
 		}
 	}
 	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)
+}
+
+// KeptByMinor returns the CRD obj as Kubernetes version (as CheckMinor
+// takes it) keeps it: without every field CheckMinor reports, which the
+// minor's apiserver drops or refuses, so that what judges a custom
+// resource for the minor is what that apiserver would enforce (no CEL
+// rules before 1.25, no defaults before 1.16, no pruning before 1.15,
+// ...). An apiVersion the minor does not serve is reported, not removed.
+// obj is only read: the maps on the way to a removed field are copies,
+// the rest is shared with obj.
+func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorProblem, error) {
+	found, err := CheckMinor(obj, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := obj
+	for _, p := range found {
+		segs, err := splitPointer(p.Pointer)
+		if err != nil || len(segs) == 0 || p.Pointer == "/apiVersion" {
+			continue
+		}
+		kept = withoutField(kept, segs).(map[string]any)
+	}
+	return kept, found, nil
+}
+
+// withoutField returns v without the map key at the end of the path segs,
+// copying the maps and lists on the way; v itself is not modified. A path
+// that does not lead to a key leaves v as it is.
+func withoutField(v any, segs []string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		next, ok := x[segs[0]]
+		if !ok {
+			return v
+		}
+		c := maps.Clone(x)
+		if len(segs) == 1 {
+			delete(c, segs[0])
+		} else {
+			c[segs[0]] = withoutField(next, segs[1:])
+		}
+		return c
+	case []any:
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i >= len(x) || len(segs) == 1 {
+			return v
+		}
+		c := slices.Clone(x)
+		c[i] = withoutField(x[i], segs[1:])
+		return c
+	}
+	return v
 }
