@@ -179,3 +179,21 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestPatchJudgedByTheTargetMinor: a field a template's NAME.patch.yaml adds
+// is judged by the set's Kubernetes version as the template's own are:
+// selectableFields for 1.25 is refused at the patch operation's line and
+// column (exit 2), and compiles for 1.31.
+func TestPatchJudgedByTheTargetMinor(t *testing.T) {
+	dir, props := widgetProject(t)
+	props("color: {type: string}")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.patch.yaml"),
+		[]byte("# selectable fields\n- {op: add, path: /spec/versions/0/selectableFields, value: [{jsonPath: .spec.color}]}\n"), 0o644))
+	stdout, stderr, code := runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.25")
+	require.Equal(t, 2, code, stdout+stderr)
+	require.Contains(t, stderr, `templates/widget.patch.yaml:2:3: /spec/versions/0/selectableFields: bad input: JSON patch operation 0 (add /spec/versions/0/selectableFields) writes field "spec.versions[0].selectableFields": Kubernetes 1.25 has no field "selectableFields" in CustomResourceDefinitionVersion`)
+	require.NoFileExists(t, filepath.Join(dir, "dist/widget.yaml"))
+	stdout, stderr, code = runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.31")
+	require.Equal(t, 0, code, stdout+stderr)
+	require.FileExists(t, filepath.Join(dir, "dist/widget.yaml"))
+}

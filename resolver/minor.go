@@ -413,3 +413,45 @@ func withoutField(v any, segs []string) any {
 	}
 	return v
 }
+
+// checkPatchMinor reports what the JSON patch p brought into the patched
+// CRD (a template of apiVersion apiextensions.k8s.io/group) that the
+// target minor does not have or keeps off by default, at the patch
+// operation that wrote it: the template as written is judged by
+// checkTemplate, but a field a patch adds (selectableFields for 1.25)
+// would otherwise pass unjudged. A field is the patch's when an
+// operation's target (add, replace, copy, move) is the field or holds
+// it; of several, the last operation wrote it. Fields under no
+// operation's target are the template's or the compiler's, judged
+// elsewhere. Schema keywords are all judged here, the compiler's
+// structural pass (compiledElsewhere) having run before the patch.
+func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
+	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
+	for _, mp := range minorProblems(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil) {
+		i := p.writer(mp.ptr)
+		if i < 0 {
+			continue
+		}
+		op := p.ops[i]
+		r.errs = append(r.errs, &Error{Pos: op.pos, Pointer: mp.ptr, Err: fmt.Errorf("%w: JSON patch operation %d (%s) writes field %q: %s", ErrInput, i, op.describe(), mp.field, mp.msg)})
+	}
+}
+
+// writer returns the index of the last operation of p whose target is the
+// JSON pointer ptr or holds it (-1 for none). An add to "/-" (the end of a
+// list) targets the whole list: which item it became is not recorded.
+func (p *Patch) writer(ptr string) int {
+	for i := len(p.ops) - 1; i >= 0; i-- {
+		op := p.ops[i]
+		switch op.op {
+		case "add", "replace", "copy", "move":
+		default:
+			continue
+		}
+		target := strings.TrimSuffix(op.path, "/-")
+		if ptr == target || strings.HasPrefix(ptr, target+"/") {
+			return i
+		}
+	}
+	return -1
+}
