@@ -103,8 +103,8 @@ func validateFor(t *testing.T, version string, want []string, args ...string) {
 }
 
 // resourceCRDs are the CRDs of TestValidateResourcesForTheTargetMinor: a v1
-// Widget whose spec has a CEL rule, and a v1beta1 Gadget that prunes and
-// defaults a required field.
+// Widget whose spec has a CEL rule and a k8s-short-name format, and a
+// v1beta1 Gadget that prunes and defaults a required field.
 const resourceCRDs = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: widgets.example.com}
@@ -127,6 +127,7 @@ spec:
                   message: at most 10
               properties:
                 size: {type: integer}
+                name: {type: string, format: k8s-short-name}
 ---
 apiVersion: apiextensions.k8s.io/v1beta1
 kind: CustomResourceDefinition
@@ -151,7 +152,7 @@ spec:
 const resourceObjects = `apiVersion: example.com/v1
 kind: Widget
 metadata: {name: w}
-spec: {size: 20}
+spec: {size: 20, name: Bad_Name}
 ---
 apiVersion: example.com/v1
 kind: Gadget
@@ -170,8 +171,8 @@ func v1Refused(minor string) string {
 // rules where M lacks x-kubernetes-validations (1.22) or gates it off
 // (1.23-1.24), no defaulting before 1.16 (so a required field with a
 // default is missing), no pruning before 1.15 (v1beta1
-// preserveUnknownFields: false is 1.15's), and no object at all of a v1
-// CRD before 1.16.
+// preserveUnknownFields: false is 1.15's), no k8s-short-name format
+// before 1.34, and no object at all of a v1 CRD before 1.16.
 func TestValidateResourcesForTheTargetMinor(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{"crds.yaml": resourceCRDs, "crs.yaml": resourceObjects} {
@@ -181,7 +182,10 @@ func TestValidateResourcesForTheTargetMinor(t *testing.T) {
 	}
 	t.Chdir(dir)
 	const (
-		cel      = `crs.yaml:4:1: Widget/w: spec: Invalid value: at most 10`
+		cel    = `crs.yaml:4:1: Widget/w: spec: Invalid value: at most 10`
+		format = `crs.yaml:4:18: Widget/w: spec.name: Invalid value: "Bad_Name": spec.name in body must be of type k8s-short-name: "Bad_Name"`
+		// As in the apiserver, a schema error keeps the CEL rules from running.
+		blocked  = `crs.yaml:2:1: Widget/w: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`
 		pruned   = `crs.yaml:9:8: Gadget/g: spec.extra: unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)`
 		required = `crs.yaml:9:1: Gadget/g: spec.mode: Required value`
 	)
@@ -195,7 +199,9 @@ func TestValidateResourcesForTheTargetMinor(t *testing.T) {
 		{"1.22", []string{pruned}},
 		{"1.24", []string{pruned}},
 		{"1.25", []string{cel, pruned}},
-		{"", []string{cel, pruned}},
+		{"1.33", []string{cel, pruned}},
+		{"1.34", []string{blocked, format, pruned}},
+		{"", []string{blocked, format, pruned}},
 	} {
 		validateFor(t, tc.version, tc.want, "--crd", "crds.yaml", "crs.yaml")
 	}

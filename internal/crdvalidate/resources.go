@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
@@ -221,9 +222,10 @@ type catalog struct {
 
 // add adds the CRD obj, given also as JSON (raw), as the catalog's version
 // keeps it (resolver.KeptByMinor: without the fields that minor drops or
-// refuses, such as x-kubernetes-validations before 1.25, so that a custom
-// resource is judged by what that apiserver enforces). A CRD that cannot be
-// decoded is left out (its own validation says why).
+// refuses, such as x-kubernetes-validations before 1.25, and without the
+// formats it does not recognise, such as k8s-short-name before 1.34), so
+// that a custom resource is judged by what that apiserver enforces. A CRD
+// that cannot be decoded is left out (its own validation says why).
 func (c *catalog) add(obj map[string]any, raw []byte) {
 	refused := ""
 	if c.version != "" {
@@ -240,6 +242,11 @@ func (c *catalog) add(obj map[string]any, raw []byte) {
 	crd, err := oracle.DecodeJSON(raw)
 	if err != nil || crd.Kind != "CustomResourceDefinition" {
 		return
+	}
+	if c.version != "" {
+		if v, err := version.ParseGeneric(c.version); err == nil {
+			forgetFormats(crd.Internal, v)
+		}
 	}
 	gk := schema.GroupKind{Group: crd.Internal.Spec.Group, Kind: crd.Internal.Spec.Names.Kind}
 	if _, ok := c.byGK[gk]; ok {

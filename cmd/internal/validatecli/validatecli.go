@@ -39,8 +39,8 @@ keyword the minor does not have, or keeps behind a feature gate off by default, 
 problem at its line and column naming the first minor that has it on; and custom
 resources are judged by what that minor enforces: their CRD as its apiserver keeps
 it (no x-kubernetes-validations rules before 1.25, no defaults before 1.16, no
-pruning before 1.15, ...), and an object of a CRD the minor refuses (v1 before
-1.16) is a problem at its apiVersion.
+pruning before 1.15, no k8s-short-name format before 1.34, ...), and an object
+of a CRD the minor refuses (v1 before 1.16) is a problem at its apiVersion.
 
 Exit status: 0 when every file is valid (silently), 1 when a problem was found,
 2 when a file cannot be read.`
