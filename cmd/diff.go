@@ -54,9 +54,10 @@ CRDs are applied in: a project's outputs with their set's kubernetesVersion,
 embedded). Validation ratcheting is on by default from 1.30: for an older
 version no change is marked ratcheted but what the list-type check skips on its
 own, and updates that leave an offending value unchanged fail too. A change of
-what the version drops from a CRD (x-kubernetes-validations before 1.25, a
-rule's optionalOldSelf before 1.30, selectableFields before 1.31, ...) changes
-nothing there: compatible, with that reason.
+what the version does not keep in a CRD (x-kubernetes-validations before 1.25,
+a rule's optionalOldSelf before 1.30, selectableFields before 1.31, ...: dropped,
+or the CRD refused under strict field validation) affects no stored object
+there: compatible, with that reason.
 
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",

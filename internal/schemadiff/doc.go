@@ -48,7 +48,8 @@
 //     that updates leaving the value unchanged fail too. A change of what the target drops
 //     from a CRD (a schema keyword, a validation rule's field, selectableFields: absent
 //     from its apiextensions definitions or gated off by default, as resolver.MinorKeeps
-//     reads them) changes nothing there: compatible, with that reason.
+//     reads them; dropped, or the CRD refused under strict field validation) affects no
+//     stored object there: compatible, with that reason.
 //   - Making a list or an object atomic (x-kubernetes-list-type / x-kubernetes-map-type)
 //     adds no validation, but server-side apply then replaces it whole: a second field
 //     manager's apply that merged before now conflicts, and forced, drops what the first

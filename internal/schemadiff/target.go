@@ -21,8 +21,8 @@ type Rules struct {
 	RatchetingFrom string
 	// dropped maps what the target does not keep of a CRD (a schema keyword, "rule."+ a
 	// field of a validation rule, "selectableFields") to the first minor that keeps it
-	// ("" when none does). Its apiserver drops it from the CRD, so a change of it changes
-	// nothing there.
+	// ("" when none does). Its apiserver drops it from the CRD (or refuses the CRD, under
+	// strict field validation), so a change of it changes no stored object there.
 	dropped map[string]string
 }
 
@@ -86,7 +86,7 @@ func (r *Rules) drops(key string) (string, bool) {
 	if first != "" {
 		has = "kept from " + first
 	}
-	return fmt.Sprintf("Kubernetes %s does not keep %s (%s): its apiserver drops it from the CRD, so the change has no effect there (validate --k8s-version %s refuses a CRD that holds it)",
+	return fmt.Sprintf("Kubernetes %s does not keep %s (%s): its apiserver drops it from the CRD, or refuses the CRD under strict field validation, so the change affects no stored object there (validate --k8s-version %s reports a CRD that holds it)",
 		r.Minor, name, has, r.Minor), true
 }
 
