@@ -313,7 +313,10 @@ func (r *Report) selectable(at atFunc, ov, nv any) {
 	if why, dropped := r.rules.drops("selectableFields"); dropped {
 		// The target's apiserver has no selectable fields on either side.
 		report := at
-		at = func(kind Kind, field string, _ bool, _ string, ov, nv any) { report(kind, field, false, why, ov, nv) }
+		at = func(kind Kind, field string, _ bool, _ string, ov, nv any) {
+			report(kind, field, false, why, ov, nv)
+			r.notKept()
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(om)) {
 		if !nm[p] {

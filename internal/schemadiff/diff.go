@@ -57,6 +57,10 @@ type Change struct {
 	// that leave the offending value unchanged: validation ratcheting (on by default from
 	// Kubernetes 1.30), or the list-type check's own skip (every minor).
 	Ratcheted bool `json:"ratcheted,omitempty"`
+	// NotKeptBy is the target minor when it does not keep what changed (a keyword, a
+	// rule's field, selectableFields): its apiserver drops it or refuses the CRD, so the
+	// change affects no stored object there and is compatible.
+	NotKeptBy string `json:"notKeptBy,omitempty"`
 	// Reason is one sentence saying why the change is breaking or compatible.
 	Reason string `json:"reason"`
 	// Old and New are the keyword's values (nil: absent).
@@ -199,11 +203,15 @@ func (w *walker) keyOfNewMapList(path, name string) bool {
 }
 
 func (w *walker) add(path string, kind Kind, keyword string, breaking bool, reason string, old, new any) {
-	if why, dropped := w.r.rules.drops(keyword); dropped {
+	why, dropped := w.r.rules.drops(keyword)
+	if dropped {
 		breaking, reason = false, why
 	}
 	w.r.add(Change{CRD: w.crd, Version: w.version, Path: path, Kind: kind, Keyword: keyword, Breaking: breaking,
 		Reason: reason, Old: old, New: new})
+	if dropped {
+		w.r.notKept()
+	}
 }
 
 // field is add for a change about one field of the object at parent.
@@ -624,10 +632,14 @@ func (w *walker) rules(path string, o, n map[string]any) {
 					w.add(path, RuleMessageChanged, "x-kubernetes-validations", false, "only the message of a failing rule ("+value(r)+") changes; the rule accepts what it accepted", map[string]any{k: ov}, map[string]any{k: nv})
 				default:
 					breaking, why := true, "no rule classifies a change of "+k+" of the rule "+value(r)+": review it by hand (counted as breaking)"
-					if dropped, ok := w.r.rules.drops("rule." + k); ok {
+					dropped, notKept := w.r.rules.drops("rule." + k)
+					if notKept {
 						breaking, why = false, dropped
 					}
 					w.add(path, UnhandledChange, "x-kubernetes-validations", breaking, why, map[string]any{k: ov}, map[string]any{k: nv})
+					if notKept {
+						w.r.notKept()
+					}
 				}
 			}
 		}

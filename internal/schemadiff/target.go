@@ -95,6 +95,9 @@ func stripRule(key string) (string, bool) {
 	return f, ok && slices.Contains(ruleFields, f)
 }
 
+// notKept marks the last change as one of what the target does not keep.
+func (r *Report) notKept() { r.Changes[len(r.Changes)-1].NotKeptBy = r.rules.Minor }
+
 // noRatchetNote ends the reason of a breaking change that validation ratcheting would
 // soften, for a target without it.
 func (r *Rules) noRatchetNote() string {

@@ -148,6 +148,12 @@ func TestCompareForTargetMinor(t *testing.T) {
 				require.Equal(t, v.breaking, c.Breaking, "%s: %s", v.minor, c.Reason)
 				require.Equal(t, v.ratcheted, c.Ratcheted, "%s: %s", v.minor, c.Reason)
 				require.Contains(t, c.Reason, v.reason, v.minor)
+				// What the target does not keep is marked, and said in the text.
+				notKept := strings.Contains(c.Reason, "does not keep")
+				require.Equal(t, notKept, c.NotKeptBy == v.minor, "%s: notKeptBy %q", v.minor, c.NotKeptBy)
+				var text strings.Builder
+				rep.WriteText(&text, "")
+				require.Equal(t, notKept, strings.Contains(text.String(), "(not kept by Kubernetes "+v.minor+")"), text.String())
 				n := 0
 				if c.Breaking {
 					n = 1
