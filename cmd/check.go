@@ -62,7 +62,8 @@ three.
 
 With --fail-on-breaking (or failOn: breaking in the configuration) check exits 1
 only when a change is breaking: stale outputs with only compatible changes are
-reported and pass.
+reported and pass. Changes are classified with the update rules of each set's
+Kubernetes version (validation ratcheting only from 1.30: see "diff --help").
 
 With FILE arguments only the templates that read one of them are checked, in the
 projects the files belong to; unexpected files are looked for whatever the files

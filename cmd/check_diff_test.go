@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,97 @@ func widgetProject(t *testing.T) (dir string, props func(string)) {
 		tpl := strings.Replace(template, "spec: {$ref: io.k8s.api.core.v1.LocalObjectReference}", "spec: {type: object, properties: {"+p+"}}", 1)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(tpl), 0o644))
 	}
+}
+
+// TestCheckAndDiffClassifyForTheTarget: check (and diff in a project) classify with the
+// update rules of the set's kubernetesVersion, diff OLD NEW with --k8s-version's: a
+// tightened maxLength is ratcheted on 1.30 (CRDValidationRatcheting on by default), and
+// on 1.29 refuses every update of a stored object holding a longer value.
+func TestCheckAndDiffClassifyForTheTarget(t *testing.T) {
+	dir, props := widgetProject(t)
+	config := func(minor string) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("kubernetesVersion: \""+minor+"\"\n"), 0o644))
+	}
+	type change struct {
+		Path      string `json:"path"`
+		Keyword   string `json:"keyword"`
+		Breaking  bool   `json:"breaking"`
+		Ratcheted bool   `json:"ratcheted"`
+		Reason    string `json:"reason"`
+	}
+	only := func(js string) change {
+		t.Helper()
+		var rep struct {
+			Changes struct {
+				Changes []change `json:"changes"`
+			} `json:"changes"`
+		}
+		if !strings.Contains(js, `"upToDate"`) { // diff's report is the changes
+			js = `{"changes":` + js + `}`
+		}
+		require.NoError(t, json.Unmarshal([]byte(js), &rep), js)
+		require.Len(t, rep.Changes.Changes, 1, js)
+		return rep.Changes.Changes[0]
+	}
+	const noRatchet = "updates that leave the value unchanged fail too: Kubernetes 1.29 has no validation ratcheting, on by default from 1.30"
+	for _, tc := range []struct {
+		minor     string
+		ratcheted bool
+		reason    string
+	}{{"1.29", false, noRatchet}, {"1.30", true, "pass where validation ratcheting applies, Kubernetes 1.30+"}} {
+		t.Run(tc.minor, func(t *testing.T) {
+			config(tc.minor)
+			props("image: {type: string, maxLength: 63}")
+			stdout, stderr, code := runCmd(t, dir, "", "build", "--no-validate")
+			require.Equal(t, 0, code, stdout+stderr)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "old.yaml"), must(os.ReadFile(filepath.Join(dir, "dist/widget.yaml"))), 0o644))
+			props("image: {type: string, maxLength: 10}")
+			for _, args := range [][]string{
+				{"check", "--no-validate", "--fail-on-breaking", "-o", "json"},
+				{"diff", "--fail-on-breaking", "-o", "json"},
+			} {
+				stdout, stderr, code := runCmd(t, dir, "", args...)
+				require.Equal(t, 1, code, stdout+stderr)
+				c := only(stdout)
+				require.Equal(t, change{Path: ".spec.image", Keyword: "maxLength", Breaking: true, Ratcheted: tc.ratcheted, Reason: c.Reason}, c, args[0])
+				require.Contains(t, c.Reason, tc.reason, args[0])
+			}
+			stdout, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
+			require.Equal(t, 0, code, stdout+stderr)
+			stdout, stderr, code = runCmd(t, dir, "", "diff", "--k8s-version", tc.minor, "-o", "json", "old.yaml", "dist/widget.yaml")
+			require.Equal(t, 1, code, stdout+stderr)
+			c := only(stdout)
+			require.Equal(t, tc.ratcheted, c.Ratcheted)
+			require.Contains(t, c.Reason, tc.reason)
+		})
+	}
+	_, stderr, code := runCmd(t, dir, "", "diff", "--k8s-version", "1.29")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--k8s-version names the cluster's Kubernetes version for OLD NEW")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestPatchJudgedByTheTargetMinor: a field a template's NAME.patch.yaml adds
+// is judged by the set's Kubernetes version as the template's own are:
+// selectableFields for 1.25 is refused at the patch operation's line and
+// column (exit 2), and compiles for 1.31.
+func TestPatchJudgedByTheTargetMinor(t *testing.T) {
+	dir, props := widgetProject(t)
+	props("color: {type: string}")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.patch.yaml"),
+		[]byte("# selectable fields\n- {op: add, path: /spec/versions/0/selectableFields, value: [{jsonPath: .spec.color}]}\n"), 0o644))
+	stdout, stderr, code := runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.25")
+	require.Equal(t, 2, code, stdout+stderr)
+	require.Contains(t, stderr, `templates/widget.patch.yaml:2:3: /spec/versions/0/selectableFields: bad input: JSON patch operation 0 (add /spec/versions/0/selectableFields) writes field "spec.versions[0].selectableFields": Kubernetes 1.25 has no field "selectableFields" in CustomResourceDefinitionVersion`)
+	require.NoFileExists(t, filepath.Join(dir, "dist/widget.yaml"))
+	stdout, stderr, code = runCmd(t, dir, "", "build", "--no-validate", "--k8s-version", "1.31")
+	require.Equal(t, 0, code, stdout+stderr)
+	require.FileExists(t, filepath.Join(dir, "dist/widget.yaml"))
 }

@@ -21,7 +21,7 @@ import (
 )
 
 func newDiffCmd() *cobra.Command {
-	var output, from, to, config string
+	var output, from, to, config, minor string
 	var failOnBreaking, allowOutside, allowLarge bool
 	c := &cobra.Command{
 		Use:   "diff [OLD NEW]",
@@ -48,6 +48,17 @@ when read (pruning) or be rejected when updated, the apiserver refuses the CRD
 update, or clients lose an endpoint, name or selector; docs/diff.md gives every
 rule and its reason, validation ratcheting included.
 
+Changes are classified with the update rules of the Kubernetes version the new
+CRDs are applied in: a project's outputs with their set's kubernetesVersion,
+--from/--to with --to, OLD NEW with --k8s-version (default: the newest
+embedded). Validation ratcheting is on by default from 1.30: for an older
+version no change is marked ratcheted but what the list-type check skips on its
+own, and updates that leave an offending value unchanged fail too. A change of
+what the version does not keep in a CRD (x-kubernetes-validations before 1.25,
+a rule's optionalOldSelf before 1.30, selectableFields before 1.31, ...: dropped,
+or the CRD refused under strict field validation) affects no stored object
+there: compatible, with that reason.
+
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",
 "descriptionsChanged"}.
@@ -61,8 +72,8 @@ breaking. 2 on bad input.`,
   # What the committed dist/ lacks compared with a fresh build
   k8s-crd-resolver diff
 
-  # A CRD installed in a cluster against a new one, for a CI gate
-  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver diff --fail-on-breaking - dist/daskcluster.yaml`,
+  # A CRD installed in a cluster against a new one, for a CI gate, with the cluster's rules
+  kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver diff --k8s-version 1.29 --fail-on-breaking - dist/daskcluster.yaml`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
@@ -76,11 +87,14 @@ breaking. 2 on bad input.`,
 			if len(args) != 0 && len(args) != 2 {
 				return fmt.Errorf("give OLD and NEW, or no files at all (see '%s --help')", c.CommandPath())
 			}
+			if minor != "" && len(args) == 0 {
+				return fmt.Errorf("--k8s-version names the cluster's Kubernetes version for OLD NEW; the project's outputs are classified with their set's kubernetesVersion (with --from/--to, with --to)")
+			}
 			var groups []diffGroup
 			var err error
 			switch {
 			case len(args) == 2:
-				groups, err = diffFiles(c, args, allowOutside)
+				groups, err = diffFiles(c, args, allowOutside, minor)
 			default:
 				opts := project.Options{ConfigFile: config, AllowLarge: allowLarge}
 				if c.Flags().Changed("allow-outside-root") {
@@ -113,6 +127,7 @@ breaking. 2 on bad input.`,
 	fs.StringVarP(&output, "output", "o", "text", "output format: text, or json: {changes, breaking, compatible, descriptionsChanged}")
 	fs.Bool("summary-only", false, "accepted as check takes it: diff prints the schema changes and never a unified diff")
 	fs.StringVar(&from, "from", "", "compile the project's templates for this Kubernetes version as the old side (with --to)")
+	fs.StringVar(&minor, "k8s-version", "", "classify OLD NEW with the update rules of this Kubernetes version, the cluster's (default: the newest embedded)")
 	fs.StringVar(&to, "to", "", "compile the project's templates for this Kubernetes version as the new side (with --from)")
 	fs.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects")
 	fs.StringVar(&config, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
@@ -137,6 +152,9 @@ type diffPair struct {
 	old, new         []byte
 	oldObjs, newObjs []map[string]any
 	sums             [2]contentSum
+	// minor is the Kubernetes version whose update rules classify the changes (the set's
+	// kubernetesVersion, --to, or diff's --k8s-version; "" the newest embedded).
+	minor string
 }
 
 // pairOf is the pair of two contents (nil: missing on that side).
@@ -159,8 +177,8 @@ func sumOf(b []byte) contentSum {
 	return contentSum{maphash.Bytes(sumSeeds[0], b) | 1, maphash.Bytes(sumSeeds[1], b)}
 }
 
-// compareCRDs parses and compares one pair.
-func compareCRDs(p diffPair) (*schemadiff.Report, error) {
+// compareCRDs parses and compares one pair with rules, its minor's update rules.
+func compareCRDs(p diffPair, rules *schemadiff.Rules) (*schemadiff.Report, error) {
 	parse := func(side string, data []byte, objs []map[string]any) ([]*schemadiff.CRD, error) {
 		switch {
 		case objs != nil:
@@ -178,33 +196,46 @@ func compareCRDs(p diffPair) (*schemadiff.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return schemadiff.Compare(old, new), nil
+	return schemadiff.CompareFor(old, new, rules), nil
 }
 
-// reportCache compares pairs once per distinct content: dist/ and a chart's crds/ hold the
-// same bytes. Safe for concurrent use (two workers comparing the same content at once
-// both compute it: the comparison is deterministic).
+// reportCache compares pairs once per distinct content and minor: dist/ and a chart's
+// crds/ hold the same bytes. Safe for concurrent use (two workers comparing the same
+// content at once both compute it: the comparison is deterministic).
 type reportCache struct {
-	mu   sync.Mutex
-	reps map[[2]contentSum]*schemadiff.Report
+	mu    sync.Mutex
+	reps  map[reportKey]*schemadiff.Report
+	rules map[string]*schemadiff.Rules // by minor, as pairs name it
+}
+
+type reportKey struct {
+	sums  [2]contentSum
+	minor string
 }
 
 func (c *reportCache) report(p diffPair) (*schemadiff.Report, error) {
+	key := reportKey{p.sums, p.minor}
 	c.mu.Lock()
-	rep := c.reps[p.sums]
+	rep, rules := c.reps[key], c.rules[p.minor]
 	c.mu.Unlock()
 	if rep != nil {
 		return rep, nil
 	}
-	rep, err := compareCRDs(p)
+	if rules == nil {
+		var err error
+		if rules, err = schemadiff.RulesFor(p.minor); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := compareCRDs(p, rules)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	if c.reps == nil {
-		c.reps = map[[2]contentSum]*schemadiff.Report{}
+		c.reps, c.rules = map[reportKey]*schemadiff.Report{}, map[string]*schemadiff.Rules{}
 	}
-	c.reps[p.sums] = rep
+	c.reps[key], c.rules[p.minor] = rep, rules
 	c.mu.Unlock()
 	return rep, nil
 }
@@ -269,7 +300,7 @@ func totalOf(groups []diffGroup) *schemadiff.Report {
 	return total
 }
 
-func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup, error) {
+func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string) ([]diffGroup, error) {
 	if args[0] == "-" && args[1] == "-" {
 		return nil, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
 	}
@@ -293,6 +324,10 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 			return nil, err
 		}
 	}
+	rules, err := schemadiff.RulesFor(minor)
+	if err != nil {
+		return nil, err
+	}
 	old, err := schemadiff.Parse(args[0], data[0], 0)
 	if err != nil {
 		return nil, err
@@ -301,7 +336,7 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool) ([]diffGroup,
 	if err != nil {
 		return nil, err
 	}
-	return []diffGroup{{rep: schemadiff.Compare(old, new)}}, nil
+	return []diffGroup{{rep: schemadiff.CompareFor(old, new, rules)}}, nil
 }
 
 // openAndCompile opens the project of the working directory and compiles every template
@@ -360,7 +395,7 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 			sums[i] = contentSum{h[0].Sum64() | 1, h[1].Sum64()}
 		}
 		for _, path := range o.Template.Outputs {
-			pairs = append(pairs, diffPair{name: proj.Rel(path), oldObjs: o.Objects(), newObjs: n.Objects(), sums: sums})
+			pairs = append(pairs, diffPair{name: proj.Rel(path), oldObjs: o.Objects(), newObjs: n.Objects(), sums: sums, minor: n.KubeVersion})
 		}
 	}
 	return comparePairs(pairs)
@@ -407,6 +442,7 @@ type comparedFile struct {
 func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, current, want []byte) {
 	p := pairOf(fs.Name, current, want)
 	p.newObjs = o.ObjectsCopy()
+	p.minor = o.KubeVersion
 	rep, err := pc.cache.report(p)
 	pc.mu.Lock()
 	defer pc.mu.Unlock()

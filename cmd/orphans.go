@@ -90,7 +90,11 @@ func movedCRDs(proj *project.Project, plan *project.Plan, every []*project.Outpu
 		if err != nil {
 			return m, err
 		}
-		m.reports[fs.Path] = schemadiff.Compare(before, now)
+		rules, err := schemadiff.RulesFor(every[i].KubeVersion)
+		if err != nil {
+			return m, err
+		}
+		m.reports[fs.Path] = schemadiff.CompareFor(before, now, rules)
 	}
 	return m, nil
 }

@@ -203,6 +203,10 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 		}
 		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
+		// What the patch wrote is judged by the target minor too (minor.go).
+		if r.checkPatchMinor(p, out, crd.t.apiVersion[len("apiextensions.k8s.io/"):]); len(r.errs) > errsBefore {
+			return nil, false
+		}
 		// The patch copied on write what it changed: what it left is the
 		// same maps, resolved targets among them, whose remembered costs
 		// still hold (and nothing new is remembered).

@@ -3,7 +3,9 @@ package resolver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -312,4 +314,144 @@ func firstMinorWith(load func(string) (Definitions, error), minor, group, def, f
 		}
 	}
 	return ""
+}
+
+// MinorKeeps reports whether Kubernetes version (any form
+// schemas.Canonical takes; "" the newest embedded) keeps field of the
+// apiextensions definition def (a short name: "JSONSchemaProps",
+// "ValidationRule", "CustomResourceDefinitionVersion") in a CRD it
+// stores: the minor's own definition has the field (apiextensions.k8s.io/v1's,
+// or v1beta1's for the minors before v1) and no feature gate of
+// gatedFields keeps it off by default there. When it does not, first is
+// the first embedded minor that keeps it ("" when none does). canonical
+// is the version's canonical form ("1.29").
+func MinorKeeps(version, def, field string) (keeps bool, first, canonical string, err error) {
+	b, canonical, err := embeddedBundle(version)
+	if err != nil {
+		return false, "", "", err
+	}
+	group := "v1"
+	if !b.Has(apiextensionsDefs + "v1.CustomResourceDefinition") {
+		group = "v1beta1"
+	}
+	_, minorN := parseVersion(canonical)
+	g, gated := gate(def, field)
+	if _, has := definitionProperties(b, apiextensionsDefs+group+"."+def)[field]; has && (!gated || minorN >= g.on) {
+		return true, "", canonical, nil
+	}
+	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
+	first = firstMinorWith(load, canonical, group, def, field, g.on)
+	return false, first, canonical, nil
+}
+
+// FeatureOnByDefault reports whether the feature gate of gatedFields
+// named gate is on by default in Kubernetes version (as MinorKeeps takes
+// it), and the first minor where it is. An unknown gate is an error.
+func FeatureOnByDefault(version, gateName string) (on bool, first string, err error) {
+	_, canonical, err := embeddedBundle(version)
+	if err != nil {
+		return false, "", err
+	}
+	_, minorN := parseVersion(canonical)
+	for _, g := range gatedFields {
+		if g.gate == gateName {
+			return minorN >= g.on, fmt.Sprintf("1.%d", g.on), nil
+		}
+	}
+	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)
+}
+
+// KeptByMinor returns the CRD obj as Kubernetes version (as CheckMinor
+// takes it) keeps it: without every field CheckMinor reports, which the
+// minor's apiserver drops or refuses, so that what judges a custom
+// resource for the minor is what that apiserver would enforce (no CEL
+// rules before 1.25, no defaults before 1.16, no pruning before 1.15,
+// ...). An apiVersion the minor does not serve is reported, not removed.
+// obj is only read: the maps on the way to a removed field are copies,
+// the rest is shared with obj.
+func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorProblem, error) {
+	found, err := CheckMinor(obj, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := obj
+	for _, p := range found {
+		segs, err := splitPointer(p.Pointer)
+		if err != nil || len(segs) == 0 || p.Pointer == "/apiVersion" {
+			continue
+		}
+		kept = withoutField(kept, segs).(map[string]any)
+	}
+	return kept, found, nil
+}
+
+// withoutField returns v without the map key at the end of the path segs,
+// copying the maps and lists on the way; v itself is not modified. A path
+// that does not lead to a key leaves v as it is.
+func withoutField(v any, segs []string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		next, ok := x[segs[0]]
+		if !ok {
+			return v
+		}
+		c := maps.Clone(x)
+		if len(segs) == 1 {
+			delete(c, segs[0])
+		} else {
+			c[segs[0]] = withoutField(next, segs[1:])
+		}
+		return c
+	case []any:
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i >= len(x) || len(segs) == 1 {
+			return v
+		}
+		c := slices.Clone(x)
+		c[i] = withoutField(x[i], segs[1:])
+		return c
+	}
+	return v
+}
+
+// checkPatchMinor reports what the JSON patch p brought into the patched
+// CRD (a template of apiVersion apiextensions.k8s.io/group) that the
+// target minor does not have or keeps off by default, at the patch
+// operation that wrote it: the template as written is judged by
+// checkTemplate, but a field a patch adds (selectableFields for 1.25)
+// would otherwise pass unjudged. A field is the patch's when an
+// operation's target (add, replace, copy, move) is the field or holds
+// it; of several, the last operation wrote it. Fields under no
+// operation's target are the template's or the compiler's, judged
+// elsewhere. Schema keywords are all judged here, the compiler's
+// structural pass (compiledElsewhere) having run before the patch.
+func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
+	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
+	for _, mp := range minorProblems(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil) {
+		i := p.writer(mp.ptr)
+		if i < 0 {
+			continue
+		}
+		op := p.ops[i]
+		r.errs = append(r.errs, &Error{Pos: op.pos, Pointer: mp.ptr, Err: fmt.Errorf("%w: JSON patch operation %d (%s) writes field %q: %s", ErrInput, i, op.describe(), mp.field, mp.msg)})
+	}
+}
+
+// writer returns the index of the last operation of p whose target is the
+// JSON pointer ptr or holds it (-1 for none). An add to "/-" (the end of a
+// list) targets the whole list: which item it became is not recorded.
+func (p *Patch) writer(ptr string) int {
+	for i := len(p.ops) - 1; i >= 0; i-- {
+		op := p.ops[i]
+		switch op.op {
+		case "add", "replace", "copy", "move":
+		default:
+			continue
+		}
+		target := strings.TrimSuffix(op.path, "/-")
+		if ptr == target || strings.HasPrefix(ptr, target+"/") {
+			return i
+		}
+	}
+	return -1
 }

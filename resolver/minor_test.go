@@ -118,9 +118,29 @@ func TestCheckMinorVerdicts(t *testing.T) {
 			case tc.want == "" && (!has || gated && n < g.on):
 				t.Fatalf("%s.%s in %s: has %v: not known and on", tc.def, tc.field, tc.minor, has)
 			}
-			got, err := CheckMinor(minorCRD(tc.apiVersion, tc.def, tc.field), tc.minor)
+			crd := minorCRD(tc.apiVersion, tc.def, tc.field)
+			got, err := CheckMinor(crd, tc.minor)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// MinorKeeps (what diff's rules read) gives the same verdict, and
+			// KeptByMinor (what validate judges custom resources with) drops
+			// the field, from a copy.
+			if tc.want != "apiVersion" {
+				keeps, first, _, err := MinorKeeps(tc.minor, tc.def, tc.field)
+				if err != nil || keeps != (tc.want == "") || first != tc.first {
+					t.Errorf("MinorKeeps = %v, %q, %v; want %v, %q", keeps, first, err, tc.want == "", tc.first)
+				}
+				kept, _, err := KeptByMinor(crd, tc.minor)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again, _ := CheckMinor(kept, tc.minor); len(again) != 0 {
+					t.Errorf("KeptByMinor kept %+v", again)
+				}
+				if again, _ := CheckMinor(crd, tc.minor); len(again) != len(got) {
+					t.Errorf("KeptByMinor modified its argument: %+v, was %+v", again, got)
+				}
 			}
 			if tc.want == "" {
 				if len(got) != 0 {

@@ -70,27 +70,139 @@ func TestValidateJudgesWithTheTargetMinor(t *testing.T) {
 		{"1.31", nil},
 		{"", nil},
 	} {
-		var stdout, stderr bytes.Buffer
-		c := newCmd(strings.NewReader(""), &stdout, &stderr)
-		args := []string{"crd.yaml"}
-		if tc.version != "" {
-			args = append([]string{"--k8s-version", tc.version}, args...)
+		validateFor(t, tc.version, tc.want, "crd.yaml")
+	}
+}
+
+// validateFor runs validate --k8s-version version (none for "") on args and
+// checks its standard output's lines, and its exit status: 1 when lines
+// are wanted, 0 otherwise.
+func validateFor(t *testing.T, version string, want []string, args ...string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	c := newCmd(strings.NewReader(""), &stdout, &stderr)
+	if version != "" {
+		args = append([]string{"--k8s-version", version}, args...)
+	}
+	c.SetArgs(args)
+	err := c.ExecuteContext(t.Context())
+	var code exitCode
+	switch {
+	case want == nil && err != nil:
+		t.Errorf("--k8s-version %q: err = %v, want none; stdout:\n%s", version, err, stdout.String())
+	case want != nil && (!errors.As(err, &code) || code != exitProblems):
+		t.Errorf("--k8s-version %q: err = %v, want exit %d; stderr:\n%s", version, err, exitProblems, stderr.String())
+	}
+	var got []string
+	if s := strings.TrimSpace(stdout.String()); s != "" {
+		got = strings.Split(s, "\n")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("--k8s-version %q: stdout:\n%s\nwant:\n%s", version, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// resourceCRDs are the CRDs of TestValidateResourcesForTheTargetMinor: a v1
+// Widget whose spec has a CEL rule and a k8s-short-name format, and a
+// v1beta1 Gadget that prunes and defaults a required field.
+const resourceCRDs = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: self.size <= 10
+                  message: at most 10
+              properties:
+                size: {type: integer}
+                name: {type: string, format: k8s-short-name}
+---
+apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  version: v1
+  preserveUnknownFields: false
+  validation:
+    openAPIV3Schema:
+      type: object
+      properties:
+        spec:
+          type: object
+          required: [mode]
+          properties:
+            mode: {type: string, default: auto}
+`
+
+const resourceObjects = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {size: 20, name: Bad_Name}
+---
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g}
+spec: {extra: 1}
+`
+
+// v1Refused is the problem of a Widget for a minor that serves no v1 CRD.
+func v1Refused(minor string) string {
+	return "crs.yaml:1:1: Widget/w: apiVersion: its CRD widgets.example.com cannot be created in Kubernetes " + minor + ", so neither can the object: Kubernetes " + minor +
+		" serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in 1.16): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later"
+}
+
+// TestValidateResourcesForTheTargetMinor: validate --k8s-version M judges
+// custom resources with what M's apiserver enforces of their CRD: no CEL
+// rules where M lacks x-kubernetes-validations (1.22) or gates it off
+// (1.23-1.24), no defaulting before 1.16 (so a required field with a
+// default is missing), no pruning before 1.15 (v1beta1
+// preserveUnknownFields: false is 1.15's), no k8s-short-name format
+// before 1.34, and no object at all of a v1 CRD before 1.16.
+func TestValidateResourcesForTheTargetMinor(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"crds.yaml": resourceCRDs, "crs.yaml": resourceObjects} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		c.SetArgs(args)
-		err := c.ExecuteContext(t.Context())
-		var code exitCode
-		switch {
-		case tc.want == nil && err != nil:
-			t.Errorf("--k8s-version %q: err = %v, want none; stdout:\n%s", tc.version, err, stdout.String())
-		case tc.want != nil && (!errors.As(err, &code) || code != exitProblems):
-			t.Errorf("--k8s-version %q: err = %v, want exit %d", tc.version, err, exitProblems)
-		}
-		var got []string
-		if s := strings.TrimSpace(stdout.String()); s != "" {
-			got = strings.Split(s, "\n")
-		}
-		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-			t.Errorf("--k8s-version %q: stdout:\n%s\nwant:\n%s", tc.version, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-		}
+	}
+	t.Chdir(dir)
+	const (
+		cel    = `crs.yaml:4:1: Widget/w: spec: Invalid value: at most 10`
+		format = `crs.yaml:4:18: Widget/w: spec.name: Invalid value: "Bad_Name": spec.name in body must be of type k8s-short-name: "Bad_Name"`
+		// As in the apiserver, a schema error keeps the CEL rules from running.
+		blocked  = `crs.yaml:2:1: Widget/w: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`
+		pruned   = `crs.yaml:9:8: Gadget/g: spec.extra: unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)`
+		required = `crs.yaml:9:1: Gadget/g: spec.mode: Required value`
+	)
+	for _, tc := range []struct {
+		version string
+		want    []string // the lines of standard output
+	}{
+		{"1.14", []string{v1Refused("1.14"), required}},
+		{"1.15", []string{v1Refused("1.15"), required, pruned}},
+		{"1.16", []string{pruned}},
+		{"1.22", []string{pruned}},
+		{"1.24", []string{pruned}},
+		{"1.25", []string{cel, pruned}},
+		{"1.33", []string{cel, pruned}},
+		{"1.34", []string{blocked, format, pruned}},
+		{"", []string{blocked, format, pruned}},
+	} {
+		validateFor(t, tc.version, tc.want, "--crd", "crds.yaml", "crs.yaml")
 	}
 }

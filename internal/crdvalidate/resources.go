@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
@@ -76,7 +77,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 	results := make([]project.ValidationResult, len(files))
 	var crdDocs []project.ValidationDoc
 	var crdOf []int // the file of each of crdDocs
-	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}}
+	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion}
 	var resources []*resource
 	for i, f := range files {
 		results[i].Name = f.Name
@@ -110,7 +111,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			if isCRD(m) {
 				results[i].Problems = append(results[i].Problems, minorProblems(m, d, prefix, opts.KubernetesVersion)...)
 				crds = append(crds, raw)
-				cat.addJSON(raw)
+				cat.add(m, raw)
 				return
 			}
 			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
@@ -210,18 +211,52 @@ func isCustomGroup(m map[string]any) bool {
 type catalog struct {
 	byGK   map[schema.GroupKind]*oracle.CRD
 	groups map[string][]string // group -> its kinds, for messages
+	// version is the Kubernetes version custom resources are judged for
+	// ("" the newest embedded): each CRD is kept as its apiserver keeps it.
+	version string
+	// refused says, by group and kind, why version's apiserver refuses the
+	// CRD itself (an apiVersion it does not serve), so no object of it can
+	// be created there.
+	refused map[schema.GroupKind]string
 }
 
-// addJSON adds a CRD given as JSON; one that cannot be decoded is left out
-// (its own validation says why).
-func (c *catalog) addJSON(raw []byte) {
+// add adds the CRD obj, given also as JSON (raw), as the catalog's version
+// keeps it (resolver.KeptByMinor: without the fields that minor drops or
+// refuses, such as x-kubernetes-validations before 1.25, and without the
+// formats it does not recognise, such as k8s-short-name before 1.34), so
+// that a custom resource is judged by what that apiserver enforces. A CRD
+// that cannot be decoded is left out (its own validation says why).
+func (c *catalog) add(obj map[string]any, raw []byte) {
+	refused := ""
+	if c.version != "" {
+		kept, dropped, err := resolver.KeptByMinor(obj, c.version)
+		if err == nil && len(dropped) > 0 {
+			if b, err := json.Marshal(kept); err == nil {
+				raw = b
+			}
+			if dropped[0].Pointer == "/apiVersion" {
+				refused = dropped[0].Message
+			}
+		}
+	}
 	crd, err := oracle.DecodeJSON(raw)
 	if err != nil || crd.Kind != "CustomResourceDefinition" {
 		return
 	}
+	if c.version != "" {
+		if v, err := version.ParseGeneric(c.version); err == nil {
+			forgetFormats(crd.Internal, v)
+		}
+	}
 	gk := schema.GroupKind{Group: crd.Internal.Spec.Group, Kind: crd.Internal.Spec.Names.Kind}
 	if _, ok := c.byGK[gk]; ok {
 		return
+	}
+	if refused != "" {
+		if c.refused == nil {
+			c.refused = map[schema.GroupKind]string{}
+		}
+		c.refused[gk] = fmt.Sprintf("its CRD %s cannot be created in Kubernetes %s, so neither can the object: %s", crd.Internal.Name, c.version, refused)
 	}
 	c.byGK[gk] = crd
 	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
@@ -252,7 +287,7 @@ func (c *catalog) addFiles(files []Input) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}
-			c.addJSON(raw)
+			c.add(m, raw)
 		}
 	}
 	return nil
@@ -267,6 +302,18 @@ func (c *catalog) lookup(m map[string]any) *oracle.CRD {
 		return nil
 	}
 	return c.byGK[schema.GroupKind{Group: gv.Group, Kind: kind}]
+}
+
+// refusedFor says why the catalog's version refuses the CRD of the object
+// ("" when it does not).
+func (c *catalog) refusedFor(m map[string]any) string {
+	apiVersion, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return ""
+	}
+	return c.refused[schema.GroupKind{Group: gv.Group, Kind: kind}]
 }
 
 // resource is one custom resource of a file, and what judging it found.
@@ -307,6 +354,10 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		default:
 			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, resolver.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
 		}
+		return
+	}
+	if why := cat.refusedFor(r.obj); why != "" {
+		r.problem("/apiVersion", "apiVersion", why)
 		return
 	}
 	v, err := crd.Create(ctx, r.obj)

@@ -310,6 +310,14 @@ func (r *Report) selectable(at atFunc, ov, nv any) {
 		return m
 	}
 	om, nm := paths(ov), paths(nv)
+	if why, dropped := r.rules.drops("selectableFields"); dropped {
+		// The target's apiserver has no selectable fields on either side.
+		report := at
+		at = func(kind Kind, field string, _ bool, _ string, ov, nv any) {
+			report(kind, field, false, why, ov, nv)
+			r.notKept()
+		}
+	}
 	for _, p := range slices.Sorted(maps.Keys(om)) {
 		if !nm[p] {
 			at(SelectableFieldsChanged, "selectableFields["+p+"]", true, "list and watch requests selecting on the field (--field-selector) now fail: the apiserver no longer supports the label", p, nil)

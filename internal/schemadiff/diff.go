@@ -53,9 +53,14 @@ type Change struct {
 	// or be rejected on update; when the apiserver refuses the update of the CRD itself; when
 	// clients that worked lose an endpoint, a name or a selector; and for an UnhandledChange.
 	Breaking bool `json:"breaking"`
-	// Ratcheted is true for a breaking change that validation ratcheting (on by default from
-	// Kubernetes 1.30) tolerates on updates that leave the offending value unchanged.
+	// Ratcheted is true for a breaking change that the target minor tolerates on updates
+	// that leave the offending value unchanged: validation ratcheting (on by default from
+	// Kubernetes 1.30), or the list-type check's own skip (every minor).
 	Ratcheted bool `json:"ratcheted,omitempty"`
+	// NotKeptBy is the target minor when it does not keep what changed (a keyword, a
+	// rule's field, selectableFields): its apiserver drops it or refuses the CRD, so the
+	// change affects no stored object there and is compatible.
+	NotKeptBy string `json:"notKeptBy,omitempty"`
 	// Reason is one sentence saying why the change is breaking or compatible.
 	Reason string `json:"reason"`
 	// Old and New are the keyword's values (nil: absent).
@@ -76,6 +81,7 @@ type Report struct {
 	DescriptionsChanged int      `json:"descriptionsChanged"`
 
 	descs map[[2]string]int // descriptions changed per CRD and version
+	rules *Rules            // the target's update rules (nil: the newest minor's)
 }
 
 // Empty reports whether nothing differs, descriptions included.
@@ -95,9 +101,15 @@ func (r *Report) Add(o *Report) {
 	}
 }
 
-// Compare compares the CRDs of old with those of new, matched by name and version.
-func Compare(old, new []*CRD) *Report {
-	r := &Report{Changes: []Change{}, descs: map[[2]string]int{}}
+// Compare compares the CRDs of old with those of new, matched by name and version, with the
+// newest embedded minor's update rules.
+func Compare(old, new []*CRD) *Report { return CompareFor(old, new, nil) }
+
+// CompareFor is Compare with the update rules of a target minor (nil: the newest's): a
+// change of what the target drops from a CRD is compatible, and without validation
+// ratcheting no change is Ratcheted but those the list-type check skips on its own.
+func CompareFor(old, new []*CRD, rules *Rules) *Report {
+	r := &Report{Changes: []Change{}, descs: map[[2]string]int{}, rules: rules}
 	byName := func(cs []*CRD) map[string]*CRD {
 		m := map[string]*CRD{}
 		for _, c := range cs {
@@ -191,8 +203,15 @@ func (w *walker) keyOfNewMapList(path, name string) bool {
 }
 
 func (w *walker) add(path string, kind Kind, keyword string, breaking bool, reason string, old, new any) {
+	why, dropped := w.r.rules.drops(keyword)
+	if dropped {
+		breaking, reason = false, why
+	}
 	w.r.add(Change{CRD: w.crd, Version: w.version, Path: path, Kind: kind, Keyword: keyword, Breaking: breaking,
 		Reason: reason, Old: old, New: new})
+	if dropped {
+		w.r.notKept()
+	}
 }
 
 // field is add for a change about one field of the object at parent.
@@ -202,10 +221,35 @@ func (w *walker) field(parent, name string, kind Kind, keyword string, breaking 
 	c.parent, c.name = parent, name
 }
 
-// ratcheted is add for a breaking change ratcheting tolerates on unchanged values.
+// ratcheted is add for a breaking change validation ratcheting tolerates on unchanged
+// values (see ratchet).
 func (w *walker) ratcheted(path string, kind Kind, keyword, reason string, old, new any) {
 	w.add(path, kind, keyword, true, reason, old, new)
-	w.r.Changes[len(w.r.Changes)-1].Ratcheted = true
+	w.ratchet()
+}
+
+// ratchet marks the last change, when breaking, as one validation ratcheting softens where
+// the target ratchets; for a target without ratcheting it stays unmarked, and its reason
+// says that updates leaving the value unchanged fail too (in place of ratchetNote).
+func (w *walker) ratchet() {
+	c := &w.r.Changes[len(w.r.Changes)-1]
+	switch {
+	case !c.Breaking:
+	case w.r.rules.ratchets():
+		c.Ratcheted = true
+	default:
+		c.Reason = strings.TrimSuffix(c.Reason, ratchetNote) + w.r.rules.noRatchetNote()
+	}
+}
+
+// listRatcheted is add for a breaking change the list-type check tolerates on its own: it
+// is skipped on the update of an object whose stored list already breaks it, in every
+// minor with list types, validation ratcheting or not (the custom resource strategy's
+// ValidateUpdate).
+func (w *walker) listRatcheted(path string, kind Kind, keyword, reason string, old, new any) {
+	w.add(path, kind, keyword, true, reason, old, new)
+	c := &w.r.Changes[len(w.r.Changes)-1]
+	c.Ratcheted = c.Breaking
 }
 
 func (w *walker) node(path string, o, n map[string]any) {
@@ -304,7 +348,7 @@ func (w *walker) structure(path string, o, n map[string]any) {
 			w.add(path, ListTypeChanged, "x-kubernetes-list-type", true,
 				"no new validation, but server-side apply now replaces the whole list: another manager's apply that merged items before now conflicts, and forced, drops the items others own", ot, nt)
 		case "set":
-			w.ratcheted(path, ListTypeChanged, "x-kubernetes-list-type",
+			w.listRatcheted(path, ListTypeChanged, "x-kubernetes-list-type",
 				"a set rejects duplicate items and a stored list may hold some: creating such an object fails, updates pass (the apiserver skips the check when the stored list already breaks it); server-side apply now merges by value", ot, nt)
 		default:
 			w.listKeys(path, ListTypeChanged, "x-kubernetes-list-type", o, n, ot, nt)
@@ -349,7 +393,7 @@ func (w *walker) listKeys(path string, kind Kind, keyword string, o, n map[strin
 			return
 		}
 	}
-	w.ratcheted(path, kind, keyword,
+	w.listRatcheted(path, kind, keyword,
 		"stored items may collide on the keys: creating such an object fails, updates pass (the apiserver skips the check when the stored list already breaks it)"+merge, old, new)
 }
 
@@ -587,7 +631,15 @@ func (w *walker) rules(path string, o, n map[string]any) {
 				case k == "message" || k == "messageExpression":
 					w.add(path, RuleMessageChanged, "x-kubernetes-validations", false, "only the message of a failing rule ("+value(r)+") changes; the rule accepts what it accepted", map[string]any{k: ov}, map[string]any{k: nv})
 				default:
-					w.add(path, UnhandledChange, "x-kubernetes-validations", true, "no rule classifies a change of "+k+" of the rule "+value(r)+": review it by hand (counted as breaking)", map[string]any{k: ov}, map[string]any{k: nv})
+					breaking, why := true, "no rule classifies a change of "+k+" of the rule "+value(r)+": review it by hand (counted as breaking)"
+					dropped, notKept := w.r.rules.drops("rule." + k)
+					if notKept {
+						breaking, why = false, dropped
+					}
+					w.add(path, UnhandledChange, "x-kubernetes-validations", breaking, why, map[string]any{k: ov}, map[string]any{k: nv})
+					if notKept {
+						w.r.notKept()
+					}
 				}
 			}
 		}
@@ -618,9 +670,12 @@ func (w *walker) required(path string, o, n map[string]any) {
 		if or[name] {
 			continue
 		}
-		w.field(path, name, RequiredAdded, "required", true,
-			"a stored object without the field is rejected on create, and on any update that changes the object holding it (updates leaving that object unchanged pass: ratcheting applies required per object)", nil, name)
-		w.r.Changes[len(w.r.Changes)-1].Ratcheted = !w.keyOfNewMapList(path, name)
+		reason := "a stored object without the field is rejected on create, and on any update that changes the object holding it (updates leaving that object unchanged pass: ratcheting applies required per object)"
+		if !w.r.rules.ratchets() {
+			reason = "a stored object without the field is rejected on create and on every update" + w.r.rules.noRatchetNote()
+		}
+		w.field(path, name, RequiredAdded, "required", true, reason, nil, name)
+		w.r.Changes[len(w.r.Changes)-1].Ratcheted = w.r.rules.ratchets() && !w.keyOfNewMapList(path, name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(or)) {
 		if !nr[name] {
@@ -669,7 +724,7 @@ func (w *walker) properties(path string, o, n map[string]any) {
 		}
 		if keptUnknown {
 			w.field(path, k, PropertyAdded, "", true, "the old schema kept unknown fields, so a stored object may hold a value here that the new schema now validates: a create fails, and an update that changes it"+ratchetNote, nil, nil)
-			w.r.Changes[len(w.r.Changes)-1].Ratcheted = true
+			w.ratchet()
 		} else {
 			w.field(path, k, PropertyAdded, "", false, "a new field: the old schema pruned it, so no stored object holds a value for it", nil, nil)
 		}

@@ -42,6 +42,14 @@
 //     offending value alone pass on 1.30+ clusters, but creating the same object again (a
 //     restore, a GitOps re-sync into a new cluster) still fails, and so does any update on
 //     an older cluster or with the gate off. They stay breaking.
+//   - The rules are the target minor's (CompareFor, RulesFor; Compare uses the newest
+//     embedded minor's): before 1.30 validation ratcheting is off by default, so only what
+//     the list-type check skips on its own is Ratcheted, and the reason of the rest says
+//     that updates leaving the value unchanged fail too. A change of what the target drops
+//     from a CRD (a schema keyword, a validation rule's field, selectableFields: absent
+//     from its apiextensions definitions or gated off by default, as resolver.MinorKeeps
+//     reads them; dropped, or the CRD refused under strict field validation) affects no
+//     stored object there: compatible, with that reason.
 //   - Making a list or an object atomic (x-kubernetes-list-type / x-kubernetes-map-type)
 //     adds no validation, but server-side apply then replaces it whole: a second field
 //     manager's apply that merged before now conflicts, and forced, drops what the first

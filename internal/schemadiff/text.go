@@ -279,14 +279,20 @@ func describe(c Change) string {
 	case CRDAdded, CRDRemoved, VersionAdded, VersionRemoved:
 		return strings.ReplaceAll(string(c.Kind), "-", " ")
 	}
+	notKept := ""
+	if c.NotKeptBy != "" {
+		notKept = " (not kept by Kubernetes " + c.NotKeptBy + ")"
+	}
 	if c.Field != "" { // the line's path names the field
-		return fmt.Sprintf("%s -> %s", safetext.Quote(value(c.Old)), safetext.Quote(value(c.New)))
+		return fmt.Sprintf("%s -> %s%s", safetext.Quote(value(c.Old)), safetext.Quote(value(c.New)), notKept)
 	}
 	s := fmt.Sprintf("%s %s -> %s", safetext.Quote(c.Keyword), safetext.Quote(value(c.Old)), safetext.Quote(value(c.New)))
-	switch c.Kind {
-	case ConstraintTightened:
+	switch {
+	case notKept != "":
+		s += notKept
+	case c.Kind == ConstraintTightened:
 		s += " (tightened)"
-	case ConstraintLoosened:
+	case c.Kind == ConstraintLoosened:
 		s += " (loosened)"
 	}
 	return s

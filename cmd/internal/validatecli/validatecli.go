@@ -36,7 +36,11 @@ and *.json files; "-" is standard input. Formats the apiserver of --k8s-version 
 recognise are warnings on standard error. With --k8s-version, a CRD is also judged by
 what that minor knows: apiextensions.k8s.io/v1 before 1.16, and every field or schema
 keyword the minor does not have, or keeps behind a feature gate off by default, is a
-problem at its line and column naming the first minor that has it on.
+problem at its line and column naming the first minor that has it on; and custom
+resources are judged by what that minor enforces: their CRD as its apiserver keeps
+it (no x-kubernetes-validations rules before 1.25, no defaults before 1.16, no
+pruning before 1.15, no k8s-short-name format before 1.34, ...), and an object
+of a CRD the minor refuses (v1 before 1.16) is a problem at its apiVersion.
 
 Exit status: 0 when every file is valid (silently), 1 when a problem was found,
 2 when a file cannot be read.`
@@ -78,7 +82,7 @@ type Flags struct {
 
 // Register adds the flags to fs, bound to f.
 func (f *Flags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose CRD fields and known formats apply (default: the newest embedded)")
+	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose CRD fields, known formats and custom resource rules apply (default: the newest embedded)")
 	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
 	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
