@@ -236,6 +236,9 @@ func TestMinorVerdictsAgreeWithRealAPIServers(t *testing.T) {
 			}
 		})
 	}
+	if len(table) == 0 {
+		return
+	}
 	t.Logf("verdicts, ours (validate --k8s-version) and the real kube-apiserver's:\n| case | minor | ours | real apiserver | agree |\n|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
 
