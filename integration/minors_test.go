@@ -40,51 +40,71 @@ type minorCase struct {
 
 // minorCRD is crdTemplate's CRD (apiextensions.k8s.io/v1, one version v1)
 // whose spec schema has the properties color and size; version adds lines
-// to the version, spec to spec's schema (each indented for its place).
-func minorCRD(plural, version, spec string) string {
+// to the version, spec to spec's schema, props to its properties (each
+// indented for its place).
+func minorCRD(plural, version, spec, props string) string {
 	crd := crdTemplate(plural, "type: object\n"+spec+`              properties:
                 color: {type: string}
-                size: {type: string}`)
+                size: {type: string}
+`+props)
 	return strings.Replace(crd, "      storage: true\n", "      storage: true\n"+version, 1)
 }
 
 // minorCases: the fields issue 35 names, each on its own (so a refusal
 // names one cause), a plain CRD as control and a v1beta1 CRD.
 var minorCases = []minorCase{
-	{name: "plain (control)", crd: minorCRD("plains", "", "")},
+	{name: "plain (control)", crd: minorCRD("plains", "", "", "")},
 	{name: "x-kubernetes-validations rule", crd: minorCRD("rules", "", `              x-kubernetes-validations:
                 - rule: self.color != 'red'
                   message: no red
-`)},
+`, "")},
 	{name: "messageExpression", crd: minorCRD("msgexprs", "", `              x-kubernetes-validations:
                 - rule: self.color != 'red'
                   messageExpression: "'no ' + self.color"
-`)},
+`, "")},
 	{name: "reason, fieldPath", crd: minorCRD("reasons", "", `              x-kubernetes-validations:
                 - rule: self.color != 'red'
                   reason: FieldValueForbidden
                   fieldPath: .color
-`)},
+`, "")},
 	{name: "optionalOldSelf", crd: minorCRD("oldselves", "", `              x-kubernetes-validations:
                 - rule: "!oldSelf.hasValue() || self.color == oldSelf.value().color"
                   optionalOldSelf: true
-`)},
+`, "")},
 	// The same with a rule that compiles without optionalOldSelf too, so
 	// a minor that drops the field (its gate off) stores the CRD and the
 	// read-back shows the drop.
 	{name: "optionalOldSelf, rule compiling without it", crd: minorCRD("oldselvestwo", "", `              x-kubernetes-validations:
                 - rule: "self.color != 'red' || oldSelf == oldSelf"
                   optionalOldSelf: true
-`)},
+`, "")},
 	{name: "selectableFields", crd: minorCRD("selectables", `      selectableFields:
         - jsonPath: .spec.color
-`, "")},
+`, "", "")},
+	// The same fields deeper in the schema: a list's items, a map's
+	// values.
+	{name: "messageExpression in items", crd: minorCRD("itemrules", "", "", `                sizes:
+                  type: array
+                  items:
+                    type: string
+                    x-kubernetes-validations:
+                      - rule: self != 'huge'
+                        messageExpression: "'no ' + self"
+`)},
+	{name: "reason in additionalProperties", crd: minorCRD("maprules", "", "", `                labels:
+                  type: object
+                  additionalProperties:
+                    type: string
+                    x-kubernetes-validations:
+                      - rule: self != ''
+                        reason: FieldValueInvalid
+`)},
 	{name: "deprecated version (1.19)", crd: minorCRD("deprecateds", `      deprecated: true
       deprecationWarning: use v2
-`, "")},
+`, "", "")},
 	{name: "CEL quantity library", crd: minorCRD("quantities", "", `              x-kubernetes-validations:
                 - rule: "!has(self.size) || isQuantity(self.size)"
-`), disagree: map[string]string{
+`, ""), disagree: map[string]string{
 		"1.25": "validate compiles CEL rules with the linked apiserver's environment; 1.25 has no isQuantity",
 	}},
 	{name: "apiextensions.k8s.io/v1beta1", crd: `apiVersion: apiextensions.k8s.io/v1beta1
