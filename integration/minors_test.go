@@ -51,7 +51,9 @@ func minorCRD(plural, version, spec, props string) string {
 }
 
 // minorCases: the fields issue 35 names, each on its own (so a refusal
-// names one cause), a plain CRD as control and a v1beta1 CRD.
+// names one cause), two of them deeper in a schema, a plain CRD and one
+// with 1.19's deprecation fields as controls, a CEL rule calling a
+// library function, and a v1beta1 CRD.
 var minorCases = []minorCase{
 	{name: "plain (control)", crd: minorCRD("plains", "", "", "")},
 	{name: "x-kubernetes-validations rule", crd: minorCRD("rules", "", `              x-kubernetes-validations:
@@ -159,7 +161,7 @@ func (v ourVerdict) String() string {
 type realVerdict struct {
 	refused bool     // the Strict create failed
 	unknown []string // the fields Strict named unknown (sorted)
-	message string   // the refusal, when not for unknown fields only
+	message string   // the Strict refusal; after unknown fields, what Ignore did
 	dropped []string // fields sent but not stored (sorted)
 }
 
