@@ -15,7 +15,11 @@
 // guard's thresholds (TestSize*, size_test.go; -size.search re-measures
 // them), the custom-resource corpus (TestCorpusAgreesWithTheAPIServer) and
 // client-side apply and explain with the real kubectl
-// (TestFitDescriptionsKubectl). The binaries come from KUBEBUILDER_ASSETS
+// (TestFitDescriptionsKubectl). TestMinorVerdictsAgreeWithRealAPIServers
+// (minors_test.go) starts older kube-apiservers, one after another, from
+// the directories in K8S_CRD_RESOLVER_OLDER_ASSETS (make
+// test-older-minors), and checks validate --k8s-version's verdicts against
+// theirs. The binaries come from KUBEBUILDER_ASSETS
 // (export KUBEBUILDER_ASSETS="$(hack/control-plane.sh)"). This module never
 // depends on client-go or controller-runtime (cmd/deps_test.go), so
 // kube_test.go starts etcd and kube-apiserver itself, the first time a test
