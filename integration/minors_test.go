@@ -126,15 +126,7 @@ spec:
           type: object
           properties:
             color: {type: string}
-`, disagree: v1beta1Removed},
-}
-
-// v1beta1Removed: a finding (docs/versions.md). From 1.22 the
-// apiserver serves CRDs only as apiextensions.k8s.io/v1 (a v1beta1 create
-// is a 404), but validate --k8s-version accepts a v1beta1 CRD there.
-var v1beta1Removed = map[string]string{
-	"1.25": "v1beta1 CRDs not served since 1.22, validate --k8s-version accepts them",
-	"1.29": "v1beta1 CRDs not served since 1.22, validate --k8s-version accepts them",
+`},
 }
 
 // ourVerdict is `k8s-crd-resolver validate --k8s-version M` of one CRD.

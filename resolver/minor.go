@@ -102,6 +102,13 @@ func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
 			canonical, first, first)})
 		return out, nil
 	}
+	if group == "v1beta1" && !b.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition") && b.Has(apiextensionsDefs+"v1.CustomResourceDefinition") {
+		last := lastMinorWith(load, canonical, "v1beta1", "CustomResourceDefinition")
+		out = append(out, MinorProblem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
+			"Kubernetes %s serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to %s): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version %s or earlier",
+			canonical, last, last)})
+		return out, nil
+	}
 	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil) {
 		out = append(out, MinorProblem{Pointer: p.ptr, Field: p.field, Message: p.msg})
 	}
@@ -454,4 +461,20 @@ func (p *Patch) writer(ptr string) int {
 		}
 	}
 	return -1
+}
+
+// lastMinorWith is the newest embedded minor before minor whose bundle has
+// the apiextensions definition group.def ("" when none has).
+func lastMinorWith(load func(string) (Definitions, error), minor, group, def string) string {
+	_, before := parseVersion(minor)
+	last := ""
+	for _, v := range schemas.Versions() {
+		if _, n := parseVersion(v); n >= before {
+			continue
+		}
+		if d, err := load(v); err == nil && definitionProperties(d, apiextensionsDefs+group+"."+def) != nil {
+			last = v
+		}
+	}
+	return last
 }

@@ -170,3 +170,26 @@ func TestCheckMinorVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMinorRefusesV1beta1AfterItsRemoval: from 1.22 the apiserver
+// serves CRDs only as apiextensions.k8s.io/v1 (a v1beta1 create is a 404,
+// integration.TestMinorVerdictsAgreeWithRealAPIServers), so a v1beta1 CRD
+// for 1.22+ is refused with the fix; 1.21 still serves it.
+func TestCheckMinorRefusesV1beta1AfterItsRemoval(t *testing.T) {
+	for minor, want := range map[string]string{
+		"1.21": "",
+		"1.22": "Kubernetes 1.22 serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to 1.21): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version 1.21 or earlier",
+		"1.29": "Kubernetes 1.29 serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to 1.21): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version 1.21 or earlier",
+	} {
+		got, err := CheckMinor(minorCRD(apiextensionsV1beta1, "", ""), minor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want == "" && len(got) != 0:
+			t.Errorf("%s: got %+v, want nothing", minor, got)
+		case want != "" && (len(got) != 1 || got[0].Pointer != "/apiVersion" || got[0].Message != want):
+			t.Errorf("%s: got %+v, want one problem at /apiVersion: %s", minor, got, want)
+		}
+	}
+}
