@@ -166,13 +166,21 @@ func v1Refused(minor string) string {
 		" serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in 1.16): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later"
 }
 
+// betaRefused is the problem of a Gadget for a minor that serves no v1beta1
+// CRD.
+func betaRefused(minor string) string {
+	return "crs.yaml:6:1: Gadget/g: apiVersion: its CRD gadgets.example.com cannot be created in Kubernetes " + minor + ", so neither can the object: Kubernetes " + minor +
+		" serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to 1.21): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version 1.21 or earlier"
+}
+
 // TestValidateResourcesForTheTargetMinor: validate --k8s-version M judges
 // custom resources with what M's apiserver enforces of their CRD: no CEL
 // rules where M lacks x-kubernetes-validations (1.22) or gates it off
 // (1.23-1.24), no defaulting before 1.16 (so a required field with a
 // default is missing), no pruning before 1.15 (v1beta1
 // preserveUnknownFields: false is 1.15's), no k8s-short-name format
-// before 1.34, and no object at all of a v1 CRD before 1.16.
+// before 1.34, and no object at all of a v1 CRD before 1.16 or of a
+// v1beta1 CRD from 1.22.
 func TestValidateResourcesForTheTargetMinor(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{"crds.yaml": resourceCRDs, "crs.yaml": resourceObjects} {
@@ -196,13 +204,47 @@ func TestValidateResourcesForTheTargetMinor(t *testing.T) {
 		{"1.14", []string{v1Refused("1.14"), required}},
 		{"1.15", []string{v1Refused("1.15"), required, pruned}},
 		{"1.16", []string{pruned}},
-		{"1.22", []string{pruned}},
-		{"1.24", []string{pruned}},
-		{"1.25", []string{cel, pruned}},
-		{"1.33", []string{cel, pruned}},
-		{"1.34", []string{blocked, format, pruned}},
+		{"1.22", []string{betaRefused("1.22")}},
+		{"1.24", []string{betaRefused("1.24")}},
+		{"1.25", []string{cel, betaRefused("1.25")}},
+		{"1.33", []string{cel, betaRefused("1.33")}},
+		{"1.34", []string{blocked, format, betaRefused("1.34")}},
 		{"", []string{blocked, format, pruned}},
 	} {
 		validateFor(t, tc.version, tc.want, "--crd", "crds.yaml", "crs.yaml")
 	}
+}
+
+// TestValidateCELFunctionsOfTheTargetMinor: a rule calling a CEL function
+// the target minor's apiserver does not have yet (isQuantity, 1.28; the
+// real kube-apiserver v1.25.15 answers "undeclared reference") is refused
+// for that minor, at the rule, and accepted from the minor that has it;
+// a message expression likewise.
+func TestValidateCELFunctionsOfTheTargetMinor(t *testing.T) {
+	dir := t.TempDir()
+	crd := strings.Replace(minorCRD, `                - rule: self.color != 'red'
+                  messageExpression: "'no ' + self.color"
+                  reason: FieldValueForbidden
+`, `                - rule: "!has(self.size) || isQuantity(self.size)"
+                - rule: self.color != 'red'
+                  messageExpression: "isQuantity(self.size) ? 'bad color' : 'bad color, bad size'"
+`, 1)
+	crd = strings.Replace(crd, "      selectableFields:\n        - jsonPath: .spec.color\n", "", 1)
+	crd = strings.Replace(crd, "                color: {type: string}\n", "                color: {type: string, maxLength: 64}\n                size: {type: string, maxLength: 64}\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(crd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	c := newCmd(strings.NewReader(""), &stdout, &stderr)
+	c.SetArgs([]string{"--k8s-version", "1.27", "crd.yaml"})
+	_ = c.ExecuteContext(t.Context())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 ||
+		!strings.Contains(lines[0], "x-kubernetes-validations[0].rule: \"Invalid value") || !strings.Contains(lines[0], "undeclared reference to 'isQuantity'") ||
+		!strings.Contains(lines[1], "x-kubernetes-validations[1].messageExpression: \"Invalid value") || !strings.Contains(lines[1], "isQuantity") {
+		t.Errorf("--k8s-version 1.27: stdout:\n%s\nwant the rule and the message expression refused (isQuantity: 1.28)", stdout.String())
+	}
+	validateFor(t, "1.28", nil, "crd.yaml")
+	validateFor(t, "", nil, "crd.yaml")
 }

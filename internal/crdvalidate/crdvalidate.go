@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
@@ -153,6 +154,13 @@ func (it *item) check(ctx context.Context) {
 	}
 	for _, e := range crd.Validate(ctx) {
 		it.problems = append(it.problems, fieldProblem(it.name, e))
+	}
+	// Validate compiles CEL with the linked apiserver's libraries; an older
+	// target refuses a function it does not have yet.
+	if v, err := version.ParseGeneric(it.version); err == nil {
+		for _, e := range crd.RulesNewerThan(v.Minor()) {
+			it.problems = append(it.problems, fieldProblem(it.name, e))
+		}
 	}
 	it.formats(crd)
 }
