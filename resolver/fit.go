@@ -219,7 +219,7 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 	}
 	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
 	if !fit.Fits {
-		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, render: bare.render, fit: &fit}
+		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, fit: &fit}
 	}
 	if len(bounds) == 0 && (f.limit == 0 || full.jsonSize <= f.limit) {
 		fit.Kept = total
@@ -240,7 +240,7 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 	if root.copy != nil {
 		obj = root.copy.(map[string]any)
 	}
-	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), render: bare.render, fit: &fit}
+	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), fit: &fit}
 }
 
 // count returns how many of Kubernetes' descriptions the schema v (of the
@@ -252,8 +252,6 @@ func (f *fitter) count(v, bare any) int {
 	var key any
 	if !isMap {
 		switch t := v.(type) {
-		case *lazyEntry:
-			key = t
 		case map[string]any:
 			key = mapID(t)
 		}
@@ -305,9 +303,6 @@ func (f *fitter) visit(v fitVisit, depth int) {
 		return
 	}
 	bm := asSchema(v.bare)
-	if _, isEntry := v.bare.(*lazyEntry); isEntry {
-		bm = nil // wholly Kubernetes': no need to resolve it
-	}
 	upTo := v.upTo
 	if v.track {
 		if n, ok := f.bounds[v.ptr]; ok {
@@ -421,8 +416,8 @@ func (f *fitter) own(n *fitNode) any {
 		}
 	}
 	switch t := v.(type) {
-	case map[string]any, *lazyEntry:
-		n.copy = maps.Clone(asSchema(t))
+	case map[string]any:
+		n.copy = maps.Clone(t)
 	case []any:
 		n.copy = slices.Clone(t)
 	default:

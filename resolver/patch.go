@@ -175,8 +175,6 @@ func lookupClean(doc any, ptr string) (any, error) { return lookupPointerIn(doc,
 // copy when it has any); shared, never to be changed.
 func cleanView(v any) any {
 	switch t := v.(type) {
-	case *lazyEntry:
-		return cleanView(t.mustValue())
 	case map[string]any:
 		if _, ok := t[bundleDefault]; ok {
 			t = maps.Clone(t)
@@ -263,13 +261,10 @@ func (w *patcher) apply(op patchOp, doc any) (any, error) {
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
 
 // own returns v as this patch may change it: v itself when the patch
-// made it, else a copy of its top level (a lazy entry resolved first,
-// without the private keys) that it now owns. Scalars are returned as
+// made it, else a copy of its top level (without the private keys) that it now owns. Scalars are returned as
 // they are.
 func (w *patcher) own(v any) any {
 	switch t := v.(type) {
-	case *lazyEntry:
-		return w.own(t.mustValue())
 	case map[string]any:
 		if w.owned[mapID(t)] {
 			return t

@@ -65,9 +65,6 @@ type scope struct {
 	file    string    // absolute path; "" inside a bundle
 	doc     *document // the document holding the ref (file scope)
 	version string    // bundle scope: the bundle's version
-	// settle: a definition stored structural (see Prebuild), settled as
-	// it is resolved (see run.settle).
-	settle bool
 }
 
 func (s scope) inBundle() bool { return s.file == "" }
