@@ -11,9 +11,9 @@ package resolver
 // every pair of keys of a mapping, which a file of one large mapping
 // turns into hours), and what the documents expand to (YAML aliases and
 // merges included) is charged to a budget of budget, refused with a
-// message once past it; 0 is InputBudget(len(src)). Text that starts like JSON is
-// read by the strict JSON reader first (several times faster), and as
-// YAML when that fails. Empty documents are left out. Errors are *Error,
+// message once past it; 0 is InputBudget(len(src)). It reads as a
+// template is read (parseDocumentsWithin): text that starts like JSON by
+// the strict JSON reader, and as YAML when that fails. Empty documents are left out. Errors are *Error,
 // with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
 	docs, err := decodeDocuments(name, src, budget)

@@ -29,9 +29,7 @@ import (
 // tells the author's descriptions from Kubernetes'), a walk of the CRD
 // with descriptions down to the first one that does not fit, a copy of
 // the compile without them on the way to each kept one, and a render.
-// Both compiles resolve their $ref targets in full, not from the lazy
-// entries: the walk looks inside every definition above the cut (see
-// New). Every step is linear in the CRD's values (sorting keys aside, as
+// Every step is linear in the CRD's values (sorting keys aside, as
 // rendering does): sizes are counted per description, never by rendering
 // trial outputs.
 
@@ -147,9 +145,8 @@ type fitNode struct {
 }
 
 // fitVisit is a schema to visit at a depth: m in the CRD compiled with
-// descriptions (a lazy entry resolved when visited), bare its counterpart
-// compiled without (nil, or a lazy entry, where everything below is
-// Kubernetes').
+// descriptions, bare its counterpart compiled without (nil where
+// everything below is Kubernetes').
 type fitVisit struct {
 	m     any
 	bare  any
@@ -163,7 +160,7 @@ type fitVisit struct {
 // by depth (visits holds the next depth's), each depth in document order,
 // adding the descriptions that fit to a copy-on-write of the CRD compiled
 // without them: what no kept description lies under stays shared with
-// that compile (its cached targets and render caches), and nothing deeper
+// that compile (its cached targets), and nothing deeper
 // than the first description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer
@@ -395,8 +392,7 @@ func joinIf(on bool, ptr, tail string) string {
 }
 
 // own returns the output's copy of node: the bare CRD's value there,
-// copied once (a mapping shallowly, a lazy entry resolved first, a list
-// as a new list) and set in its parent's copy, so that a description can
+// copied once (a mapping shallowly, a list as a new list) and set in its parent's copy, so that a description can
 // be added to it. nil when bare has no such value.
 func (f *fitter) own(n *fitNode) any {
 	if n.copy != nil {

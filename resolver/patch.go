@@ -104,11 +104,9 @@ func (p *Patch) Apply(doc any) (any, error) {
 // before it is built. after, if set, is called with the document after
 // each operation. doc is never changed: the maps and lists on the way to
 // what an operation changes are copied, once each, without the
-// compiler's private keys, and a lazy entry on the way is resolved in
-// full (lazy.go); everything else stays shared with doc. What an
-// operation reads (test, copy, move) is taken as a clean copy. So a
-// patch resolves in full only what it touches, and the document it
-// returns reads, measures and writes as the clean copy of doc patched
+// compiler's private keys; everything else stays shared with doc. What
+// an operation reads (test, copy, move) is taken as a clean copy. The
+// document it returns reads, measures and writes as the clean copy of doc patched
 // would.
 func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
 	w := &patcher{owned: map[unsafe.Pointer]bool{}}
@@ -165,14 +163,14 @@ func lookupOrNil(doc any, ptr string) any {
 	return v
 }
 
-// lookupClean is lookupPointer as if over the clean copy of doc: a lazy
-// entry on the way is resolved, private keys are not there. The value it
-// returns is shared (possibly a lazy entry): read it through cleanCopy.
+// lookupClean is lookupPointer as if over the clean copy of doc: private
+// keys are not there. The value it returns is shared: read it through
+// cleanCopy.
 func lookupClean(doc any, ptr string) (any, error) { return lookupPointerIn(doc, ptr, cleanView) }
 
 // cleanView returns v as the clean copy of doc would hold it, at its top
-// level: a lazy entry resolved, a map without the private keys (a shallow
-// copy when it has any); shared, never to be changed.
+// level: a map without the private keys (a shallow copy when it has
+// any); shared, never to be changed.
 func cleanView(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

@@ -329,8 +329,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// Resolved and normalised targets are cached, with the warnings they
 	// raised (replayed on every use), for the life of the Compiler; the
 	// template's own, which may change between Compile calls, for this
-	// compile only (resolved again at every use, 20 definitions of 10
-	// properties each naming the next took forever). Not cached: targets
+	// compile only (resolved once per compile, however often used, so
+	// definitions naming each other cost linear work). Not cached: targets
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
 	if r.cuts == cutsBefore && r.failures == failuresBefore {

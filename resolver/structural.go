@@ -239,7 +239,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		delete(s, "x-kubernetes-map-type")
 	}
 	if r.prebuild {
-		// Settled at compile time, where the items are resolved (settle).
+		// Left to the compile, where the items are resolved.
 	} else if r.c.atLeast(1, 16) {
 		if !r.c.atLeast(1, 17) && !sc.inBundle() {
 			// The bundle's own go as they are prebuilt (make schemas);
