@@ -369,7 +369,7 @@ spec:
                 replicas$i:
                   type: integer
                   minimum: $((i % 3))
-                  default: $((i % 7 + 1))
+                  default: $((i % 3 + 1 + i % 5))
                 setting$((i % 13)):
                   type: ${fieldtypes[i % 4]}
                   description: Setting $((i % 13)) of kind $i.
