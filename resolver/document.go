@@ -174,8 +174,8 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 			return nil, false
 		}
 	}
-	// What the document is, exactly, before the patch copies it whole:
-	// shared $ref targets are measured once.
+	// What the document is, exactly, before anything materialises it
+	// (the patch copies it whole): shared $ref targets are measured once.
 	size := measurer{memo: r.c.sizes}.measure(out)
 	if !r.checkOutput(sc, size, "the compiled CRD") {
 		return nil, false
@@ -196,8 +196,9 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 		}
 		out = patched.(map[string]any)
 		r.scanRefs(out, sc, "the patch adds a $ref; patches apply after resolution, so write the ref in the template instead", true)
-		// The patched document is a copy of its own, within the budget
-		// the unpatched one was measured against: measured in full.
+		// The patch copied on write what it changed: what it left is the
+		// same maps, resolved targets among them, whose remembered costs
+		// still hold (and nothing new is remembered).
 		size = measurer{memo: r.c.sizes}.measure(out)
 		if !r.checkOutput(sc, size, "the patched CRD") {
 			return nil, false

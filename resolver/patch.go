@@ -2,7 +2,9 @@ package resolver
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -90,18 +92,23 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 // What the operations add may not exceed DefaultBudget (a Compile applies
 // its patch within its own budget).
 func (p *Patch) Apply(doc any) (any, error) {
-	out, err := p.apply(doc, newBudget(0), nil)
+	out, err := p.apply(cleanCopy(doc), newBudget(0), nil)
 	if err != nil {
 		reveal(err.(*Error))
 	}
 	return out, err
 }
 
-// apply applies the patch to a clean copy of doc (doc is never changed),
-// charging what each operation adds to b before it is built. after, if
-// set, is called with the document after each operation.
+// apply applies the patch to doc, charging what each operation adds to b
+// before it is built. after, if set, is called with the document after
+// each operation. doc is never changed: the maps and lists on the way to
+// what an operation changes are copied by that operation, without the
+// compiler's private keys; everything else stays shared with doc. What
+// an operation reads (test, copy, move) is taken as a clean copy. The
+// document it returns reads, measures and writes as the clean copy of doc patched
+// would.
 func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
-	doc = cleanCopy(doc)
+	w := &patcher{}
 	for i, op := range p.ops {
 		if why := b.charge(op.growth(doc)); why != "" {
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s) would bring the compile to %s", i, op.describe(), why))}
@@ -111,7 +118,7 @@ func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, erro
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.nodeLimit(), human(b.limit)))}
 		}
 		var err error
-		doc, err = applyOp(op, doc)
+		doc, err = w.apply(op, doc)
 		if err != nil {
 			return nil, noteHint(&Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)})
 		}
@@ -139,14 +146,40 @@ func (op patchOp) listWork(doc any) int64 {
 	n := int64(0)
 	for _, p := range []string{op.path, op.from} {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			if l, err := lookupPointer(doc, p[:i]); err == nil {
-				if l, ok := l.([]any); ok {
-					n += int64(len(l))
-				}
+			if l, ok := cleanView(lookupOrNil(doc, p[:i])).([]any); ok {
+				n += int64(len(l))
 			}
 		}
 	}
 	return 1 + n/16
+}
+
+func lookupOrNil(doc any, ptr string) any {
+	v, err := lookupClean(doc, ptr)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// lookupClean is lookupPointer as if over the clean copy of doc: private
+// keys are not there. The value it returns is shared: read it through
+// cleanCopy.
+func lookupClean(doc any, ptr string) (any, error) { return lookupPointerIn(doc, ptr, cleanView) }
+
+// cleanView returns v as the clean copy of doc would hold it, at its top
+// level: a map without the private keys (a shallow copy when it has
+// any); shared, never to be changed.
+func cleanView(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t[bundleDefault]; ok {
+			t = maps.Clone(t)
+			delete(t, bundleDefault)
+		}
+		return t
+	}
+	return v
 }
 
 // growth is what op would add to doc: the value it writes (a copy's
@@ -162,7 +195,7 @@ func (op patchOp) growth(doc any) cost {
 	case "add", "replace":
 		return m.measure(op.value).plus(key)
 	case "copy":
-		if v, err := lookupPointer(doc, op.from); err == nil {
+		if v, err := lookupClean(doc, op.from); err == nil {
 			return m.measure(v).plus(key)
 		}
 	case "move":
@@ -171,45 +204,49 @@ func (op patchOp) growth(doc any) cost {
 	return cost{}
 }
 
-// applyOp applies one operation to doc, a document the patch owns, and
-// returns the new root.
-func applyOp(op patchOp, doc any) (any, error) {
+// patcher applies operations copy-on-write (see Patch.apply): each
+// operation copies the maps and lists on the way to what it changes, so
+// the document's other values, shared with the Compiler's resolved
+// targets, are never changed.
+type patcher struct{}
+
+func (w *patcher) apply(op patchOp, doc any) (any, error) {
 	switch op.op {
 	case "add":
-		return addAt(doc, op.path, deepCopy(op.value))
+		return w.addAt(doc, op.path, deepCopy(op.value))
 	case "remove":
-		doc, _, err := removeAt(doc, op.path)
+		doc, _, err := w.removeAt(doc, op.path)
 		return doc, err
 	case "replace":
-		if _, err := lookupPointer(doc, op.path); err != nil {
+		if _, err := lookupClean(doc, op.path); err != nil {
 			return nil, err
 		}
-		doc, _, err := removeAt(doc, op.path)
+		doc, _, err := w.removeAt(doc, op.path)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, deepCopy(op.value))
+		return w.addAt(doc, op.path, deepCopy(op.value))
 	case "move":
 		if op.path != op.from && strings.HasPrefix(op.path, op.from+"/") {
 			return nil, fmt.Errorf("cannot move %s into itself", op.from)
 		}
-		doc, v, err := removeAt(doc, op.from)
+		doc, v, err := w.removeAt(doc, op.from)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, v)
+		return w.addAt(doc, op.path, cleanCopy(v))
 	case "copy":
-		v, err := lookupPointer(doc, op.from)
+		v, err := lookupClean(doc, op.from)
 		if err != nil {
 			return nil, err
 		}
-		return addAt(doc, op.path, cleanCopy(v))
+		return w.addAt(doc, op.path, cleanCopy(v))
 	case "test":
-		v, err := lookupPointer(doc, op.path)
+		v, err := lookupClean(doc, op.path)
 		if err != nil {
 			return nil, err
 		}
-		if !reflect.DeepEqual(v, op.value) {
+		if v = cleanCopy(v); !jsonEqual(v, op.value) {
 			return nil, fmt.Errorf("test failed: the value is %v", v)
 		}
 		return doc, nil
@@ -217,38 +254,74 @@ func applyOp(op patchOp, doc any) (any, error) {
 	return nil, fmt.Errorf("unknown op %q", op.op)
 }
 
-// parent finds the parent of path in doc: the parent, the pointer tokens
-// of the parent and the last token.
-func parent(doc any, path string) (pv any, toks []string, tok string, err error) {
-	toks, err = splitPointer(path)
-	if err != nil {
-		return nil, nil, "", err
+func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// own returns a copy of v's top level (a map without the private keys)
+// that the operation may change. Scalars and empty lists are returned as
+// they are.
+func (w *patcher) own(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		t = maps.Clone(t)
+		if t == nil {
+			t = map[string]any{}
+		}
+		delete(t, bundleDefault)
+		return t
+	case []any:
+		if len(t) == 0 {
+			return t
+		}
+		return slices.Clone(t)
+	default:
+		return t
 	}
-	if len(toks) == 0 {
-		return nil, nil, "", nil
-	}
-	pv, err = lookupPointer(doc, path[:strings.LastIndexByte(path, '/')])
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return pv, toks[:len(toks)-1], toks[len(toks)-1], nil
 }
 
-// setList puts the new list l at toks in doc, returning the new root.
-func setList(doc any, toks []string, l []any) any {
+// ownPath makes every map and list from the root of doc down to toks
+// (which lookupClean found) the patch's own; it returns the new root and
+// the value at toks.
+func (w *patcher) ownPath(doc any, toks []string) (root, at any) {
+	root = w.own(doc)
+	at = root
+	for _, tok := range toks {
+		switch t := at.(type) {
+		case map[string]any:
+			next := w.own(t[tok])
+			t[tok], at = next, next
+		case []any:
+			i, _ := parseIndex(tok, len(t))
+			next := w.own(t[i])
+			t[i], at = next, next
+		}
+	}
+	return root, at
+}
+
+// parent finds the parent of path (as lookupClean reports it) and makes
+// the way to it the patch's own: the new root, the parent, its pointer
+// tokens and the last token.
+func (w *patcher) parent(doc any, path string) (root, pv any, toks []string, tok string, err error) {
+	toks, err = splitPointer(path)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if len(toks) == 0 {
+		return doc, nil, nil, "", nil
+	}
+	if _, err := lookupClean(doc, path[:strings.LastIndexByte(path, '/')]); err != nil {
+		return nil, nil, nil, "", err
+	}
+	root, pv = w.ownPath(doc, toks[:len(toks)-1])
+	return root, pv, toks[:len(toks)-1], toks[len(toks)-1], nil
+}
+
+// setList puts the patch's new list l at toks (its parent's, owned).
+func (w *patcher) setList(root any, toks []string, l []any) any {
 	if len(toks) == 0 {
 		return l
 	}
-	gp := doc
-	for _, tok := range toks[:len(toks)-1] {
-		switch t := gp.(type) {
-		case map[string]any:
-			gp = t[tok]
-		case []any:
-			i, _ := parseIndex(tok, len(t))
-			gp = t[i]
-		}
-	}
+	root, gp := w.ownPath(root, toks[:len(toks)-1])
 	switch t := gp.(type) {
 	case map[string]any:
 		t[toks[len(toks)-1]] = l
@@ -256,14 +329,14 @@ func setList(doc any, toks []string, l []any) any {
 		i, _ := parseIndex(toks[len(toks)-1], len(t))
 		t[i] = l
 	}
-	return doc
+	return root
 }
 
-func addAt(doc any, path string, v any) (any, error) {
+func (w *patcher) addAt(doc any, path string, v any) (any, error) {
 	if path == "" {
 		return v, nil
 	}
-	pv, toks, tok, err := parent(doc, path)
+	doc, pv, toks, tok, err := w.parent(doc, path)
 	if err != nil {
 		return nil, err
 	}
@@ -279,18 +352,18 @@ func addAt(doc any, path string, v any) (any, error) {
 		}
 		list := make([]any, 0, len(t)+1)
 		list = append(append(append(list, t[:i]...), v), t[i:]...)
-		return setList(doc, toks, list), nil
+		return w.setList(doc, toks, list), nil
 	default:
 		return nil, fmt.Errorf("cannot add to %s", describeValue(pv))
 	}
 	return doc, nil
 }
 
-func removeAt(doc any, path string) (any, any, error) {
+func (w *patcher) removeAt(doc any, path string) (any, any, error) {
 	if path == "" {
 		return nil, doc, nil
 	}
-	pv, toks, tok, err := parent(doc, path)
+	doc, pv, toks, tok, err := w.parent(doc, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +383,7 @@ func removeAt(doc any, path string) (any, any, error) {
 		v := t[i]
 		list := make([]any, 0, len(t)-1)
 		list = append(append(list, t[:i]...), t[i+1:]...)
-		return setList(doc, toks, list), v, nil
+		return w.setList(doc, toks, list), v, nil
 	}
 	return nil, nil, fmt.Errorf("cannot remove from %s", describeValue(pv))
 }
