@@ -6,7 +6,8 @@
 # comes out (issue 12's pre-normalised bundles were checked this way).
 #
 # One template per minor holds every definition of that minor as a property
-# of spec ({$ref: NAME}); it is compiled in four modes: with descriptions,
+# of spec ({$ref: NAME}; an apiextensions.k8s.io/v1beta1 CRD for the
+# minors before 1.16, which serve only v1beta1); it is compiled in four modes: with descriptions,
 # -r, --max-description-length 120, and for another minor than the bundle's
 # (the $refs pinned to the minor with the python:// form, compiled with
 # --k8s-version of the newest minor). --recursion preserve throughout, so
