@@ -24,9 +24,8 @@ schemas-bump: tools-bin
 	cd schemas && ../bin/tools/schemagen -bump
 	$(GO) test ./schemas/...
 
-# schemas-refragment: make the bundles' fragments anew from the definitions they hold,
-# downloading nothing (seconds): after a change of resolver.PrebuildFragments or of which
-# minors hold the entries of a compile with descriptions (tools/schemagen/refragment.go).
+# schemas-refragment: write the bundles anew from the definitions they hold, without
+# fragments, and pool them again, downloading nothing (seconds; tools/schemagen/refragment.go).
 schemas-refragment: tools-bin
 	cd schemas && ../bin/tools/schemagen -refragment
 	$(GO) test ./schemas/...

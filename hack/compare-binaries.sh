@@ -6,7 +6,8 @@
 # comes out (issue 12's pre-normalised bundles were checked this way).
 #
 # One template per minor holds every definition of that minor as a property
-# of spec ({$ref: NAME}); it is compiled in four modes: with descriptions,
+# of spec ({$ref: NAME}; an apiextensions.k8s.io/v1beta1 CRD for the
+# minors before 1.16, which serve only v1beta1); it is compiled in four modes: with descriptions,
 # -r, --max-description-length 120, and for another minor than the bundle's
 # (the $refs pinned to the minor with the python:// form, compiled with
 # --k8s-version of the newest minor). --recursion preserve throughout, so
@@ -46,29 +47,30 @@ for bundle in "$data"/*.bundle; do
   v=$(basename "$bundle" .bundle)
   (cd "$repo/schemas" && "$lister" -list "$v") >"$work/names-$v"
   for pinned in no yes; do
+    # Minors before 1.16 serve only apiextensions.k8s.io/v1beta1: their own
+    # template is a v1beta1 CRD (spec.validation); pinned ones compile for
+    # the newest minor, as v1.
+    indent="              "
     {
-      echo "apiVersion: apiextensions.k8s.io/v1"
-      echo "kind: CustomResourceDefinition"
-      echo "metadata: {name: things.example.com}"
-      echo "spec:"
-      echo "  group: example.com"
-      echo "  names: {kind: Thing, plural: things}"
-      echo "  scope: Namespaced"
-      echo "  versions:"
-      echo "  - name: v1"
-      echo "    served: true"
-      echo "    storage: true"
-      echo "    schema:"
-      echo "      openAPIV3Schema:"
-      echo "        type: object"
-      echo "        properties:"
-      echo "          spec:"
-      echo "            type: object"
-      echo "            properties:"
-      awk -v v="$v" -v pinned="$pinned" '{
+      if [[ $pinned == no && ${v#1.} -lt 16 ]]; then
+        indent="            "
+        printf '%s\n' "apiVersion: apiextensions.k8s.io/v1beta1" "kind: CustomResourceDefinition" \
+          "metadata: {name: things.example.com}" "spec:" "  group: example.com" \
+          "  names: {kind: Thing, plural: things}" "  scope: Namespaced" "  version: v1" \
+          "  validation:" "    openAPIV3Schema:" "      type: object" "      properties:" \
+          "        spec:" "          type: object" "          properties:"
+      else
+        printf '%s\n' "apiVersion: apiextensions.k8s.io/v1" "kind: CustomResourceDefinition" \
+          "metadata: {name: things.example.com}" "spec:" "  group: example.com" \
+          "  names: {kind: Thing, plural: things}" "  scope: Namespaced" "  versions:" \
+          "  - name: v1" "    served: true" "    storage: true" "    schema:" \
+          "      openAPIV3Schema:" "        type: object" "        properties:" \
+          "          spec:" "            type: object" "            properties:"
+      fi
+      awk -v v="$v" -v pinned="$pinned" -v indent="$indent" '{
         ref = $0
         if (pinned == "yes") ref = "python://k8s_crd_resolver/schemata/k8s-" v ".0.json#/definitions/" $0
-        printf "              p%d: {$ref: \"%s\"}\n", NR, ref
+        printf "%sp%d: {$ref: \"%s\"}\n", indent, NR, ref
       }' "$work/names-$v"
     } >"t-$v-$pinned.yaml"
     if [[ $pinned == yes ]]; then

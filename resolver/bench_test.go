@@ -149,8 +149,7 @@ func benchTemplatesDirWith(b *testing.B, opts Options) {
 
 // BenchmarkCompileDaskHook compiles testdata/dask-layout's templates as
 // Dask's pre-commit hook does (-r -j NAME.patch.yaml, a fresh Compiler per
-// file, refs pinned to 1.21, the newest minor the target): the pinned
-// minor's entries, and patches that resolve only what they touch.
+// file, refs pinned to 1.21, the newest minor the target).
 func BenchmarkCompileDaskHook(b *testing.B) {
 	root, err := filepath.Abs("../testdata/dask-layout")
 	if err != nil {
@@ -190,9 +189,7 @@ func BenchmarkCompileDaskHook(b *testing.B) {
 
 // BenchmarkParseTemplates reads each of this repository's templates (not
 // their JSON patches) as a build reads them, Parse within the default
-// budget. At 1,000 templates it was a quarter of an up-to-date build's
-// CPU, most of it keeping a position for every key (now built only when
-// a diagnostic asks, lazyPositions).
+// budget.
 func BenchmarkParseTemplates(b *testing.B) {
 	paths, err := filepath.Glob(filepath.Join("..", "templates", "*.yaml"))
 	if err != nil || len(paths) == 0 {

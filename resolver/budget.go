@@ -229,8 +229,6 @@ type measurer struct {
 
 func (m measurer) measure(v any) cost {
 	switch t := v.(type) {
-	case *lazyEntry:
-		return t.cost
 	case map[string]any:
 		id := mapID(t)
 		if c, ok := m.memo[id]; ok {

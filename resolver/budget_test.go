@@ -247,7 +247,10 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 		[]byte("[\n  {\"op\": \"add\", \"path\": \"/spec/x/default\", \"value\": \"TCP\"},\n  {\"op\": \"remove\", \"path\": \"/a~1b\"}\n]\n"),
 		[]byte(`[{"op":"replace","path":"/n","value":-1.5e3},{"op":"add","path":"/m","value":{"k":[0,9223372036854775807]}}]`))
 	for _, src := range texts {
-		fromYAML, err := parseDocumentsSimple("f.json", src, newBudget(0), false) // yaml.v3's
+		fromYAML, err := parseYAMLDocuments("f.json", src, newBudget(0), nil) // yaml.v3's
+		if err != nil && bytes.Contains(src, []byte("}\n{")) {
+			continue // a stream of JSON values is no YAML stream: the JSON reader's alone
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

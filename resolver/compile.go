@@ -100,29 +100,17 @@ type Compiler struct {
 	bundles     map[string]Definitions
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	lazy        *lazyStore               // the bundle's entries, used without descriptions (lazy.go)
-	// pinned holds the entries of the bundles of pinned minors that
-	// settle for the target (lazy.go: lazyFor), nil where they do not.
-	pinned map[string]*lazyStore
 	// normalized holds the schema nodes the structural pass has finished
 	// (by identity); shared subtrees are normalised once, not once per use.
 	normalized map[unsafe.Pointer]struct{}
 	// sizes holds the cost of the schema nodes of resolved $ref targets
 	// (by identity; they never change once resolved), so measuring a
 	// tree that shares them is linear in its distinct maps.
-	sizes  map[unsafe.Pointer]cost
-	render *renderCache
-	// renormalize runs the whole structural pass over definitions a
-	// bundle stores structural too (tests: it must change nothing).
-	renormalize bool
+	sizes map[unsafe.Pointer]cost
 	// minorProps holds the properties of the bundle's apiextensions
 	// definitions that templates are judged by (minor.go), by short name
 	// prefixed with the group ("v1.JSONSchemaProps"); read only.
 	minorProps map[string]map[string]any
-	// eager resolves every definition in full, entries or not (tests:
-	// lazy entries must change nothing).
-	eager       bool
-	descScratch []byte // a buffer for the descriptions of a source that is not shared, reused
 	// roots holds the default root of each template directory (a stat of
 	// .git in it and every parent, once per directory, not per template).
 	roots map[string]string
@@ -179,24 +167,10 @@ func New(opts Options) (*Compiler, error) {
 		defs:       map[string]*cachedTarget{},
 		normalized: map[unsafe.Pointer]struct{}{},
 		sizes:      map[unsafe.Pointer]cost{},
-		render:     &renderCache{shared: map[unsafe.Pointer]struct{}{}, text: map[unsafe.Pointer][]byte{}, entries: map[entryAt]entryText{}},
 		minorProps: map[string]map[string]any{},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)
-	// Definitions the bundle stores entries for are decoded only as deep
-	// as the template looks (lazy.go): without descriptions, or with them
-	// as the bundle has them (entries hold them untruncated). Not when
-	// fitting (fitResult): its walk looks inside every definition above
-	// the cut, and resolving them in full once costs less than resolving
-	// the entries on the way (BenchmarkCompileTemplatesDirFitted: a
-	// quarter fewer allocations, about a tenth less CPU in one
-	// measurement, 6.8 against 7.7 MB a run).
-	if es, ok := b.(entrySource); ok && opts.FitDescriptions == 0 && (opts.RemoveDescriptions || opts.MaxDescriptionLength == 0) {
-		if ns, ok := b.(normalizedSource); ok && ns.Normalized() && storesEntries(es, !opts.RemoveDescriptions) {
-			c.lazy = newLazyStore(c, version, es)
-		}
-	}
 	return c, nil
 }
 
@@ -214,7 +188,6 @@ type Document struct {
 	// about what its YAML takes (the JSON's bytes and two spaces per level
 	// of every value), to size the output buffer.
 	jsonSize, yamlSize int64
-	render             *renderCache // the Compiler's: AppendJSON's shared texts
 	fit                *DescriptionFit
 }
 
@@ -255,48 +228,20 @@ func (d Document) Annotations() map[string]string {
 }
 
 // cleanCopy deep-copies v, leaving out the compiler's private keys.
-func cleanCopy(v any) any { return copyClean(v, nil) }
-
-// copyClean is cleanCopy; with a cache, the copies of shared subtrees and
-// lazy entries are made once and shared (Document.View, under the cache's
-// jsonMu).
-func copyClean(v any, c *renderCache) any {
+func cleanCopy(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
-		var id unsafe.Pointer
-		if c != nil {
-			if _, ok := c.shared[mapID(t)]; ok {
-				id = mapID(t)
-				if m, ok := c.views[id]; ok {
-					return m
-				}
-			}
-		}
 		out := make(map[string]any, len(t))
 		for k, x := range t {
 			if k != bundleDefault {
-				out[k] = copyClean(x, c)
+				out[k] = cleanCopy(x)
 			}
 		}
-		if id != nil {
-			c.remember(id, out)
-		}
 		return out
-	case *lazyEntry:
-		if c == nil {
-			return copyClean(t.mustValue(), nil)
-		}
-		id := unsafe.Pointer(t)
-		if m, ok := c.views[id]; ok {
-			return m
-		}
-		m := copyClean(t.mustValue(), c)
-		c.remember(id, m)
-		return m
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = copyClean(x, c)
+			out[i] = cleanCopy(x)
 		}
 		return out
 	}
@@ -316,8 +261,6 @@ type Result struct {
 	// sorted: the target's, and those $refs pin (python://...k8s-1.21.1.json,
 	// GitHub swagger URLs). Just the target's when nothing is pinned.
 	KubeVersions []string
-
-	render *renderCache // the Compiler's, shared by its Results
 }
 
 // YAML encodes the documents as deterministic YAML (one "---" separated
@@ -328,9 +271,6 @@ func (r *Result) YAML() ([]byte, error) { return r.AppendYAML(nil) }
 // slice (a caller prefixing a header writes it once, in one buffer). When
 // dst has room for the text it is written in place: a caller rendering
 // many Results reuses one buffer.
-//
-// Rendering reads and fills the Compiler's render cache: like Compile, it
-// is not safe for concurrent use with the Compiler or its other Results.
 func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 	// Room for the whole text up front: growing by doubling copies (and
 	// faults in) every intermediate buffer. Block YAML of a schema is
@@ -344,7 +284,7 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 		buf = make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
 		copy(buf, dst)
 	}
-	return appendDocuments(buf, r.objects(), r.render)
+	return appendDocuments(buf, r.objects())
 }
 
 // YAMLSize is about the size of the text AppendYAML writes: an estimate
@@ -364,7 +304,7 @@ func (r *Result) WriteYAML(w io.Writer) error { return r.WriteYAMLAfter(w, "") }
 // WriteYAMLAfter is WriteYAML with prefix (a header) written first, in
 // the same buffer.
 func (r *Result) WriteYAMLAfter(w io.Writer, prefix string) error {
-	return writeDocuments(w, prefix, r.objects(), r.render)
+	return writeDocuments(w, prefix, r.objects())
 }
 
 func (r *Result) objects() []any {
@@ -423,13 +363,13 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 		budget: b, used: map[string]bool{abs: true}, local: map[string]*cachedTarget{}}
 	c.files[abs] = docs
 	defer delete(c.files, abs) // the template itself may change between calls
-	res := &Result{render: c.render}
+	res := &Result{}
 	// Each document through the stages of the data flow (document.go).
 	for _, d := range docs {
 		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent), render: c.render})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
 		}
 	}
 	warnings, errs := r.finish(display)
@@ -467,11 +407,6 @@ func (c *Compiler) fitResult(res *Result, docs []*document, bounds []descBound, 
 		if err != nil {
 			return err
 		}
-		bare.eager, bare.renormalize = c.eager, c.renormalize // tests: the same paths
-		// Resolved in full too (see New): the fitted CRD is a copy of
-		// this compile on the way to every description kept, which
-		// would otherwise resolve the entries there a second time.
-		bare.lazy = nil
 		c.bare = bare
 	}
 	bareRes, err := c.bare.compile(name, src, parsed, patch)
@@ -489,12 +424,6 @@ func (c *Compiler) fitResult(res *Result, docs []*document, bounds []descBound, 
 			}
 		}
 		res.Documents[i] = c.fitDocument(res.Documents[i], bareRes.Documents[i], own, c.opts.FitDescriptions)
-		if res.Documents[i].render != res.render {
-			// Built on the compile without descriptions: rendered with
-			// its caches (a document of the other compile in the same
-			// Result is rendered right, only uncached).
-			res.render = res.Documents[i].render
-		}
 	}
 	return nil
 }

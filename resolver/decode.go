@@ -1,7 +1,5 @@
 package resolver
 
-import "bytes"
-
 // Decode reads every document of a YAML or JSON stream into plain values
 // (map[string]any, []any, string, bool, json.Number, nil), as the
 // compiler reads a template: the one parser for everything else read
@@ -13,9 +11,9 @@ import "bytes"
 // every pair of keys of a mapping, which a file of one large mapping
 // turns into hours), and what the documents expand to (YAML aliases and
 // merges included) is charged to a budget of budget, refused with a
-// message once past it; 0 is InputBudget(len(src)). Text that starts like JSON is
-// read by the strict JSON reader first (several times faster), and as
-// YAML when that fails. Empty documents are left out. Errors are *Error,
+// message once past it; 0 is InputBudget(len(src)). It reads as a
+// template is read (parseDocumentsWithin): text that starts like JSON by
+// the strict JSON reader, and as YAML when that fails. Empty documents are left out. Errors are *Error,
 // with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
 	docs, err := decodeDocuments(name, src, budget)
@@ -64,27 +62,7 @@ func decodeDocuments(name string, src []byte, budget Size) ([]*document, error) 
 	if budget == 0 {
 		budget = InputBudget(len(src))
 	}
-	var docs []*document
-	var err error
-	if looksLikeJSON(src) {
-		if err = checkText(name, src); err != nil {
-			return nil, err
-		}
-		docs, err = parseJSONDocuments(name, bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")), newBudget(budget))
-		if err != nil {
-			// Flow YAML ({a: 1}) starts like JSON too.
-			var yerr error
-			if docs, yerr = parseDocumentsWithin(name, src, newBudget(budget)); yerr == nil {
-				err = nil
-			}
-		}
-	} else {
-		docs, err = parseDocumentsWithin(name, src, newBudget(budget))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return docs, nil
+	return parseDocumentsWithin(name, src, newBudget(budget))
 }
 
 // InputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice

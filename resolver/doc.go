@@ -23,11 +23,14 @@
 // twice, or more than the budget allows once YAML aliases are expanded
 // (alias bombs; see Budget).
 //
-// JSON that YAML cannot read (a "\/" escape, say) goes through a strict
-// JSON reader that gives the same values and positions: every key and
-// value has its line:col, a key written twice is an error at the second,
-// and several top-level values are several documents, as in a YAML stream
-// (anything else after a value is an error at its position).
+// There is one reader per format: text that starts like JSON ({ or [)
+// goes through a strict JSON reader that gives what yaml.v3 gives for JSON
+// both read, and also reads JSON that YAML cannot (a "\/" escape, tab
+// indentation): every key and value has its line:col, a key written twice
+// is an error at the second, and several top-level values are several
+// documents, as in a YAML stream (anything else after a value is an error
+// at its position). Everything else, and flow YAML that only starts like
+// JSON, is read by yaml.v3.
 //
 // Numbers are checked as the apiserver will decode them, as int64 when
 // they are integers and float64 otherwise: NaN and infinities (.nan,
@@ -102,31 +105,12 @@
 // than the CRD-legal x-kubernetes-* ones are dropped, and Kubernetes'
 // defaults are set aside (see Flatten). RemoveDescriptions and
 // MaxDescriptionLength act on bundle text only; what you wrote stays. The
-// bundles of 1.16 and later store their definitions imported and
-// structural already (Prebuild, run by `make schemas`), their descriptions
-// apart: a compile decodes them as they are, puts the descriptions back
-// unless RemoveDescriptions, and settles, as it resolves their $refs, only
-// what depends on other definitions (list-map key defaults, the atomic
-// items of sets, and $ref sites that add more than text to their target).
-// A $ref pinning another minor than the target's is settled the same way
-// when what the structural pass decides by version comes out the same
-// (both minors 1.16 or later, every format the pinned minor knows known to
-// the target: pinning 1.21 for a 1.37 target); otherwise it gets the whole
-// pass (formats and list types depend on the minor).
-//
-// Without descriptions (RemoveDescriptions), a compile for the minor of
-// the bundle, or against a pinned minor settled as above, goes further:
-// the bundle stores, for every definition that resolves on its own, the
-// YAML the emitter writes for each of its top-level mappings and what
-// they cost (PrebuildFragments), so only the definitions the template's
-// own $refs name are decoded; what they hold is written and measured from
-// the store. A pass that has to look inside (list-map keys, allOf
-// merging, root metadata, v1beta1 defaults, Document.Object) gets it
-// resolved, once per Compiler: the definition's own values, what they
-// refer to still read from the store until something looks inside that
-// too. A JSON patch copies on write only the way to what each operation
-// touches, so it resolves the definitions on its paths and nothing else.
-// The output is the same bytes, warnings and sizes (TestLazyIsEager).
+// bundles of 1.16 and later store their definitions imported already
+// (Prebuild, run by `make schemas`), their descriptions apart: a compile
+// decodes them (encoding/json) and puts the descriptions back unless
+// RemoveDescriptions. Every bundle definition then gets the whole
+// structural pass for the target's minor, as the template's own schemas
+// do, whichever minor its bundle is.
 //
 // A definition's description documents the field that refers to it: a
 // property that is a $ref and has no description of its own gets the
@@ -143,9 +127,7 @@
 // in the order they stand in the output, while the next one fits. The
 // template is compiled a second time without descriptions (what that keeps
 // is the author's); the fitted CRD is that compile with the kept
-// descriptions added, copied only on the way to them, so the rest keeps
-// its shared targets and cached text (both compiles resolve their targets
-// in full: the walk looks inside them). A CRD larger than the limit even
+// descriptions added, copied only on the way to them. A CRD larger than the limit even
 // without Kubernetes' descriptions is that compile, and
 // Document.Descriptions says it does not fit. DescriptionsKey
 // (x-descriptions: none, all or a depth) beside a $ref in a template's
@@ -242,19 +224,17 @@
 //
 //	compile.go      Options, New, Compile: the template parsed, each document through the stages, the Result
 //	source.go       Parse and CompileSource: a template parsed once for a caller that must look into it first
-//	load.go         load: YAML (or JSON, jsondoc.go) into values with positions, within the budget;
-//	yamlfast.go     the block YAML templates are written in, read without yaml.v3 (anything else goes to it)
+//	load.go         load: YAML (yaml.v3) or JSON (jsondoc.go, jsondecode.go) into values with positions, within the budget
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
-//	import.go       a bundle definition decoded (stored structural from 1.16, prebuild.go), or imported
-//	lazy.go         without descriptions: bundle definitions decoded only as deep as the template looks
+//	import.go       a bundle definition decoded and imported (prebuild.go: what `make schemas` stores)
 //	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
 //	files.go        file targets, read through the one reader (internal/fileio)
-//	structural.go   normalise: the structural pass over what the template wrote, settle for bundle definitions
+//	structural.go   normalise: the structural pass, over the template's schemas and every bundle definition
 //	v1beta1.go      the v1beta1 rules on defaults; patch.go: the JSON patch
 //	budget.go       what a compile may build, counted as it goes
-//	emit.go         deterministic YAML
+//	emit.go         deterministic YAML; jsonemit.go: compact JSON
 //
 // One compile's state is a run (run.go). Its diagnostics (diagnostics.go)
 // are collected in one place wherever a stage raises them; chain.go says

@@ -169,13 +169,6 @@ func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
 func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 	errsBefore := len(r.errs)
 	sc, out := crd.t.sc, crd.obj
-	// The v1beta1 rules read every schema: lazy entries resolved in full
-	// first (lazy.go). The patch resolves only what it touches.
-	if crd.t.apiVersion == apiextensionsV1beta1 {
-		if m, changed := materializeAll(out); changed {
-			out = m.(map[string]any)
-		}
-	}
 	if crd.t.apiVersion == apiextensionsV1beta1 {
 		if r.v1beta1Defaults(out, sc); len(r.errs) > errsBefore {
 			return nil, false

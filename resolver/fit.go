@@ -29,9 +29,7 @@ import (
 // tells the author's descriptions from Kubernetes'), a walk of the CRD
 // with descriptions down to the first one that does not fit, a copy of
 // the compile without them on the way to each kept one, and a render.
-// Both compiles resolve their $ref targets in full, not from the lazy
-// entries: the walk looks inside every definition above the cut (see
-// New). Every step is linear in the CRD's values (sorting keys aside, as
+// Every step is linear in the CRD's values (sorting keys aside, as
 // rendering does): sizes are counted per description, never by rendering
 // trial outputs.
 
@@ -147,9 +145,8 @@ type fitNode struct {
 }
 
 // fitVisit is a schema to visit at a depth: m in the CRD compiled with
-// descriptions (a lazy entry resolved when visited), bare its counterpart
-// compiled without (nil, or a lazy entry, where everything below is
-// Kubernetes').
+// descriptions, bare its counterpart compiled without (nil where
+// everything below is Kubernetes').
 type fitVisit struct {
 	m     any
 	bare  any
@@ -163,7 +160,7 @@ type fitVisit struct {
 // by depth (visits holds the next depth's), each depth in document order,
 // adding the descriptions that fit to a copy-on-write of the CRD compiled
 // without them: what no kept description lies under stays shared with
-// that compile (its cached targets and render caches), and nothing deeper
+// that compile (its cached targets), and nothing deeper
 // than the first description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer
@@ -219,7 +216,7 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 	}
 	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
 	if !fit.Fits {
-		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, render: bare.render, fit: &fit}
+		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, fit: &fit}
 	}
 	if len(bounds) == 0 && (f.limit == 0 || full.jsonSize <= f.limit) {
 		fit.Kept = total
@@ -240,7 +237,7 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 	if root.copy != nil {
 		obj = root.copy.(map[string]any)
 	}
-	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), render: bare.render, fit: &fit}
+	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), fit: &fit}
 }
 
 // count returns how many of Kubernetes' descriptions the schema v (of the
@@ -252,8 +249,6 @@ func (f *fitter) count(v, bare any) int {
 	var key any
 	if !isMap {
 		switch t := v.(type) {
-		case *lazyEntry:
-			key = t
 		case map[string]any:
 			key = mapID(t)
 		}
@@ -305,9 +300,6 @@ func (f *fitter) visit(v fitVisit, depth int) {
 		return
 	}
 	bm := asSchema(v.bare)
-	if _, isEntry := v.bare.(*lazyEntry); isEntry {
-		bm = nil // wholly Kubernetes': no need to resolve it
-	}
 	upTo := v.upTo
 	if v.track {
 		if n, ok := f.bounds[v.ptr]; ok {
@@ -400,8 +392,7 @@ func joinIf(on bool, ptr, tail string) string {
 }
 
 // own returns the output's copy of node: the bare CRD's value there,
-// copied once (a mapping shallowly, a lazy entry resolved first, a list
-// as a new list) and set in its parent's copy, so that a description can
+// copied once (a mapping shallowly, a list as a new list) and set in its parent's copy, so that a description can
 // be added to it. nil when bare has no such value.
 func (f *fitter) own(n *fitNode) any {
 	if n.copy != nil {
@@ -421,8 +412,8 @@ func (f *fitter) own(n *fitNode) any {
 		}
 	}
 	switch t := v.(type) {
-	case map[string]any, *lazyEntry:
-		n.copy = maps.Clone(asSchema(t))
+	case map[string]any:
+		n.copy = maps.Clone(t)
 	case []any:
 		n.copy = slices.Clone(t)
 	default:

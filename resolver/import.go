@@ -1,8 +1,8 @@
 package resolver
 
 import (
+	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -16,14 +16,6 @@ import (
 type normalizedSource interface {
 	Normalized() bool
 	AppendDescriptions(dst []byte, name string) ([]byte, error)
-}
-
-// sharedSource is implemented by sources (such as *schemas.Bundle) whose
-// bytes are shared for the life of the process: decoding them keeps
-// pieces of them instead of copies (jsonDecoder.shared).
-type sharedSource interface {
-	SharedDefinition(name string) ([]byte, error)
-	SharedDescriptions(name string) ([]byte, error)
 }
 
 // bundleFor returns the bundle of a Kubernetes version, loading it once.
@@ -101,65 +93,37 @@ var crdExtensions = map[string]bool{
 // arbitrary JSON.
 //
 // A bundle of Kubernetes 1.16 or later stores its definitions imported
-// and structural already (see Prebuild): they are decoded as they are,
-// their descriptions added back unless RemoveDescriptions, and pre reports
-// it, so the structural pass can leave them alone.
-func (r *run) importDefinition(version, name string) (def map[string]any, pre bool, err error) {
-	return r.importDefinitionSkipping(version, name, nil)
-}
-
-// importDefinitionSkipping is importDefinition leaving out the values of
-// the top-level members named in skip when the bundle stores the
-// definition structural (pre): each is then skippedMapping{} when it is a
-// mapping (jsonDecoder.skipTop), and the descriptions inside it are not
-// put back (its entry holds them).
-func (r *run) importDefinitionSkipping(version, name string, skip []string) (def map[string]any, pre bool, err error) {
+// already (see Prebuild), their descriptions apart: they are decoded as
+// they are and their descriptions added back unless RemoveDescriptions.
+// The caller runs the structural pass over either.
+func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	var raw []byte
-	ss, shared := b.(sharedSource)
-	if shared {
-		raw, err = ss.SharedDefinition(name)
-	} else {
-		raw, err = b.Definition(name)
-	}
+	raw, err := b.Definition(name)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %w", ErrUnresolved, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
 	// Decoding is work the budget bounds (cached definitions are decoded
 	// once per Compiler, those inside a cut cycle at every use).
 	if r.budget.chargeWork(int64(len(raw)) / budgetValueCost) {
 		r.stopForWork(scope{version: version}, "#/definitions/"+name)
-		return nil, false, errStopped
+		return nil, errStopped
 	}
-	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
-		def, err := r.decodeNormalized(ns, version, name, raw, skip, ss)
-		return def, err == nil, err
-	}
-	descs := ""
-	if r.c.opts.RemoveDescriptions {
-		descs = "description"
-	}
-	v, err := (&jsonDecoder{data: raw, skip: descs, shared: shared}).all()
-	if err != nil {
-		return nil, false, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
-	}
-	def, err = r.importRaw(version, name, v)
-	return def, false, err
-}
-
-// decodeNormalized decodes a definition a bundle stores structural (raw,
-// its structure), without the values of the top-level members in skip
-// (jsonDecoder.skipTop), and puts back its descriptions, as the options
-// say. ss, when not nil, is where raw came from: what is decoded then
-// shares the bundle's bytes, descriptions included.
-func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []byte, skip []string, ss sharedSource) (map[string]any, error) {
-	v, err := (&jsonDecoder{data: raw, skipTop: skip, shared: ss != nil}).all()
+	v, err := decodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
+	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
+		return r.addBundleDescriptions(ns, version, name, v)
+	}
+	return r.importRaw(version, name, v)
+}
+
+// addBundleDescriptions takes v, a definition a bundle stores structural,
+// and puts back its descriptions, as the options say.
+func (r *run) addBundleDescriptions(ns normalizedSource, version, name string, v any) (map[string]any, error) {
 	def, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))
@@ -167,20 +131,14 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 	if r.c.opts.RemoveDescriptions {
 		return def, nil
 	}
-	var data []byte
-	if ss != nil {
-		data, err = ss.SharedDescriptions(name)
-	} else {
-		r.c.descScratch, err = ns.AppendDescriptions(r.c.descScratch[:0], name)
-		data = r.c.descScratch
-	}
+	data, err := ns.AppendDescriptions(nil, name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
 	if len(data) == 0 {
 		return def, nil
 	}
-	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, ss != nil, skip); err != nil {
+	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength); err != nil {
 		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
 	return def, nil
@@ -189,29 +147,13 @@ func (r *run) decodeNormalized(ns normalizedSource, version, name string, raw []
 // addDescriptions sets the descriptions of a structural definition def:
 // data is a JSON object from the JSON pointer of each schema node (inside
 // def) to its text, as Prebuild writes it. max > 0 truncates each text
-// (truncateDescription). shared says data lives as long as the process
-// (jsonDecoder.shared): the texts are then its own bytes. The members are
-// set as they are read, none kept in a map of their own; a pointer named
-// twice gets its last text, as decoding the object would give it. A
-// pointer into a top-level member named in skip (left out of def, see
-// jsonDecoder.skipTop) is passed over.
-func addDescriptions(def map[string]any, data []byte, max int, shared bool, skip []string) error {
-	d := jsonDecoder{data: data, shared: shared}
-	var skipped func(ptr string) bool
-	if len(skip) > 0 {
-		skipped = func(ptr string) bool {
-			if len(ptr) < 2 {
-				return false
-			}
-			first, _, _ := strings.Cut(ptr[1:], "/")
-			return slices.Contains(skip, unescapePointerToken(first))
-		}
+// (truncateDescription).
+func addDescriptions(def map[string]any, data []byte, max int) error {
+	var texts map[string]string
+	if err := json.Unmarshal(data, &texts); err != nil {
+		return err
 	}
-	return d.members(skipped, func(ptr string, text any) error {
-		s, ok := text.(string)
-		if !ok {
-			return fmt.Errorf("%q: the text is %s, not a string", ptr, describeValue(text))
-		}
+	for ptr, s := range texts {
 		node, err := lookupPointer(def, ptr)
 		if err != nil {
 			return err
@@ -224,8 +166,8 @@ func addDescriptions(def map[string]any, data []byte, max int, shared bool, skip
 			s = truncateDescription(s, max)
 		}
 		m["description"] = s
-		return nil
-	})
+	}
+	return nil
 }
 
 // importRaw is importDefinition's work on a definition as the swagger has

@@ -139,7 +139,7 @@ func (r *jsonDocReader) value(ptr string, depth int) (any, error) {
 	case c == '[':
 		return r.array(ptr, depth)
 	case c == '"':
-		v, err = r.stringInterned()
+		v, err = r.string()
 	case c == 't':
 		v, err = true, r.literal("true")
 	case c == 'f':
@@ -185,7 +185,7 @@ func (r *jsonDocReader) object(ptr string, depth int) (any, error) {
 		if keyAt >= len(r.data) || r.data[keyAt] != '"' {
 			return nil, r.errorAt(keyAt, "expected a string key")
 		}
-		k, err := r.stringInterned()
+		k, err := r.string()
 		if err != nil {
 			return nil, r.wrap(err)
 		}

@@ -4,41 +4,25 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"sync"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // AppendJSON appends the CRD's compact JSON to dst: the bytes
 // json.Marshal(d.Object()) returns (keys sorted, HTML characters
-// escaped), JSONSize of them. It writes from the compiled value itself,
-// with no copy of it: the subtrees a document shares with the Compiler's
-// cache (a PodSpec in every template) are encoded once per Compiler and
-// copied from then on.
-//
-// Hand-written rather than json.Marshal of Object: that copies the whole
-// CRD into fresh maps and sorts every mapping's keys again, and for a
-// project of 1,000 templates embedding a PodTemplateSpec the copies and
-// their collection took check ten seconds of its time (issue 21).
-//
-// Safe for concurrent use with other AppendJSON calls, also of documents
-// of the same Compiler (they share its cache, under a lock); not with a
-// compile running on that Compiler.
+// escaped), JSONSize of them, written from the compiled value itself. A
+// hand-written piece, kept because a user workload shows it: hack/bench.sh's
+// `check` of the generated projects sends every CRD to the validator as
+// JSON, and json.Marshal of Object (a copy of each CRD, then reflection over
+// every map) took that workload more than a tenth more CPU and half again
+// its memory. Safe for concurrent use with other AppendJSON calls; not
+// with a compile running on the Compiler.
 func (d Document) AppendJSON(dst []byte) []byte {
-	if d.render == nil { // a Document made without a compile
-		b, _ := json.Marshal(d.Object())
-		return append(dst, b...)
-	}
-	d.render.jsonMu.Lock()
-	defer d.render.jsonMu.Unlock()
-	j := jsonEmitter{cache: d.render}
+	var j jsonEmitter
 	return j.value(dst, d.obj)
 }
 
-// jsonEmitter writes compact JSON of compiled values, shared subtrees
-// from the render cache's JSON texts.
+// jsonEmitter writes compact JSON of compiled values.
 type jsonEmitter struct {
-	cache *renderCache
 	keys  [][]string // key buffers, by depth
 	depth int
 }
@@ -48,26 +32,7 @@ func (j *jsonEmitter) value(b []byte, v any) []byte {
 	case string:
 		return appendJSONString(b, t)
 	case map[string]any:
-		id := mapID(t)
-		if _, ok := j.cache.shared[id]; !ok {
-			return j.object(b, t)
-		}
-		if text, ok := j.cache.json[id]; ok {
-			return append(b, text...)
-		}
-		start := len(b)
-		b = j.object(b, t)
-		j.remember(id, b[start:])
-		return b
-	case *lazyEntry:
-		id := unsafe.Pointer(t)
-		if text, ok := j.cache.json[id]; ok {
-			return append(b, text...)
-		}
-		start := len(b)
-		b = j.value(b, t.mustValue())
-		j.remember(id, b[start:])
-		return b
+		return j.object(b, t)
 	case []any:
 		b = append(b, '[')
 		for i, x := range t {
@@ -108,13 +73,6 @@ func (j *jsonEmitter) value(b []byte, v any) []byte {
 	return append(b, text...)
 }
 
-func (j *jsonEmitter) remember(id unsafe.Pointer, text []byte) {
-	if j.cache.json == nil {
-		j.cache.json = map[unsafe.Pointer][]byte{}
-	}
-	j.cache.json[id] = slices.Clone(text)
-}
-
 func (j *jsonEmitter) object(b []byte, m map[string]any) []byte {
 	for len(j.keys) <= j.depth {
 		j.keys = append(j.keys, nil)
@@ -153,32 +111,61 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, text...)
 }
 
-// jsonCache is the part of renderCache AppendJSON and View use.
-type jsonCache struct {
-	jsonMu sync.Mutex
-	json   map[unsafe.Pointer][]byte // JSON texts of shared subtrees and lazy entries
-	views  map[unsafe.Pointer]any    // their views
-}
-
 // View returns the CRD as Object does, as plain JSON-like values, but
-// shared: the subtrees it has in common with the other documents of its
-// Compiler (the $ref targets it cached) are the same maps in each view,
-// copied once per Compiler. Read it, never change it. A project's
-// outputs compare and hash their CRDs through views, so what they share
-// is compared once (project/twins.go). Safe for concurrent use as
-// AppendJSON is.
+// shared: a subtree without the compiler's private keys is the compiled
+// document's own (and so the same maps as in the other documents of its
+// Compiler that use the same $ref target); only the maps and lists on the
+// way to a private key are copies. Read it, never change it. A project's
+// outputs compare and hash their CRDs through views, so a subtree they
+// share is the same map in each.
 func (d Document) View() map[string]any {
-	if d.render == nil {
-		return d.Object()
-	}
-	d.render.jsonMu.Lock()
-	defer d.render.jsonMu.Unlock()
-	return copyClean(d.obj, d.render).(map[string]any)
+	v, _ := view(d.obj)
+	return v.(map[string]any)
 }
 
-func (c *renderCache) remember(id unsafe.Pointer, v any) {
-	if c.views == nil {
-		c.views = map[unsafe.Pointer]any{}
+// view returns v without the private keys, sharing what holds none; it
+// reports whether it made a copy.
+func view(v any) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		// What was read before a copy is needed is the original.
+		var out map[string]any
+		for k, x := range t {
+			nx, copied := x, false
+			if k != bundleDefault {
+				nx, copied = view(x)
+			}
+			if out == nil && (copied || k == bundleDefault) {
+				out = make(map[string]any, len(t))
+				for k2, x2 := range t {
+					if k2 != bundleDefault {
+						out[k2] = x2
+					}
+				}
+			}
+			if out != nil && k != bundleDefault {
+				out[k] = nx
+			}
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, x := range t {
+			nx, copied := view(x)
+			if copied && out == nil {
+				out = slices.Clone(t)
+			}
+			if out != nil {
+				out[i] = nx
+			}
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
 	}
-	c.views[id] = v
+	return v, false
 }

@@ -37,18 +37,8 @@ type document struct {
 	file  string
 	index int
 	value any
-	pos   map[string]Position // nil until lazy has built it, when lazy is set
-	lazy  *lazyPositions
+	pos   map[string]Position
 	cost  cost // what reading it built, charged to every compile that uses it
-}
-
-// positionMap returns the document's positions, building them first if
-// they were left for later.
-func (d *document) positionMap() map[string]Position {
-	if d.lazy != nil {
-		return d.lazy.of(d.index)
-	}
-	return d.pos
 }
 
 // position returns the position of the value at pointer ptr, or of its
@@ -57,9 +47,8 @@ func (d *document) position(ptr string) Position {
 	if d == nil {
 		return Position{}
 	}
-	pos := d.positionMap()
 	for {
-		if p, ok := pos[ptr]; ok {
+		if p, ok := d.pos[ptr]; ok {
 			return p
 		}
 		i := lastSlash(ptr)
@@ -68,52 +57,6 @@ func (d *document) position(ptr string) Position {
 		}
 		ptr = ptr[:i]
 	}
-}
-
-// lazyPositions holds what the positions of a file read by
-// parseSimpleYAML are built from, and builds them the first time one is
-// asked for: only a diagnostic asks, and most compiles have none, while
-// keeping a position for every key is a fifth of reading a template.
-// Building them reads text again exactly as the first time (the same
-// reader, documents counted the same way), so a position is the one an
-// eager read would have kept (TestSimpleYAMLMatchesYAMLv3 compares them
-// with yaml.v3's).
-type lazyPositions struct {
-	once  sync.Once
-	file  string
-	text  string                // the file's text; a string, so it cannot change meanwhile
-	limit Size                  // the budget the first read had
-	pos   []map[string]Position // by document index
-}
-
-// of returns the positions of document index, building every document's
-// on first use. Read once already within a budget of this limit, text
-// reads again within a fresh one; if it somehow did not, positions fall
-// back to the file's name alone.
-func (l *lazyPositions) of(index int) map[string]Position {
-	l.once.Do(func() {
-		nodes, ok := parseSimpleYAML(l.text)
-		if !ok {
-			return
-		}
-		b := newBudget(l.limit)
-		var numbers ErrorList
-		for _, n := range nodes {
-			c := &converter{file: l.file, pos: map[string]Position{}, budget: b, posCap: len(l.text), numbers: &numbers}
-			v, err := c.value(n, "", 0, true)
-			if err != nil {
-				l.pos = nil
-				return
-			}
-			if v != nil {
-				l.pos = append(l.pos, c.pos)
-			}
-		}
-	})
-	if index < len(l.pos) {
-		return l.pos[index]
-	}
-	return nil
 }
 
 func lastSlash(s string) int {
@@ -134,37 +77,37 @@ func parseDocuments(file string, src []byte) ([]*document, error) {
 }
 
 // parseDocumentsWithin is parseDocuments charging what it builds to b.
-// JSON that YAML cannot read (tab indentation, "\/") is read by the
-// strict JSON reader instead.
+// Text that starts like JSON is read by the strict JSON reader
+// (jsondoc.go), which gives what yaml.v3 gives for JSON both read
+// (TestStrictJSONMatchesYAML) and also reads JSON that YAML cannot (tab
+// indentation, "\/"); what it refuses (flow YAML that is not JSON) is read
+// by yaml.v3, and when both refuse it the JSON reader's error stands.
+// Everything else is read by yaml.v3.
 func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, error) {
-	return parseDocumentsSimple(file, src, b, true)
-}
-
-// parseDocumentsSimple is parseDocumentsWithin, trying the fast readers
-// first when simple: parseSimpleYAML, then for JSON the strict JSON reader.
-// Without simple (tests comparing the readers), YAML is read by yaml.v3.
-func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*document, error) {
 	if err := checkText(file, src); err != nil {
 		return nil, err
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	start := b.used
+	var jsonErr error
+	isJSON := looksLikeJSON(src)
+	if isJSON {
+		docs, err := parseJSONDocuments(file, src, b)
+		if err == nil {
+			return docs, nil
+		}
+		jsonErr = err
+		b.used = start // nothing read as JSON is kept
+	}
+	return parseYAMLDocuments(file, src, b, jsonErr)
+}
+
+// parseYAMLDocuments is parseDocumentsWithin's yaml.v3 reader: src is
+// checked text without a byte order mark. syntaxErr, when not nil, is
+// returned in place of a YAML syntax error (what the JSON reader said).
+func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]*document, error) {
 	var docs []*document
 	var numbers ErrorList // numbers that cannot be read, in every document
-	convert := func(n *yaml.Node, lazy *lazyPositions) error {
-		before := b.used
-		c := &converter{file: file, budget: b, posCap: len(src), numbers: &numbers}
-		if lazy == nil {
-			c.pos = map[string]Position{}
-		}
-		v, err := c.value(n, "", 0, lazy == nil)
-		if err != nil {
-			return err
-		}
-		if v != nil {
-			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, lazy: lazy, cost: b.used.minus(before)})
-		}
-		return nil
-	}
 	// done returns what was read, or every number error followed by the
 	// error that stopped the reading, if any.
 	done := func(err error) ([]*document, error) {
@@ -183,34 +126,6 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 		}
 		return nil, numbers
 	}
-	if simple {
-		text := string(src)
-		if nodes, ok := parseSimpleYAML(text); ok {
-			lazy := &lazyPositions{file: file, text: text, limit: Size(b.limit)}
-			for _, n := range nodes {
-				if err := convert(n, lazy); err != nil {
-					return done(err)
-				}
-			}
-			return done(nil)
-		}
-	}
-	start := b.used
-	// JSON (a JSON patch, a template written as JSON) is read by the
-	// strict JSON reader first: it gives what the YAML reader gives for
-	// JSON both can read (TestStrictJSONMatchesYAML), in a fraction of the
-	// time, and a one-file run with a JSON patch then never wakes the YAML
-	// reader (a tenth of a millisecond of first use for a 200-byte patch).
-	// What it refuses (flow YAML that is not JSON, a number out of range)
-	// is read as before.
-	var jsonErr error // what the JSON reader said, when it was tried
-	if simple && looksLikeJSON(src) {
-		var docs []*document
-		if docs, jsonErr = parseJSONDocuments(file, src, b); jsonErr == nil {
-			return docs, nil
-		}
-		b.used = start
-	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var n yaml.Node
@@ -219,17 +134,19 @@ func parseDocumentsSimple(file string, src []byte, b *budget, simple bool) ([]*d
 			break
 		}
 		if err != nil {
-			if looksLikeJSON(src) {
-				if jsonErr != nil {
-					return nil, jsonErr // read once already
-				}
-				b.used = start // nothing read as YAML is kept
-				return parseJSONDocuments(file, src, b)
+			if syntaxErr != nil {
+				return nil, syntaxErr
 			}
 			return done(yamlError(file, src, err))
 		}
-		if err := convert(&n, nil); err != nil {
+		before := b.used
+		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src), numbers: &numbers}
+		v, err := c.value(&n, "", 0, true)
+		if err != nil {
 			return done(err)
+		}
+		if v != nil {
+			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
 		}
 	}
 	return done(nil)

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unsafe"
 )
 
 // Patch is a parsed RFC 6902 JSON patch, YAML or JSON, with the position of
@@ -103,15 +102,13 @@ func (p *Patch) Apply(doc any) (any, error) {
 // apply applies the patch to doc, charging what each operation adds to b
 // before it is built. after, if set, is called with the document after
 // each operation. doc is never changed: the maps and lists on the way to
-// what an operation changes are copied, once each, without the
-// compiler's private keys, and a lazy entry on the way is resolved in
-// full (lazy.go); everything else stays shared with doc. What an
-// operation reads (test, copy, move) is taken as a clean copy. So a
-// patch resolves in full only what it touches, and the document it
-// returns reads, measures and writes as the clean copy of doc patched
+// what an operation changes are copied by that operation, without the
+// compiler's private keys; everything else stays shared with doc. What
+// an operation reads (test, copy, move) is taken as a clean copy. The
+// document it returns reads, measures and writes as the clean copy of doc patched
 // would.
 func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
-	w := &patcher{owned: map[unsafe.Pointer]bool{}}
+	w := &patcher{}
 	for i, op := range p.ops {
 		if why := b.charge(op.growth(doc)); why != "" {
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s) would bring the compile to %s", i, op.describe(), why))}
@@ -165,18 +162,16 @@ func lookupOrNil(doc any, ptr string) any {
 	return v
 }
 
-// lookupClean is lookupPointer as if over the clean copy of doc: a lazy
-// entry on the way is resolved, private keys are not there. The value it
-// returns is shared (possibly a lazy entry): read it through cleanCopy.
+// lookupClean is lookupPointer as if over the clean copy of doc: private
+// keys are not there. The value it returns is shared: read it through
+// cleanCopy.
 func lookupClean(doc any, ptr string) (any, error) { return lookupPointerIn(doc, ptr, cleanView) }
 
 // cleanView returns v as the clean copy of doc would hold it, at its top
-// level: a lazy entry resolved, a map without the private keys (a shallow
-// copy when it has any); shared, never to be changed.
+// level: a map without the private keys (a shallow copy when it has
+// any); shared, never to be changed.
 func cleanView(v any) any {
 	switch t := v.(type) {
-	case *lazyEntry:
-		return cleanView(t.mustValue())
 	case map[string]any:
 		if _, ok := t[bundleDefault]; ok {
 			t = maps.Clone(t)
@@ -209,12 +204,11 @@ func (op patchOp) growth(doc any) cost {
 	return cost{}
 }
 
-// patcher applies operations copy-on-write (see Patch.apply).
-type patcher struct {
-	// owned holds the maps and lists this patch made: they may be
-	// changed; anything else is shared.
-	owned map[unsafe.Pointer]bool
-}
+// patcher applies operations copy-on-write (see Patch.apply): each
+// operation copies the maps and lists on the way to what it changes, so
+// the document's other values, shared with the Compiler's resolved
+// targets, are never changed.
+type patcher struct{}
 
 func (w *patcher) apply(op patchOp, doc any) (any, error) {
 	switch op.op {
@@ -262,41 +256,26 @@ func (w *patcher) apply(op patchOp, doc any) (any, error) {
 
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
 
-// own returns v as this patch may change it: v itself when the patch
-// made it, else a copy of its top level (a lazy entry resolved first,
-// without the private keys) that it now owns. Scalars are returned as
+// own returns a copy of v's top level (a map without the private keys)
+// that the operation may change. Scalars and empty lists are returned as
 // they are.
 func (w *patcher) own(v any) any {
 	switch t := v.(type) {
-	case *lazyEntry:
-		return w.own(t.mustValue())
 	case map[string]any:
-		if w.owned[mapID(t)] {
-			return t
-		}
 		t = maps.Clone(t)
 		if t == nil {
 			t = map[string]any{}
 		}
 		delete(t, bundleDefault)
-		w.owned[mapID(t)] = true
 		return t
 	case []any:
-		if len(t) == 0 || w.owned[unsafe.Pointer(unsafe.SliceData(t))] {
+		if len(t) == 0 {
 			return t
 		}
-		return w.fresh(slices.Clone(t))
+		return slices.Clone(t)
 	default:
 		return t
 	}
-}
-
-// fresh records a list the patch made.
-func (w *patcher) fresh(l []any) []any {
-	if len(l) > 0 {
-		w.owned[unsafe.Pointer(unsafe.SliceData(l))] = true
-	}
-	return l
 }
 
 // ownPath makes every map and list from the root of doc down to toks
@@ -373,7 +352,7 @@ func (w *patcher) addAt(doc any, path string, v any) (any, error) {
 		}
 		list := make([]any, 0, len(t)+1)
 		list = append(append(append(list, t[:i]...), v), t[i:]...)
-		return w.setList(doc, toks, w.fresh(list)), nil
+		return w.setList(doc, toks, list), nil
 	default:
 		return nil, fmt.Errorf("cannot add to %s", describeValue(pv))
 	}
@@ -404,7 +383,7 @@ func (w *patcher) removeAt(doc any, path string) (any, any, error) {
 		v := t[i]
 		list := make([]any, 0, len(t)-1)
 		list = append(append(list, t[:i]...), t[i+1:]...)
-		return w.setList(doc, toks, w.fresh(list)), v, nil
+		return w.setList(doc, toks, list), v, nil
 	}
 	return nil, nil, fmt.Errorf("cannot remove from %s", describeValue(pv))
 }

@@ -20,7 +20,7 @@ import (
 //     canonical minor such as "1.37"), as the structural pass would make
 //     it, but for what depends on other definitions: a $ref stays as it
 //     is, and the defaults of list-map keys and the atomic items of sets
-//     are settled when the $refs are resolved;
+//     are left to the compile's structural pass;
 //   - its descriptions split off, so a compile that removes them never
 //     reads them.
 //
@@ -30,8 +30,8 @@ import (
 // nil when there is none. Both have their keys sorted.
 //
 // It fails when a node could not be made structural without a warning or
-// an error: a compile must raise exactly what it raises today, and what it
-// settles at compile time it raises itself.
+// an error: what a compile raises for a definition, its own structural
+// pass raises.
 func Prebuild(version, name string, raw []byte) (structure, descriptions []byte, err error) {
 	ma, mi := parseVersion(version)
 	if ma != 1 || mi < 16 {
@@ -52,8 +52,8 @@ func Prebuild(version, name string, raw []byte) (structure, descriptions []byte,
 	ptr := "#/definitions/" + name
 	Walk(VisitorFunc(func(s map[string]any, p *Path) {
 		if _, isSite := s["$ref"]; isSite {
-			// Merged with its target when resolved (settle makes a site
-			// that adds more than text structural then).
+			// Merged with its target when resolved, and made
+			// structural then.
 			return
 		}
 		r.structuralNode(s, sc, p)

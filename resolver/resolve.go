@@ -43,9 +43,6 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 			}
 			m[k] = r.resolveKey(k, x, sc, ptr)
 		}
-		if sc.settle {
-			r.settle(m, sc, ptr)
-		}
 		return m
 	}
 	r.descriptionsKeyAt(m, sc, ptr, hasRef)
@@ -84,29 +81,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		}
 		out[k] = val
 	}
-	if sc.settle {
-		if !plainSite(m) {
-			// What the site adds to its target may need the structural
-			// pass: the merge is new.
-			r.structuralNode(out, sc, RootPath(ptr))
-		}
-		r.c.normalized[mapID(out)] = struct{}{}
-	}
 	return out
-}
-
-// plainSite reports whether a bundle's $ref site m adds nothing to its
-// target but text and a Kubernetes default: then the merge is structural
-// as the target is.
-func plainSite(m map[string]any) bool {
-	for k := range m {
-		switch k {
-		case "$ref", "description", bundleDefault:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // resolveKey resolves the value of key k of a schema at ptr.
@@ -231,12 +206,11 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	key := t.key()
 	outer := len(r.stack) == 0
-	shallow := outer && key == r.shallow
 	cached, ok := r.c.defs[key]
 	if !ok {
 		cached, ok = r.local[key]
 	}
-	if ok && !shallow {
+	if ok {
 		if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
 			r.stopForWork(sc, ptr)
 			return nil, errStopped
@@ -302,25 +276,6 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.stopForWork(sc, ptr)
 		return nil, errStopped
 	}
-	// A definition the bundle stores entries for, decoded no deeper than
-	// its top level (lazy.go); what resolving it raises is replayed.
-	if store := r.lazyStoreOf(t); store != nil && !shallow {
-		ct, ok, err := r.lazyTarget(store, t)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			r.c.render.shared[mapID(ct.schema)] = struct{}{}
-			r.c.defs[key] = ct
-			r.replayBundle(ct.bundle, site{sc: sc, ptr: ptr, ref: ref})
-			if outer {
-				if err := r.chargeSplice(ct.cost, ptr); err != nil {
-					return nil, err
-				}
-			}
-			return ct.schema, nil
-		}
-	}
 	root := t.pointer
 	if t.file == "" {
 		root = "#/definitions/" + t.name
@@ -332,21 +287,16 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 
 	var resolved map[string]any
 	if t.file == "" {
-		imported, pre, err := r.importDefinition(t.version, t.name)
+		imported, err := r.importDefinition(t.version, t.name)
 		if err != nil {
 			return nil, err
 		}
-		// Stored structural for the target's minor, or for a pinned one
-		// that settles alike (lazy.go: settles): settled as it is
-		// resolved. Structural for another minor: the whole pass, which
-		// changes nothing else, does what depends on the version
-		// (formats, list types before 1.16).
-		sc := scope{version: t.version, settle: pre && r.c.settles(t.version) && !r.c.renormalize}
+		// The whole structural pass, for the target's minor, whatever
+		// minor the bundle is.
+		sc := scope{version: t.version}
 		ptr := "#/definitions/" + t.name
 		resolved, _ = r.resolveSchema(imported, sc, ptr).(map[string]any)
-		if !sc.settle {
-			r.normalize(resolved, sc, ptr)
-		}
+		r.normalize(resolved, sc, ptr)
 	} else {
 		docs, err := r.loadFile(t.file)
 		if err != nil {
@@ -379,14 +329,13 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// Resolved and normalised targets are cached, with the warnings they
 	// raised (replayed on every use), for the life of the Compiler; the
 	// template's own, which may change between Compile calls, for this
-	// compile only (resolved again at every use, 20 definitions of 10
-	// properties each naming the next took forever). Not cached: targets
+	// compile only (resolved once per compile, however often used, so
+	// definitions naming each other cost linear work). Not cached: targets
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
-	if r.cuts == cutsBefore && r.failures == failuresBefore && !shallow {
+	if r.cuts == cutsBefore && r.failures == failuresBefore {
 		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c}
 		if t.file != r.template {
-			r.c.render.share(resolved, r.c.lazy == nil)
 			r.c.defs[key] = ct
 		} else {
 			r.local[key] = ct
@@ -398,16 +347,6 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		}
 	}
 	return resolved, nil
-}
-
-// lazyStoreOf returns the store of entries a bundle target is read from,
-// nil when it is resolved in full (a file target, or a test's eager or
-// renormalize).
-func (r *run) lazyStoreOf(t target) *lazyStore {
-	if t.file != "" || r.c.renormalize || r.c.eager {
-		return nil
-	}
-	return r.c.lazyFor(t.version)
 }
 
 // followWork is what resolving a $ref target (or cutting a cycle there)
@@ -475,7 +414,7 @@ func unique[T comparable](xs []T) []T {
 func (r *run) targetIsObject(t target) bool {
 	var node any
 	if t.file == "" {
-		def, _, err := r.importDefinition(t.version, t.name)
+		def, err := r.importDefinition(t.version, t.name)
 		if err != nil {
 			return false
 		}

@@ -31,11 +31,7 @@ type run struct {
 	cuts  int                      // cycle cuts so far; results containing one are not cached
 	local map[string]*cachedTarget // the template's own resolved targets, for this compile only
 	outer *site                    // the template's $ref being resolved, for work-budget errors
-	// shallow is the key of the bundle definition a lazy store is
-	// materialising (lazy.go): resolved here, outermost, without its
-	// entries and uncached, while what it refers to stays lazy.
-	shallow string
-	nest    int // schema levels resolveSchema is inside
+	nest  int                      // schema levels resolveSchema is inside
 
 	// Spending (budget.go).
 	budget  *budget
@@ -52,7 +48,7 @@ type run struct {
 	// write (fit.go), in the order resolved.
 	bounds []descBound
 
-	prebuild bool // Prebuild's run: leave list-map keys and set items to settle
+	prebuild bool // Prebuild's run: leave list-map keys and set items to the compile
 }
 
 // errStopped is returned once the compile is stopped; the reason has been
@@ -65,9 +61,6 @@ type scope struct {
 	file    string    // absolute path; "" inside a bundle
 	doc     *document // the document holding the ref (file scope)
 	version string    // bundle scope: the bundle's version
-	// settle: a definition stored structural (see Prebuild), settled as
-	// it is resolved (see run.settle).
-	settle bool
 }
 
 func (s scope) inBundle() bool { return s.file == "" }

@@ -62,19 +62,6 @@ func (r *run) normalize(s map[string]any, sc scope, ptr string) {
 	Walk(normalizer{r, sc}, s, RootPath(ptr))
 }
 
-// settle finishes a node of a definition a bundle stores structural (see
-// Prebuild) once its $refs are resolved: only what depends on other
-// definitions is left to do, the defaults of list-map keys and the atomic
-// items of sets. The node is marked normalised, as normalize would.
-func (r *run) settle(s map[string]any, sc scope, ptr string) {
-	if s["x-kubernetes-list-type"] != nil {
-		p := RootPath(ptr)
-		r.listMap(s, sc, p)
-		r.setOfObjects(s)
-	}
-	r.c.normalized[mapID(s)] = struct{}{}
-}
-
 type normalizer struct {
 	r  *run
 	sc scope
@@ -214,7 +201,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		} else if !a {
 			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
 		}
-	case map[string]any, *lazyEntry:
+	case map[string]any:
 		if hasProps {
 			delete(s, "additionalProperties")
 			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
@@ -252,7 +239,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		delete(s, "x-kubernetes-map-type")
 	}
 	if r.prebuild {
-		// Settled at compile time, where the items are resolved (settle).
+		// Left to the compile, where the items are resolved.
 	} else if r.c.atLeast(1, 16) {
 		if !r.c.atLeast(1, 17) && !sc.inBundle() {
 			// The bundle's own go as they are prebuilt (make schemas);
@@ -296,8 +283,6 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 			list = v
 		case map[string]any:
 			list = []any{v}
-		case *lazyEntry:
-			list = []any{v.mustValue()}
 		default:
 			continue
 		}
@@ -579,4 +564,10 @@ func parseVersion(v string) (major, minor int) {
 		return -1, -1
 	}
 	return ma, mi
+}
+
+// asSchema returns v as a schema mapping; nil when it is not one.
+func asSchema(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

@@ -191,26 +191,6 @@ func (b *Bundle) AppendDescriptions(dst []byte, name string) ([]byte, error) {
 	return b.read(dst, name, "descriptions of", func(i int) ([]byte, error) { return b.rd.AppendDescriptions(dst, i) })
 }
 
-// SharedDefinition is Definition without the copy: the bytes lie where the bundle keeps
-// them, shared for the life of the process (read them, never change them), so what decodes
-// them may keep pieces of them (a string of a schema) instead of copies.
-func (b *Bundle) SharedDefinition(name string) ([]byte, error) {
-	return b.read(nil, name, "definition", b.rd.Structure)
-}
-
-// SharedDescriptions is Descriptions without the copy, shared as SharedDefinition's bytes.
-func (b *Bundle) SharedDescriptions(name string) ([]byte, error) {
-	return b.read(nil, name, "descriptions of", b.rd.Descriptions)
-}
-
-// Fragments returns the entries of one definition of a Normalized bundle, the YAML a compile
-// without descriptions writes for it pre-rendered (see resolver.PrebuildFragments), or nil
-// when it has none. The bytes are shared for the life of the process: read them, never
-// change them.
-func (b *Bundle) Fragments(name string) ([]byte, error) {
-	return b.read(nil, name, "fragments of", b.rd.Fragments)
-}
-
 // find looks name up by binary search over the sorted names.
 func (b *Bundle) find(name string) (int, bool) {
 	if !bundlefmt.ValidName(name) {

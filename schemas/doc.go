@@ -10,7 +10,7 @@
 // borrowed, every Go module read (module@version and go.sum hash), the classification of
 // every property-less object (Source.Objects) and the count of each constraint keyword
 // imported; then the definitions, deflated in chunks of about 16 KiB of consecutive
-// definitions. From 1.16 on, the structures, descriptions and fragments (below) of every
+// definitions. From 1.16 on, the structures and descriptions (below) of every
 // bundle lie in one shared pool instead, data/shared.pool, each distinct byte string once
 // and stored as it is: consecutive minors share most definitions byte for byte (25 MB of
 // them are 5.7 MB distinct), so every minor is read in place, nothing inflated, in less
@@ -21,21 +21,13 @@
 // From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
 // swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
 // form, extensions a CRD cannot hold dropped, Kubernetes' defaults under DefaultKey) and
-// makes every schema node structural for the minor, leaving only what depends on other
-// definitions to the compile (resolving $refs, the defaults of list-map keys). Its
-// descriptions are kept apart, keyed by JSON pointer: a compile that removes descriptions
-// never reads them. They also store, for every definition that
-// resolves on its own, its entries (Bundle.Fragments): the YAML a compile without
-// descriptions writes for each of its top-level mappings, with references to other
-// definitions' entries, what each costs in compact JSON, and the warnings resolving it
-// raises, so such a compile decodes only the definitions a template names (see package
-// resolver). The bundles of the newest three minors store a second set of entries in the
-// same fragments: those of a compile that keeps the descriptions untruncated, their YAML
-// holding the texts (the descriptions are then stored twice; the pool is 2.3 MB larger for
-// it), so such a compile against those minors is lazy too. `make schemas-refragment`
-// (schemagen -refragment) makes every bundle's fragments anew from its definitions, which
-// moving that window or changing what fragments hold needs. Bundles before 1.16 store the
-// swagger's definitions whole; compiles for those minors normalise as they go.
+// makes every schema node structural for the minor, but for what depends on other
+// definitions. Its descriptions are kept apart, keyed by JSON pointer: a compile that
+// removes descriptions never reads them. A compile runs the whole structural pass over
+// every definition it uses, whatever its bundle stores. Bundles before 1.16 store the
+// swagger's definitions whole. `make schemas-refragment` (schemagen -refragment) writes the
+// bundles anew from the definitions they hold, downloading nothing, without the fragments
+// (pre-rendered YAML) earlier bundles stored.
 //
 // Definitions are the `definitions` of api/openapi-spec/swagger.json (normalised as above
 // from 1.16), with defaults and what the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or

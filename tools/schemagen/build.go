@@ -110,8 +110,6 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		return nil, st, err
 	}
 	defs := make(map[string][]byte, len(objs))
-	var frags map[string][]byte
-	var fragOrder []string
 	for name, obj := range objs {
 		if defs[name], err = encode(obj); err != nil {
 			return nil, st, fmt.Errorf("definition %s: %w", name, err)
@@ -132,11 +130,6 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 			}
 			defs[name] = structure
 		}
-		// And the YAML a compile without descriptions writes for each, pre-rendered (the
-		// entries with descriptions, for the newest minors, are refragment's).
-		if frags, fragOrder, err = resolver.PrebuildFragments(fmt.Sprintf("1.%d", minor), defs, false); err != nil {
-			return nil, st, fmt.Errorf("fragments: %w", err)
-		}
 	}
 	st.Definitions = len(defs)
 	m.DefaultsAdded = st.Defaults
@@ -149,7 +142,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		m.Constraints = st.Go.Constraints
 	}
 	var out bytes.Buffer
-	if err := bundlefmt.Write(&out, m, defs, frags, fragOrder); err != nil {
+	if err := bundlefmt.Write(&out, m, defs, nil, nil); err != nil {
 		return nil, st, err
 	}
 	return out.Bytes(), st, nil

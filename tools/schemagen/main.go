@@ -17,7 +17,7 @@
 //	go -C tools build -o ../bin/tools/ ./schemagen && (cd schemas && ../bin/tools/schemagen -pool)
 //	                           # only pool the bundles in data/ again (no download)
 //
-// Every run ends by moving the structures and fragments of every bundle from 1.16 on into
+// Every run ends by moving the structures and descriptions of every bundle from 1.16 on into
 // data/shared.pool, each distinct byte string once (bundlefmt.BuildPool), and writing
 // bundles.go.
 package main
@@ -43,7 +43,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
-// poolFile is the shared pool of the Normalized bundles' structures and fragments, in the
+// poolFile is the shared pool of the Normalized bundles' structures and descriptions, in the
 // output directory (see bundlefmt.BuildPool).
 const poolFile = "shared" + bundlefmt.PoolSuffix
 
@@ -61,7 +61,7 @@ func main() {
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
 		list         = flag.String("list", "", "print the definition names of the bundle of this minor (in -out) and exit")
 		poolOnly     = flag.Bool("pool", false, "build nothing: pool the bundles in -out again and write the embed file")
-		refragOnly   = flag.Bool("refragment", false, "fetch nothing: make the fragments of the bundles in -out anew from their definitions, and pool them again")
+		refragOnly   = flag.Bool("refragment", false, "fetch nothing: write the bundles in -out anew from their definitions, without fragments, and pool them again")
 	)
 	flag.Parse()
 	if *poolOnly || *refragOnly {
@@ -196,10 +196,8 @@ func (g *generator) run(only, add string, bump bool) error {
 			return fmt.Errorf("%s: %w", pins[minor], err)
 		}
 	}
-	// Every Normalized bundle's structures and fragments, those just built and the others,
-	// into the pool.
-	// Fragments anew for every bundle: which minors hold the entries of a compile with
-	// descriptions (describedMinors) moves with the newest.
+	// Every Normalized bundle's structures and descriptions, those just built and the others,
+	// written anew and pooled.
 	if err := g.refragment(); err != nil {
 		return err
 	}
@@ -250,7 +248,7 @@ func (g *generator) buildOne(minor int, version string) error {
 	return nil
 }
 
-// pool moves the structures and fragments of every Normalized bundle in the output directory
+// pool moves the structures and descriptions of every Normalized bundle in the output directory
 // into the shared pool (bundlefmt.BuildPool, newest minor first) and rewrites the bundles to
 // read from it. What it writes depends only on the definitions the bundles hold: a bundle
 // just built (self-contained) and one pooled before are read alike. Bundles of an older
@@ -474,7 +472,7 @@ func embedListSource(minors []string, dir string) ([]byte, error) {
 	for _, m := range minors {
 		fmt.Fprintf(&b, "\n//go:embed %s\nvar bundle%s string\n", path.Join(dir, m+bundlefmt.Suffix), strings.ReplaceAll(m, ".", "_"))
 	}
-	fmt.Fprintf(&b, "\n// sharedPool holds the structures and fragments of the bundles from 1.16 on.\n//\n//go:embed %s\nvar sharedPool string\n", path.Join(dir, poolFile))
+	fmt.Fprintf(&b, "\n// sharedPool holds the structures and descriptions of the bundles from 1.16 on.\n//\n//go:embed %s\nvar sharedPool string\n", path.Join(dir, poolFile))
 	b.WriteString("\n// embedded lists the bundles, oldest first.\nvar embedded = []embeddedBundle{\n")
 	for _, m := range minors {
 		fmt.Fprintf(&b, "\t{%q, bundle%s},\n", m, strings.ReplaceAll(m, ".", "_"))
