@@ -114,9 +114,6 @@ type Compiler struct {
 	// roots holds the default root of each template directory (a stat of
 	// .git in it and every parent, once per directory, not per template).
 	roots map[string]string
-	// bare compiles the same templates without descriptions, for fitting
-	// (fit.go); made on first use.
-	bare *Compiler
 }
 
 // New returns a Compiler for opts. It fails when the Kubernetes version is
@@ -389,43 +386,26 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 	}
 	res.KubeVersions = r.kubeVersions()
 	if !c.opts.RemoveDescriptions && (c.opts.FitDescriptions > 0 || len(r.bounds) > 0) {
-		if errs := c.fitResult(res, docs, r.bounds, name, src, parsed, patch); errs != nil {
-			return nil, errs
-		}
+		c.fitResult(res, docs, r)
 	}
 	return res, nil
 }
 
 // fitResult fits the descriptions of every document of res (compiled from
-// docs) to Options.FitDescriptions and the bounds: the template compiled
-// once more, without descriptions, tells which are the author's.
-func (c *Compiler) fitResult(res *Result, docs []*document, bounds []descBound, name string, src []byte, parsed *Source, patch *Patch) error {
-	if c.bare == nil {
-		opts := c.opts
-		opts.RemoveDescriptions, opts.MaxDescriptionLength, opts.FitDescriptions = true, 0, 0
-		bare, err := New(opts)
-		if err != nil {
-			return err
-		}
-		c.bare = bare
-	}
-	bareRes, err := c.bare.compile(name, src, parsed, patch)
-	if err != nil {
-		return err
-	}
-	if len(bareRes.Documents) != len(res.Documents) {
-		return ErrorList{{Pos: Position{File: name}, Err: fmt.Errorf("%w: compiled without descriptions the template gives %d CRDs, with them %d", ErrInput, len(bareRes.Documents), len(res.Documents))}}
-	}
+// docs by r) to Options.FitDescriptions and r's bounds.
+func (c *Compiler) fitResult(res *Result, docs []*document, r *run) {
+	kube := kubeDescriptions(r)
 	for i := range res.Documents {
 		var own []descBound
-		for _, b := range bounds {
+		for _, b := range r.bounds {
 			if i < len(docs) && b.doc == docs[i] {
 				own = append(own, b)
 			}
 		}
-		res.Documents[i] = c.fitDocument(res.Documents[i], bareRes.Documents[i], own, c.opts.FitDescriptions)
+		full := res.Documents[i]
+		bare, total := withoutKubeDescriptions(full, kube)
+		res.Documents[i] = c.fitDocument(full, bare, total, own, c.opts.FitDescriptions)
 	}
-	return nil
 }
 
 func (c *Compiler) templatePath(name string) (display, abs string) {

@@ -25,13 +25,15 @@ import (
 // depth and the first ones of the next, never a deeper one in place of a
 // shallower one. When the CRD fits with all of them, nothing is dropped.
 //
-// The work is one more compile of the template, without descriptions (it
-// tells the author's descriptions from Kubernetes'), a walk of the CRD
-// with descriptions down to the first one that does not fit, a copy of
-// the compile without them on the way to each kept one, and a render.
-// Every step is linear in the CRD's values (sorting keys aside, as
-// rendering does): sizes are counted per description, never by rendering
-// trial outputs.
+// The work, after the one compile with descriptions: a walk of the CRD's
+// schemas that takes out Kubernetes' descriptions (withoutKubeDescriptions:
+// a description is Kubernetes' when a bundle definition brought its text
+// in and the author wrote that text nowhere, which the compile logs as it
+// resolves), a walk of the CRD with descriptions down to the first one
+// that does not fit, a copy of the stripped CRD on the way to each kept
+// one, and a render. Every step is linear in the CRD's values (sorting
+// keys aside, as rendering does): sizes are counted per description,
+// never by rendering trial outputs.
 
 // DescriptionsKey is the key a template writes beside a $ref to say how
 // deep Kubernetes' descriptions go under it: "none" (not even the
@@ -145,8 +147,7 @@ type fitNode struct {
 }
 
 // fitVisit is a schema to visit at a depth: m in the CRD compiled with
-// descriptions, bare its counterpart compiled without (nil where
-// everything below is Kubernetes').
+// descriptions, bare its counterpart without Kubernetes' descriptions.
 type fitVisit struct {
 	m     any
 	bare  any
@@ -158,14 +159,14 @@ type fitVisit struct {
 
 // fitter fits one CRD. It visits the CRD compiled with descriptions depth
 // by depth (visits holds the next depth's), each depth in document order,
-// adding the descriptions that fit to a copy-on-write of the CRD compiled
-// without them: what no kept description lies under stays shared with
-// that compile (its cached targets), and nothing deeper
+// adding the descriptions that fit to a copy-on-write of the CRD without
+// them: what no kept description lies under stays shared with it (and
+// with the compile's cached targets), and nothing deeper
 // than the first description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer
 	prefix map[string]bool // every pointer on the way to a bound
-	bare   map[string]any  // the CRD compiled without descriptions
+	bare   map[string]any  // the CRD without Kubernetes' descriptions
 	limit  int64           // 0: no limit (bounds only)
 	size   int64           // bare's JSON, and the descriptions added
 	added  int64           // the bytes added (description texts, with keys and commas)
@@ -174,21 +175,19 @@ type fitter struct {
 	kept   int
 	visits []fitVisit
 	next   []fitVisit
-	counts map[any]int // Kubernetes' descriptions under a shared subtree (count)
 }
 
-// fitDocument returns the CRD compiled with RemoveDescriptions (bare)
-// with Kubernetes' descriptions of full (the same CRD compiled with
-// them) added as fit limit (0: all that the bounds allow).
-func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Size) Document {
-	f := &fitter{bounds: map[string]int{}, prefix: map[string]bool{}, bare: bare.obj, limit: int64(limit), size: bare.jsonSize, depth: -1, counts: map[any]int{}}
+// fitDocument returns the CRD without Kubernetes' descriptions (bare,
+// which full, the CRD with them, has total of) with as many of them added
+// back as fit limit (0: all that the bounds allow).
+func (c *Compiler) fitDocument(full, bare Document, total int, bounds []descBound, limit Size) Document {
+	f := &fitter{bounds: map[string]int{}, prefix: map[string]bool{}, bare: bare.obj, limit: int64(limit), size: bare.jsonSize, depth: -1}
 	for _, b := range bounds {
 		f.bounds[b.ptr] = b.depth
 		for p := b.ptr; p != ""; p = p[:strings.LastIndexByte(p, '/')] {
 			f.prefix[p] = true
 		}
 	}
-	total := 0
 	root := &fitNode{idx: -1}
 	spec := &fitNode{parent: root, key: "spec", idx: -1}
 	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
@@ -197,7 +196,6 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 			return
 		}
 		bs := dig(bh, "openAPIV3Schema")
-		total += f.count(s, bs)
 		ptr += "/openAPIV3Schema"
 		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: &fitNode{parent: holder, key: "openAPIV3Schema", idx: -1}, upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
 	}
@@ -238,57 +236,6 @@ func (c *Compiler) fitDocument(full, bare Document, bounds []descBound, limit Si
 		obj = root.copy.(map[string]any)
 	}
 	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), fit: &fit}
-}
-
-// count returns how many of Kubernetes' descriptions the schema v (of the
-// CRD compiled with descriptions) holds, bare its counterpart without.
-// Subtrees wholly Kubernetes' (bare is not a mapping) are shared between
-// uses: each is counted once.
-func (f *fitter) count(v, bare any) int {
-	bm, isMap := bare.(map[string]any)
-	var key any
-	if !isMap {
-		switch t := v.(type) {
-		case map[string]any:
-			key = mapID(t)
-		}
-		if n, ok := f.counts[key]; ok && key != nil {
-			return n
-		}
-	}
-	m := asSchema(v)
-	n := 0
-	if _, ok := m["description"].(string); ok {
-		if _, own := bm["description"]; !own {
-			n++
-		}
-	}
-	for k, x := range m {
-		switch {
-		case k == "properties":
-			bp := asSchema(bm[k])
-			for name, p := range asSchema(x) {
-				n += f.count(p, bp[name])
-			}
-		case schemaValued(k) || schemaLists(k):
-			if l, ok := x.([]any); ok {
-				bl, _ := bm[k].([]any)
-				for i, item := range l {
-					var b any
-					if i < len(bl) {
-						b = bl[i]
-					}
-					n += f.count(item, b)
-				}
-			} else if x != nil {
-				n += f.count(x, bm[k])
-			}
-		}
-	}
-	if key != nil {
-		f.counts[key] = n
-	}
-	return n
 }
 
 // visit visits one schema at depth: its description, then, in key order,
@@ -428,4 +375,177 @@ func (f *fitter) own(n *fitNode) any {
 		}
 	}
 	return n.copy
+}
+
+// kubeDescriptions is the set of description texts that are Kubernetes'
+// in what r compiled: brought in by a bundle definition, and written by
+// the author nowhere (not in the template, a file its $refs reach, or its
+// patch). A text both wrote counts as the author's, and is kept.
+func kubeDescriptions(r *run) map[string]bool {
+	own := make(map[string]bool, len(r.ownTexts))
+	for _, s := range r.ownTexts {
+		own[s] = true
+	}
+	if r.patch != nil {
+		for _, op := range r.patch.ops {
+			patchTexts(op.value, strings.HasSuffix(op.path, "/description"), own)
+		}
+	}
+	kube := make(map[string]bool, len(r.kubeTexts))
+	for _, s := range r.kubeTexts {
+		if !own[s] {
+			kube[s] = true
+		}
+	}
+	return kube
+}
+
+// patchTexts adds to own the description texts in v, a patch operation's
+// value (the text itself when the operation's path is a description).
+func patchTexts(v any, isText bool, own map[string]bool) {
+	switch t := v.(type) {
+	case string:
+		if isText {
+			own[t] = true
+		}
+	case map[string]any:
+		for k, x := range t {
+			patchTexts(x, k == "description", own)
+		}
+	case []any:
+		for _, x := range t {
+			patchTexts(x, false, own)
+		}
+	}
+}
+
+// withoutKubeDescriptions returns the CRD full without Kubernetes'
+// descriptions (kube) in its schemas, as a compile with
+// RemoveDescriptions would give it (TestFitWithoutRoomIsTheBareCompile),
+// and how many it took out: maps holding one, and
+// those on the way to them, are copied, the rest is shared with full.
+// One walk of the CRD's schemas as written out (a subtree used twice is
+// walked twice), as a render walks them.
+func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int) {
+	var removed int64
+	n := 0
+	// strip returns v without kube's descriptions, and whether it
+	// removed any (v itself when not).
+	var strip func(v any) (any, bool)
+	strip = func(v any) (any, bool) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, false
+		}
+		var out map[string]any
+		set := func(k string, x any) {
+			if out == nil {
+				out = maps.Clone(m)
+			}
+			out[k] = x
+		}
+		if d, ok := m["description"].(string); ok && kube[d] {
+			cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+			if visibleLen(m) > 1 {
+				cost++
+			}
+			removed += cost
+			n++
+			out = maps.Clone(m)
+			delete(out, "description")
+		}
+		for k, x := range m {
+			switch {
+			case k == "properties":
+				props := asSchema(x)
+				var np map[string]any
+				for name, p := range props {
+					if s, changed := strip(p); changed {
+						if np == nil {
+							np = maps.Clone(props)
+						}
+						np[name] = s
+					}
+				}
+				if np != nil {
+					set(k, np)
+				}
+			case schemaValued(k) || schemaLists(k):
+				if l, ok := x.([]any); ok {
+					var nl []any
+					for i, item := range l {
+						if s, changed := strip(item); changed {
+							if nl == nil {
+								nl = slices.Clone(l)
+							}
+							nl[i] = s
+						}
+					}
+					if nl != nil {
+						set(k, nl)
+					}
+				} else if s, changed := strip(x); changed {
+					set(k, s)
+				}
+			}
+		}
+		if out == nil {
+			return m, false
+		}
+		return out, true
+	}
+	// at strips the openAPIV3Schema of holder (spec.validation or a
+	// version's schema), copying holder when it changes.
+	at := func(holder any) (any, bool) {
+		h, ok := holder.(map[string]any)
+		if !ok {
+			return holder, false
+		}
+		n, changed := strip(h["openAPIV3Schema"])
+		if !changed {
+			return holder, false
+		}
+		h = maps.Clone(h)
+		h["openAPIV3Schema"] = n
+		return h, true
+	}
+	obj := full.obj
+	spec, _ := obj["spec"].(map[string]any)
+	newSpec := spec
+	var copied bool
+	put := func(k string, v any) {
+		if !copied {
+			newSpec = maps.Clone(spec)
+			copied = true
+		}
+		newSpec[k] = v
+	}
+	if n, changed := at(spec["validation"]); changed {
+		put("validation", n)
+	}
+	if versions, ok := spec["versions"].([]any); ok {
+		var nv []any
+		for i, v := range versions {
+			vm, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			if n, changed := at(vm["schema"]); changed {
+				if nv == nil {
+					nv = slices.Clone(versions)
+				}
+				c := maps.Clone(vm)
+				c["schema"] = n
+				nv[i] = c
+			}
+		}
+		if nv != nil {
+			put("versions", nv)
+		}
+	}
+	if copied {
+		obj = maps.Clone(obj)
+		obj["spec"] = newSpec
+	}
+	return Document{Name: full.Name, obj: obj, jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
 }

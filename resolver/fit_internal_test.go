@@ -71,3 +71,60 @@ func TestFitAcrossMinors(t *testing.T) {
 		t.Logf("Kubernetes %s: %+v", v, fits[0])
 	}
 }
+
+// TestFitWithoutRoomIsTheBareCompile: when not even the CRD without
+// Kubernetes' descriptions fits, fitting gives that CRD, which it makes
+// from the compile with descriptions (withoutKubeDescriptions): it must
+// be what a compile with RemoveDescriptions gives, value and JSONSize,
+// for Dask's templates with their patches over several minors and for
+// the golden cases with descriptions of every origin (the author's beside
+// a $ref and in local files, Kubernetes' in items, truncated).
+func TestFitWithoutRoomIsTheBareCompile(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tc struct{ template, patch, version string }
+	var cases []tc
+	for _, n := range []string{"daskautoscaler", "daskcluster", "daskjob", "daskworkergroup"} {
+		for _, v := range []string{"1.37", "1.30", "1.25"} { // 1.25: the oldest Dask's templates compile for
+			cases = append(cases, tc{filepath.Join(root, "templates", n+".yaml"), filepath.Join(root, "templates", n+".patch.yaml"), v})
+		}
+	}
+	for _, n := range []string{"fit-descriptions-key", "fit-descriptions-order", "norm-descriptions", "norm-max-description-length"} {
+		cases = append(cases, tc{filepath.Join(root, "testdata", "compile", n, "template.yaml"), "", "1.37"})
+	}
+	for _, c := range cases {
+		src, err := os.ReadFile(c.template)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var patch *Patch
+		if psrc, err := os.ReadFile(c.patch); err == nil {
+			if patch, err = ParsePatch(c.patch, psrc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compile := func(opts Options) *Result {
+			opts.KubeVersion, opts.WorkDir = c.version, filepath.Dir(c.template)
+			cc, err := New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := cc.CompilePatched(c.template, src, nil, patch)
+			if err != nil {
+				t.Fatalf("%s for %s: %v", c.template, c.version, err)
+			}
+			return res
+		}
+		bare, tight := compile(Options{RemoveDescriptions: true}), compile(Options{FitDescriptions: 1})
+		for i, d := range tight.Documents {
+			b := bare.Documents[i]
+			got, _ := json.Marshal(d.Object())
+			want, _ := json.Marshal(b.Object())
+			if string(got) != string(want) || d.JSONSize() != b.JSONSize() {
+				t.Errorf("%s for %s, %s: without room, %d bytes (JSONSize %d); compiled without descriptions, %d (JSONSize %d)", c.template, c.version, d.Name, len(got), d.JSONSize(), len(want), b.JSONSize())
+			}
+		}
+	}
+}

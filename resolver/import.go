@@ -138,7 +138,7 @@ func (r *run) addBundleDescriptions(ns normalizedSource, version, name string, v
 	if len(data) == 0 {
 		return def, nil
 	}
-	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength); err != nil {
+	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, &r.kubeTexts); err != nil {
 		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
 	return def, nil
@@ -147,8 +147,8 @@ func (r *run) addBundleDescriptions(ns normalizedSource, version, name string, v
 // addDescriptions sets the descriptions of a structural definition def:
 // data is a JSON object from the JSON pointer of each schema node (inside
 // def) to its text, as Prebuild writes it. max > 0 truncates each text
-// (truncateDescription).
-func addDescriptions(def map[string]any, data []byte, max int) error {
+// (truncateDescription). Each text set is appended to *log.
+func addDescriptions(def map[string]any, data []byte, max int, log *[]string) error {
 	var texts map[string]string
 	if err := json.Unmarshal(data, &texts); err != nil {
 		return err
@@ -166,6 +166,7 @@ func addDescriptions(def map[string]any, data []byte, max int) error {
 			s = truncateDescription(s, max)
 		}
 		m["description"] = s
+		*log = append(*log, s)
 	}
 	return nil
 }
@@ -206,6 +207,9 @@ func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 				delete(s, "description")
 			case r.c.opts.MaxDescriptionLength > 0:
 				s["description"] = truncateDescription(d, r.c.opts.MaxDescriptionLength)
+				r.kubeTexts = append(r.kubeTexts, s["description"].(string))
+			default:
+				r.kubeTexts = append(r.kubeTexts, d)
 			}
 		}
 	}), def, RootPath(""))

@@ -46,6 +46,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		return m
 	}
 	r.descriptionsKeyAt(m, sc, ptr, hasRef)
+	if d, ok := m["description"].(string); ok && !inPlace {
+		r.ownTexts = append(r.ownTexts, d)
+	}
 	out := map[string]any{}
 	if hasRef {
 		refPtr := joinPointer(ptr, "$ref")
@@ -189,7 +192,10 @@ type cachedTarget struct {
 	bundle   []bundleWarning
 	files    []string // files read to resolve it (each once), replayed into Result.Files
 	minors   []string // Kubernetes minors whose bundles it read, replayed into Result.KubeVersions
-	cost     cost     // the expanded size of schema
+	// kubeTexts and ownTexts are the description texts resolving it
+	// logged (run.kubeTexts, run.ownTexts), replayed on every use.
+	kubeTexts, ownTexts []string
+	cost                cost // the expanded size of schema
 }
 
 // follow resolves one $ref written at ptr in scope sc and returns the
@@ -219,6 +225,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 			r.addWarning(w)
 		}
 		r.minorLog = append(r.minorLog, cached.minors...)
+		r.kubeTexts = append(r.kubeTexts, cached.kubeTexts...)
+		r.ownTexts = append(r.ownTexts, cached.ownTexts...)
 		r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
 		for _, f := range cached.files {
 			r.noteRead(f)
@@ -282,7 +290,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	}
 	r.stack = append(r.stack, frame{key: key, label: r.chainLabel(t), root: root, bundle: t.file == "", from: site{sc: sc, ptr: ptr, ref: ref}})
 	cutsBefore, failuresBefore, raisedBefore, readBefore, bundleBefore := r.cuts, r.failures, len(r.raised), len(r.readLog), len(r.raisedBundle)
-	minorsBefore := len(r.minorLog)
+	minorsBefore, kubeBefore, ownBefore := len(r.minorLog), len(r.kubeTexts), len(r.ownTexts)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 
 	var resolved map[string]any
@@ -334,7 +342,8 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
 	if r.cuts == cutsBefore && r.failures == failuresBefore {
-		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c}
+		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c,
+			kubeTexts: slices.Clip(r.kubeTexts[kubeBefore:]), ownTexts: slices.Clip(r.ownTexts[ownBefore:])}
 		if t.file != r.template {
 			r.c.defs[key] = ct
 		} else {

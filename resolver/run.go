@@ -33,6 +33,12 @@ type run struct {
 	outer *site                    // the template's $ref being resolved, for work-budget errors
 	nest  int                      // schema levels resolveSchema is inside
 
+	// Describing (fit.go): the texts of the descriptions Kubernetes'
+	// definitions brought in, and of those the author wrote (the template,
+	// the files its $refs reach, its patch), in resolution order; targets
+	// served from the cache replay theirs.
+	kubeTexts, ownTexts []string
+
 	// Spending (budget.go).
 	budget  *budget
 	stopped bool // over budget or too deep: resolve nothing more
