@@ -50,22 +50,6 @@ var (
 	setOnlyKeys = map[string]valueKind{"templates": kindStrings, "exclude": kindStrings, "outputs": kindStrings, "patches": kindStringMap}
 )
 
-// ConfigKeys lists every key of a configuration file: those valid at the
-// top level and per set (the policy keys and examples), then the
-// top-level-only and the set-only ones.
-// The configuration reference is checked against it.
-func ConfigKeys() (policy, topOnly, setOnly []string) {
-	keys := func(m map[string]valueKind) []string {
-		var out []string
-		for k := range m {
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
-	}
-	return slices.Sorted(slices.Values(append(keys(policyKeys), keys(bothKeys)...))), keys(topOnlyKeys), keys(setOnlyKeys)
-}
-
 // keyAliases are names people write for a key (other tools' spellings).
 var keyAliases = map[string]string{
 	"k8sVersion":          "kubernetesVersion",

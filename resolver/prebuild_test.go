@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,21 +54,6 @@ func TestPrebuild(t *testing.T) {
 	if _, _, err := Prebuild("1.15", "a.B", []byte(`{"type":"object"}`)); !errors.Is(err, ErrInput) {
 		t.Errorf("Prebuild for 1.15 = %v, want ErrInput", err)
 	}
-}
-
-// everyDefinition is a template holding, beside the properties in extra
-// (lines of YAML at the indentation of properties), each of names as a
-// property of its own.
-func everyDefinition(names []string, extra string) string {
-	var src strings.Builder
-	src.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\n" +
-		"spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions:\n" +
-		"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n")
-	src.WriteString(extra)
-	for i, name := range names {
-		fmt.Fprintf(&src, "          p%d: {$ref: %q}\n", i, name)
-	}
-	return src.String()
 }
 
 // compileText compiles template with c and returns the YAML and the

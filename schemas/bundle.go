@@ -78,11 +78,6 @@ func KnownFormat(minor int, typ, format string) bool {
 	return bundlefmt.KnownFormat(minor, typ, format)
 }
 
-// FormatsWithin reports whether every format Kubernetes 1.from knows is known to 1.to, so a
-// definition stored structural for 1.from is structural for 1.to as it is (both 1.16 or
-// later).
-func FormatsWithin(from, to int) bool { return bundlefmt.FormatsWithin(from, to) }
-
 // newBundle checks the manifest header of an opened bundle.
 func newBundle(minor string, rd *bundlefmt.Reader) (*Bundle, error) {
 	// Only the header: every process that compiles opens a bundle, few read its provenance.

@@ -225,24 +225,6 @@ func KnownFormat(minor int, typ, format string) bool {
 	return false
 }
 
-// FormatsWithin reports whether every format the apiserver of Kubernetes 1.from knows (on
-// any type) is known to that of 1.to: then a schema made structural for 1.from keeps every
-// format when made structural for 1.to, and nothing else about it changes (both 1.16 or
-// later; see resolver's pinned bundles).
-func FormatsWithin(from, to int) bool {
-	check := func(typ string, formats map[string]bool) bool {
-		for f := range formats {
-			if KnownFormat(from, typ, f) && !KnownFormat(to, typ, f) {
-				return false
-			}
-		}
-		return true
-	}
-	return check("string", stringFormats) && check("string", k8sNameFormats) &&
-		check("integer", map[string]bool{"int32": true, "int64": true}) &&
-		check("number", map[string]bool{"float": true, "double": true})
-}
-
 // stringFormats are the string formats every supported apiserver recognises (dashes removed,
 // as the apiserver compares them).
 var stringFormats = map[string]bool{
