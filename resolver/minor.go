@@ -3,9 +3,7 @@ package resolver
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -381,44 +379,17 @@ func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorPro
 	if err != nil {
 		return nil, nil, err
 	}
-	kept := obj
+	var kept any = obj
 	for _, p := range found {
-		segs, err := splitPointer(p.Pointer)
-		if err != nil || len(segs) == 0 || p.Pointer == "/apiVersion" {
+		if p.Pointer == "" || p.Pointer == "/apiVersion" {
 			continue
 		}
-		kept = withoutField(kept, segs).(map[string]any)
+		// The patch's remove: it copies the maps and lists on the way.
+		if out, _, err := (&patcher{}).removeAt(kept, p.Pointer); err == nil {
+			kept = out
+		}
 	}
-	return kept, found, nil
-}
-
-// withoutField returns v without the map key at the end of the path segs,
-// copying the maps and lists on the way; v itself is not modified. A path
-// that does not lead to a key leaves v as it is.
-func withoutField(v any, segs []string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		next, ok := x[segs[0]]
-		if !ok {
-			return v
-		}
-		c := maps.Clone(x)
-		if len(segs) == 1 {
-			delete(c, segs[0])
-		} else {
-			c[segs[0]] = withoutField(next, segs[1:])
-		}
-		return c
-	case []any:
-		i, err := strconv.Atoi(segs[0])
-		if err != nil || i < 0 || i >= len(x) || len(segs) == 1 {
-			return v
-		}
-		c := slices.Clone(x)
-		c[i] = withoutField(x[i], segs[1:])
-		return c
-	}
-	return v
+	return kept.(map[string]any), found, nil
 }
 
 // checkPatchMinor reports what the JSON patch p brought into the patched
