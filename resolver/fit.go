@@ -388,7 +388,9 @@ func kubeDescriptions(r *run) map[string]bool {
 	}
 	if r.patch != nil {
 		for _, op := range r.patch.ops {
-			patchTexts(op.value, strings.HasSuffix(op.path, "/description"), own)
+			if op.op == "add" || op.op == "replace" { // what writes a value
+				patchTexts(op.value, strings.HasSuffix(op.path, "/description"), own)
+			}
 		}
 	}
 	kube := make(map[string]bool, len(r.kubeTexts))

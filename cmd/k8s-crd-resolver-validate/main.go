@@ -185,16 +185,15 @@ const memoryLimit = 128 << 20
 
 // tuneGC sets the collector for a short-lived process: none until the heap
 // first reaches limit, then the runtime's default pacing (GOGC=100: a
-// collection each time the heap doubles what the last one left live).
-// Validating build's and check's CRDs takes a few tens of MiB, which a
-// process that exits a moment later has no reason to collect (with the
-// default from the start, about a fifth of the companion's time went to
-// the collector). The limit is not kept once passed: a memory limit held
-// under a live heap larger than it makes the runtime collect continuously,
-// and the work grows with the square of the input (20 MB of examples). The
-// switch happens in a cleanup the first collection runs, so the total work
-// stays proportional to what is allocated. GOGC or GOMEMLIMIT in the
-// environment (getenv) leaves the runtime's own settings as they are.
+// collection each time the heap doubles what the last one left live). A
+// process that exits a moment later has no reason to collect what
+// validating a project's CRDs allocates below the limit. The limit is not
+// kept once passed: a memory limit held under a live heap larger than it
+// makes the runtime collect continuously, and the work would grow with the
+// square of the input. The switch happens in a cleanup the first
+// collection runs, so the total work stays proportional to what is
+// allocated. GOGC or GOMEMLIMIT in the environment (getenv) leaves the
+// runtime's own settings as they are.
 func tuneGC(getenv func(string) string, limit int64) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"maps"
 	"slices"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -39,7 +40,7 @@ func (c *CRD) RulesNewerThan(minor uint) field.ErrorList {
 		if len(s.XValidations) > 0 {
 			errs = append(errs, rulesNewerThan(s, path, root, older, newest)...)
 		}
-		for _, name := range sortedKeys(s.Properties) {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
 			walk(&p, path.Child("properties").Key(name), p.XEmbeddedResource)
 		}
@@ -93,13 +94,4 @@ func rulesNewerThan(s *apiextensions.JSONSchemaProps, path *field.Path, root boo
 
 func failsOnlyThen(then, now *apiservercel.Error) bool {
 	return then != nil && now == nil
-}
-
-func sortedKeys(m map[string]apiextensions.JSONSchemaProps) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
