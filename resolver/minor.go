@@ -131,10 +131,18 @@ type minorFieldProblem struct {
 // (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
 // own).
 func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, extra ...string) []minorFieldProblem {
+	return minorProblemsWithin(doc, group, minor, here, load, props, skip, nil, extra...)
+}
+
+// minorProblemsWithin is minorProblems walking only the fields at, above
+// or under one of the JSON pointers within (every field when within is
+// nil): a patch's targets, so judging what a patch wrote costs the size of
+// what it wrote, not of the whole expanded CRD.
+func minorProblemsWithin(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, within []string, extra ...string) []minorFieldProblem {
 	if props == nil {
 		props = map[string]map[string]any{}
 	}
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra}
+	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra, within: within}
 	if w.properties("CustomResourceDefinition") == nil {
 		return nil
 	}
@@ -151,7 +159,22 @@ type minorWalk struct {
 	first        map[string]string         // firstMinor's answers, by def and field
 	skip         map[string]bool           // schema keywords not judged here
 	skipTop      []string
+	within       []string // JSON pointers: walk only along and under them (nil: everywhere)
 	out          []minorFieldProblem
+}
+
+// follows tells whether the walk goes to the field at the JSON pointer
+// ptr: one of within is ptr, holds it, or lies under it.
+func (w *minorWalk) follows(ptr string) bool {
+	if w.within == nil {
+		return true
+	}
+	for _, t := range w.within {
+		if ptr == t || strings.HasPrefix(ptr, t+"/") || strings.HasPrefix(t, ptr+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // properties returns the properties of the definition def of the walk's
@@ -196,7 +219,7 @@ func gate(def, field string) (gatedField, bool) {
 // object walks v, a value of the definition def.
 func (w *minorWalk) object(v any, def, ptr, path string) {
 	m, ok := v.(map[string]any)
-	if !ok {
+	if !ok || ptr != "" && !w.follows(ptr) {
 		return
 	}
 	props := w.properties(def)
@@ -233,6 +256,9 @@ func (w *minorWalk) object(v any, def, ptr, path string) {
 // value walks v, the value of a property declared by prop: a definition
 // of the group, or a list or map of one.
 func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
+	if !w.follows(ptr) {
+		return
+	}
 	if def, ok := w.ref(prop); ok {
 		w.typed(v, def, ptr, path)
 		return
@@ -405,7 +431,17 @@ func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorPro
 // structural pass (compiledElsewhere) having run before the patch.
 func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
-	for _, mp := range minorProblems(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil) {
+	var targets []string
+	for _, op := range p.ops {
+		switch op.op {
+		case "add", "replace", "copy", "move":
+			targets = append(targets, strings.TrimSuffix(op.path, "/-"))
+		}
+	}
+	if len(targets) == 0 {
+		return
+	}
+	for _, mp := range minorProblemsWithin(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil, targets) {
 		i := p.writer(mp.ptr)
 		if i < 0 {
 			continue
