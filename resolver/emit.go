@@ -354,6 +354,15 @@ func numberLike(s string) bool {
 	return l == ".inf" || l == ".nan"
 }
 
+// plainInner marks the bytes isPlainSafe passes without a look: printable
+// ASCII but ':' and '#'.
+var plainInner = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != ':' && c != '#'
+	}
+	return t
+}()
+
 // plainStartForbidden marks the bytes a plain scalar may not start with
 // (YAML indicators, and blanks).
 var plainStartForbidden = func() (t [256]bool) {
@@ -382,6 +391,9 @@ func isPlainSafe(s string) bool {
 	// One pass: control characters, ": " and " #" (which would start a
 	// mapping value or a comment), and non-ASCII text checked separately.
 	for i := 0; i < len(s); i++ {
+		if plainInner[s[i]] {
+			continue
+		}
 		switch c := s[i]; {
 		case c < 0x20 && c != '\t', c == 0x7f:
 			return false
@@ -404,6 +416,11 @@ func isPlainSafe(s string) bool {
 // isSpecialPlain reports whether s is, in any case, a word of
 // specialPlain (without the allocation of lowering s).
 func isSpecialPlain(s string) bool {
+	switch s[0] | 0x20 { // the first letters of specialPlain's words, in any case
+	case 't', 'f', 'y', 'n', 'o', '~', '<', '=':
+	default:
+		return false
+	}
 	for _, w := range specialPlain {
 		if len(w) == len(s) && strings.EqualFold(w, s) {
 			return true
