@@ -5,7 +5,6 @@ import (
 	"maps"
 	"reflect"
 	"strings"
-	"unsafe"
 )
 
 // v1beta1Defaults makes a compiled apiextensions.k8s.io/v1beta1 CRD one
@@ -42,7 +41,7 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 	if !set {
 		for i, h := range holders {
 			s, _ := h["openAPIV3Schema"].(map[string]any)
-			if at, ok := firstDefault(s, nil, map[unsafe.Pointer]bool{}); ok {
+			if at, ok := firstDefault(s, nil); ok {
 				spec["preserveUnknownFields"] = false
 				if !r.c.atLeast(1, 15) {
 					// 1.12 to 1.14 refuse every default (reported where it is
@@ -62,11 +61,11 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 			continue
 		}
 		var first []string
-		h["openAPIV3Schema"] = dropKubernetesDefaults(s, nil, map[unsafe.Pointer]map[string]any{}, &first)
+		h["openAPIV3Schema"], _ = dropKubernetesDefaults(s, nil, &first)
 		if first != nil {
 			r.warn(sc, "/spec/preserveUnknownFields", fmt.Sprintf("preserveUnknownFields: true, and apiservers reject defaults beside it: list-maps with a key that only Kubernetes defaults (the first at %s) are atomic lists in this CRD, without that default (server-side apply replaces them whole)", place(ptrs[i], first)))
 		}
-		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil, map[unsafe.Pointer]bool{}); ok && !r.c.atLeast(1, 15) {
+		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil); ok && !r.c.atLeast(1, 15) {
 			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and Kubernetes %s refuses defaults in CRD schemas whatever preserveUnknownFields says (a field it does not have: it came in 1.15): remove the default, or pass --k8s-version 1.16 or later", ErrInput, place(ptrs[i], at), r.c.version))
 		} else if ok {
 			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and apiservers reject defaults unless preserveUnknownFields is false: set it to false (unknown fields are then pruned) or remove the default", ErrInput, place(ptrs[i], at)))
@@ -91,19 +90,18 @@ func place(ptr string, toks []string) string {
 
 // firstDefault finds the first default in s, walking keys in sorted order
 // (so the answer does not depend on map order), and returns the pointer
-// tokens of the schema holding it. seen skips shared subtrees already
-// searched.
-func firstDefault(s map[string]any, at []string, seen map[unsafe.Pointer]bool) ([]string, bool) {
-	if s == nil || seen[mapID(s)] {
+// tokens of the schema holding it. A subtree shared by several $refs is
+// walked at each: the compiled CRD is within the budget's values.
+func firstDefault(s map[string]any, at []string) ([]string, bool) {
+	if s == nil {
 		return nil, false
 	}
-	seen[mapID(s)] = true
 	if _, ok := s["default"]; ok {
 		return at, true
 	}
 	for _, k := range sortedKeys(s) {
 		for _, c := range childSchemas(k, s[k]) {
-			if p, ok := firstDefault(c.schema, append(append([]string(nil), at...), c.toks...), seen); ok {
+			if p, ok := firstDefault(c.schema, append(append([]string(nil), at...), c.toks...)); ok {
 				return p, true
 			}
 		}
@@ -144,17 +142,15 @@ func childSchemas(k string, v any) []childSchema {
 
 // dropKubernetesDefaults returns s with every list-map whose keys needed
 // a default Kubernetes supplies (see listMap) turned into an atomic list
-// without it. Shared subtrees are copied where they change, never
-// modified; done maps each original node to its result. first receives the
-// pointer tokens of the first such list (in sorted key order).
-func dropKubernetesDefaults(s map[string]any, at []string, done map[unsafe.Pointer]map[string]any, first *[]string) map[string]any {
-	if out, ok := done[mapID(s)]; ok {
-		return out
-	}
-	out := s
+// without it, and whether anything changed. s is never modified: what
+// changes is copied (a subtree shared by several $refs is copied at each
+// use, equal). first receives the pointer tokens of the first such list
+// (in sorted key order).
+func dropKubernetesDefaults(s map[string]any, at []string, first *[]string) (map[string]any, bool) {
+	out, changed := s, false
 	change := func(k string, v any) {
-		if mapID(out) == mapID(s) {
-			out = maps.Clone(s)
+		if !changed {
+			out, changed = maps.Clone(s), true
 		}
 		out[k] = v
 	}
@@ -170,51 +166,50 @@ func dropKubernetesDefaults(s map[string]any, at []string, done map[unsafe.Point
 		switch v := out[k].(type) {
 		case map[string]any:
 			if schemaValued(k) {
-				if n := dropKubernetesDefaults(v, append(append([]string(nil), at...), k), done, first); mapID(n) != mapID(v) {
+				if n, ok := dropKubernetesDefaults(v, append(append([]string(nil), at...), k), first); ok {
 					change(k, n)
 				}
 			} else if schemaMaps(k) {
-				var changed map[string]any
+				var names map[string]any
 				for _, name := range sortedKeys(v) {
 					sm, ok := v[name].(map[string]any)
 					if !ok {
 						continue
 					}
-					if n := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, name), done, first); mapID(n) != mapID(sm) {
-						if changed == nil {
-							changed = maps.Clone(v)
+					if n, ok := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, name), first); ok {
+						if names == nil {
+							names = maps.Clone(v)
 						}
-						changed[name] = n
+						names[name] = n
 					}
 				}
-				if changed != nil {
-					change(k, changed)
+				if names != nil {
+					change(k, names)
 				}
 			}
 		case []any:
 			if !schemaValued(k) && !schemaLists(k) {
 				continue
 			}
-			var changed []any
+			var items []any
 			for i, x := range v {
 				sm, ok := x.(map[string]any)
 				if !ok {
 					continue
 				}
-				if n := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, itoa(i)), done, first); mapID(n) != mapID(sm) {
-					if changed == nil {
-						changed = append([]any(nil), v...)
+				if n, ok := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, itoa(i)), first); ok {
+					if items == nil {
+						items = append([]any(nil), v...)
 					}
-					changed[i] = n
+					items[i] = n
 				}
 			}
-			if changed != nil {
-				change(k, changed)
+			if items != nil {
+				change(k, items)
 			}
 		}
 	}
-	done[mapID(s)] = out
-	return out
+	return out, changed
 }
 
 // listMapDefaulted reports whether s is a list-map with a key whose
