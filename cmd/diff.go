@@ -441,7 +441,7 @@ type comparedFile struct {
 
 func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, current, want []byte) {
 	p := pairOf(fs.Name, current, want)
-	p.newObjs = o.ObjectsCopy()
+	p.newObjs = o.ObjectsUnkept()
 	p.minor = o.KubeVersion
 	rep, err := pc.cache.report(p)
 	pc.mu.Lock()

@@ -86,7 +86,7 @@ func movedCRDs(proj *project.Project, plan *project.Plan, every []*project.Outpu
 				before = append(before, old[n])
 			}
 		}
-		now, err := schemadiff.FromObjects(fs.Name+" (new)", every[i].ObjectsCopy())
+		now, err := schemadiff.FromObjects(fs.Name+" (new)", every[i].ObjectsUnkept())
 		if err != nil {
 			return m, err
 		}

@@ -107,17 +107,17 @@ func (o *Output) Objects() []map[string]any {
 	return o.objects
 }
 
-// ObjectsCopy is Objects for a caller that reads them once and lets them
-// go: the shared ones when made already, else a fresh copy that is not
-// kept (check, comparing a thousand stale outputs, holds one at a time).
-// Safe for concurrent use.
-func (o *Output) ObjectsCopy() []map[string]any {
+// ObjectsUnkept is Objects for a caller that reads them once and lets
+// them go: Objects when made already, else views of the documents that
+// are not kept (check, hashing or comparing a thousand outputs, holds one
+// at a time). Read them, never change them. Safe for concurrent use.
+func (o *Output) ObjectsUnkept() []map[string]any {
 	if o.objectsMade.Load() {
 		return o.Objects()
 	}
 	objs := make([]map[string]any, len(o.docs))
 	for i, d := range o.docs {
-		objs[i] = d.Object()
+		objs[i] = d.View()
 	}
 	return objs
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"reflect"
-	"unsafe"
 )
 
 // equal reports whether the JSON values a and b are equal (reflect.DeepEqual,
@@ -15,9 +14,6 @@ func equal(a, b any) bool {
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
 			return false
-		}
-		if sameMap(x, y) {
-			return true
 		}
 		for k, v := range x {
 			w, ok := y[k]
@@ -230,9 +226,6 @@ func equalExcept(a, b any, special map[string]func(x, y any) bool, each ...func(
 	if !oka || !okb {
 		return oka == okb && equal(a, b)
 	}
-	if sameMap(ma, mb) { // a subtree shared from the compiler's cache: equal to itself, by any rule
-		return true
-	}
 	cmp := func(k string, x, y any) bool {
 		if f := special[k]; f != nil {
 			return f(x, y)
@@ -280,33 +273,23 @@ func equalList(a, b any, eq func(x, y any) bool) bool {
 	return true
 }
 
-// sameMap reports whether a and b are the same map (not only equal ones):
-// compiled CRDs share the subtrees of the $ref targets the compiler
-// cached, so most of two outputs' schemas are the same maps.
-func sameMap(a, b map[string]any) bool { return mapKey(a) == mapKey(b) }
-
-// mapKey identifies a map (for twinHash's memo).
-func mapKey(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
-
 // twinHasher hashes CRDs so that twins and identity twins hash alike:
 // it leaves out every description and, in apiextensions.k8s.io/v1 CRDs,
 // the identity (coarser than twins, never finer: outputs of one hash are
-// then compared with twins' rules). Maps are remembered by identity, so
-// a subtree many outputs share is hashed once. The hashes live for one
-// process (a random seed): they group, they are never written.
+// then compared with twins' rules). The hashes live for one process (a
+// random seed): they group, they are never written.
 type twinHasher struct {
 	seed maphash.Seed
-	memo map[unsafe.Pointer]uint64
 }
 
-func newTwinHasher() *twinHasher {
-	return &twinHasher{seed: maphash.MakeSeed(), memo: map[unsafe.Pointer]uint64{}}
-}
+func newTwinHasher() *twinHasher { return &twinHasher{seed: maphash.MakeSeed()} }
 
-// output hashes an output's Kubernetes version and CRDs, in order.
+// output hashes an output's Kubernetes version and CRDs, in order,
+// reading views of them it does not keep (the outputs of a check of many
+// templates would otherwise all be held at once).
 func (h *twinHasher) output(o *Output) uint64 {
 	sum := maphash.String(h.seed, o.KubeVersion)
-	for _, obj := range o.Objects() {
+	for _, obj := range o.ObjectsUnkept() {
 		sum = mix(sum, h.crd(obj))
 	}
 	return sum
@@ -343,19 +326,13 @@ func (h *twinHasher) pair(k string, v any) uint64 {
 func (h *twinHasher) value(v any) uint64 {
 	switch t := v.(type) {
 	case map[string]any:
-		id := mapKey(t)
-		if s, ok := h.memo[id]; ok {
-			return s
-		}
 		s := uint64(1 << 62) // not len(t): descriptions are not counted
 		for k, x := range t {
 			if k != "description" {
 				s += h.pair(k, x)
 			}
 		}
-		s = mix(s, 2)
-		h.memo[id] = s
-		return s
+		return mix(s, 2)
 	case []any:
 		s := uint64(len(t)) + 3<<60
 		for _, x := range t {

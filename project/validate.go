@@ -225,10 +225,9 @@ func (p *Project) ValidateExamples(ctx context.Context, v ResourceValidator, out
 // skeleton has a problem, are validated whole on their own, in a second
 // call.
 //
-// Finding twins takes time linear in the outputs: they are grouped by a
-// hash of what twins compare (twinHasher), and each is compared with the
-// first of its group; the subtrees outputs share are hashed and compared
-// once.
+// Finding twins takes time linear in the outputs' size: they are grouped
+// by a hash of what twins compare (twinHasher), and each is compared with
+// the first of its group.
 func Validate(ctx context.Context, v Validator, outs []*Output) ([]ValidationResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
