@@ -82,7 +82,7 @@ var bundle1_36 string
 //go:embed data/1.37.bundle
 var bundle1_37 string
 
-// sharedPool holds the structures and descriptions of the bundles from 1.16 on.
+// sharedPool holds the structures and descriptions of every bundle.
 //
 //go:embed data/shared.pool
 var sharedPool string

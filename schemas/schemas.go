@@ -138,10 +138,10 @@ func (l *loader) load(version string) (*Bundle, error) {
 	return s.bundle, s.err
 }
 
-// open indexes the bundle of minor: it checks the index, decodes the manifest's header and
-// inflates nothing. The bundle is read where data lies: in the binary's read-only data for an
-// embedded bundle (a string's bytes are never written, and neither are a Reader's), its
-// structures and fragments in pool (nil: none there).
+// open indexes the bundle of minor: it checks the index and decodes the manifest's header.
+// The bundle is read where data lies: in the binary's read-only data for an embedded bundle
+// (a string's bytes are never written, and neither are a Reader's), its structures and
+// descriptions in pool (nil: none there).
 func open(minor, data string, pool *bundlefmt.Pool) (*Bundle, error) {
 	rd, err := bundlefmt.OpenPooled(unsafe.Slice(unsafe.StringData(data), len(data)), pool)
 	if err != nil {
