@@ -239,7 +239,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	if second := fixture(t, defs); !bytes.Equal(first, second) {
 		t.Fatal("writing the same bundle twice gave different bytes")
 	}
-	l := &loader{bundles: []embeddedBundle{{"1.99", string(first)}, {"README", ""}}}
+	l := &loader{bundles: []embeddedBundle{{"1.99", first}, {"README", nil}}}
 	if got := l.index().versions; len(got) != 1 || got[0] != "1.99" {
 		t.Fatalf("versions = %v", got)
 	}
@@ -270,7 +270,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 	}
 
 	dangling := fixture(t, map[string]string{"a.B": `{"items":{"$ref":"#/definitions/a.Missing"}}`, "a.C": `{"$ref":"other.json#/x"}`})
-	l = &loader{bundles: []embeddedBundle{{"1.99", string(dangling)}}}
+	l = &loader{bundles: []embeddedBundle{{"1.99", dangling}}}
 	if b, err = l.load("1.99"); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 func TestValidateObjects(t *testing.T) {
 	load := func(defs map[string]string, objects map[string]Object) error {
 		t.Helper()
-		l := &loader{bundles: []embeddedBundle{{"1.99", string(fixtureObjects(t, defs, objects))}}}
+		l := &loader{bundles: []embeddedBundle{{"1.99", fixtureObjects(t, defs, objects)}}}
 		b, err := l.load("1.99")
 		if err != nil {
 			t.Fatal(err)
@@ -324,7 +324,7 @@ func TestCorrupt(t *testing.T) {
 		"garbage":   []byte("not a bundle at all, not a bundle at all"),
 		"format 2":  otherVersion,
 	} {
-		l := &loader{bundles: []embeddedBundle{{"1.99", string(data)}}}
+		l := &loader{bundles: []embeddedBundle{{"1.99", data}}}
 		if _, err := l.load("1.99"); err == nil {
 			t.Errorf("%s: Load succeeded", name)
 		}
@@ -333,7 +333,7 @@ func TestCorrupt(t *testing.T) {
 	// every read: see bundlefmt.Reader), but not Validate.
 	bad := bytes.Clone(good)
 	bad[len(bad)-2] ^= 0x10
-	l := &loader{bundles: []embeddedBundle{{"1.99", string(bad)}}}
+	l := &loader{bundles: []embeddedBundle{{"1.99", bad}}}
 	b, err := l.load("1.99")
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	// Names out of order pass Load too (it checks the frame, not the 900 names: see
 	// bundlefmt.Open), but not Validate, which the tests run on every embedded bundle.
-	l = &loader{bundles: []embeddedBundle{{"1.99", string(fixtureSwapped(t))}}}
+	l = &loader{bundles: []embeddedBundle{{"1.99", fixtureSwapped(t)}}}
 	if b, err = l.load("1.99"); err != nil {
 		t.Fatal(err)
 	}

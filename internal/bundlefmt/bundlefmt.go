@@ -40,7 +40,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unsafe"
 )
 
 // FormatVersion is the version of the bundle layout. Readers reject any other value.
@@ -334,9 +333,9 @@ func (r *Reader) def(i, k int) span {
 // checked when it is read, and the names (sorted, unique, valid) by Check: a one-file run
 // opens a bundle or two and reads a few dozen definitions of them (the tests Check every
 // embedded bundle). Whatever the data, the Reader never reads outside it: a span outside
-// its chunk is an error when read. The Reader reads data where it lies (the bundles
-// embedded in a binary are its read-only data): data must not change while the Reader is
-// in use, and what the Reader returns must not be changed.
+// its chunk is an error when read. The Reader reads data where it lies (package schemas
+// passes the bundles embedded in the binary, never copied): data must not change while the
+// Reader is in use, and what the Reader returns must not be changed.
 func Open(data []byte) (*Reader, error) { return OpenPooled(data, nil) }
 
 // OpenPooled is Open for a bundle whose spans may lie in pool (see Pool): a span's chunk
@@ -390,10 +389,8 @@ func OpenPooled(data []byte, pool *Pool) (*Reader, error) {
 	if len(blob) > 0 && blob[len(blob)-1] != '\n' {
 		return nil, errors.New("bundlefmt: the names do not end in a newline")
 	}
-	// Each name is a substring of the bundle's own bytes, which do not change (see above).
 	if len(blob) > 1 {
-		all := unsafe.String(&blob[0], len(blob)-1)
-		r.names = strings.Split(all, "\n")
+		r.names = strings.Split(string(blob[:len(blob)-1]), "\n")
 	}
 	if n, err = u32("definition count"); err != nil {
 		return nil, err
