@@ -7,7 +7,7 @@ GO ?= go
 # All 26 minors take about 8 minutes (downloads included). The generator, tools/schemagen, is
 # in the tools module (tools/go.mod), which the compiler module's `go install ./...` never
 # reaches; it is built into bin/tools/ and run from schemas/.
-.PHONY: schemas schemas-add schemas-bump schemas-refragment tools-bin
+.PHONY: schemas schemas-add schemas-bump schemas-repack tools-bin
 schemas: tools-bin
 	cd schemas && ../bin/tools/schemagen $(if $(ONLY),-only $(ONLY))
 	$(GO) test ./schemas/...
@@ -24,10 +24,11 @@ schemas-bump: tools-bin
 	cd schemas && ../bin/tools/schemagen -bump
 	$(GO) test ./schemas/...
 
-# schemas-refragment: write the bundles anew from the definitions they hold, without
-# fragments, and pool them again, downloading nothing (seconds; tools/schemagen/refragment.go).
-schemas-refragment: tools-bin
-	cd schemas && ../bin/tools/schemagen -refragment
+# schemas-repack: write the bundles anew from the definitions they hold (as published) and
+# pool them again, downloading nothing (seconds; tools/schemagen/repack.go): after a change of
+# the bundle format.
+schemas-repack: tools-bin
+	cd schemas && ../bin/tools/schemagen -repack
 	$(GO) test ./schemas/...
 
 # tools-bin: the developer tools of the tools module (schemagen, crdcompare) into bin/tools/.

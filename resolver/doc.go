@@ -104,13 +104,12 @@
 // apiextensions JSON, FieldsV1) get their structural form, extensions other
 // than the CRD-legal x-kubernetes-* ones are dropped, and Kubernetes'
 // defaults are set aside (see Flatten). RemoveDescriptions and
-// MaxDescriptionLength act on bundle text only; what you wrote stays. The
-// bundles of 1.16 and later store their definitions imported already
-// (Prebuild, run by `make schemas`), their descriptions apart: a compile
-// decodes them (encoding/json) and puts the descriptions back unless
-// RemoveDescriptions. Every bundle definition then gets the whole
-// structural pass for the target's minor, as the template's own schemas
-// do, whichever minor its bundle is.
+// MaxDescriptionLength act on bundle text only; what you wrote stays. Every
+// bundle stores its definitions as the release publishes them, their
+// descriptions apart: a compile decodes one (encoding/json), puts its
+// descriptions back unless RemoveDescriptions, and imports it. Every
+// bundle definition then gets the whole structural pass for the target's
+// minor, as the template's own schemas do, whichever minor its bundle is.
 //
 // A definition's description documents the field that refers to it: a
 // property that is a $ref and has no description of its own gets the
@@ -228,7 +227,7 @@
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
-//	import.go       a bundle definition decoded and imported (prebuild.go: what `make schemas` stores)
+//	import.go       a bundle definition decoded, its descriptions put back, and imported
 //	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
 //	files.go        file targets, read through the one reader (internal/fileio)
 //	structural.go   normalise: the structural pass, over the template's schemas and every bundle definition

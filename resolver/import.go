@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// normalizedSource is implemented by sources (such as the *schemas.Bundle
-// of Kubernetes 1.16 and later) whose definitions are stored already
-// imported and structural, as Prebuild makes them: Definition holds the
-// structure without descriptions, AppendDescriptions the descriptions.
-type normalizedSource interface {
-	Normalized() bool
+// describedSource is implemented by sources (such as *schemas.Bundle) that
+// keep the descriptions of a definition's schema nodes apart from its
+// Definition: AppendDescriptions appends them as a JSON object from the
+// JSON pointer of each node inside the definition ("" for its root) to its
+// text, nothing when there are none. Put back, they give the definition as
+// published, so a compile that removes descriptions never reads them.
+type describedSource interface {
 	AppendDescriptions(dst []byte, name string) ([]byte, error)
 }
 
@@ -34,8 +33,7 @@ func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
 // Private key that carries a bundle default through resolution. Kubernetes
 // defaults are not copied into CRDs (the apiserver would start writing them
 // into every object), except for list-map keys, which must have one.
-// Normalized bundles store them under it already.
-const bundleDefault = schemas.DefaultKey
+const bundleDefault = "x-k8s-crd-resolver-default"
 
 // quantityPattern is the pattern Kubernetes publishes for resource.Quantity.
 const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
@@ -85,17 +83,15 @@ var crdExtensions = map[string]bool{
 }
 
 // importDefinition reads one bundle definition and makes it ready for a
-// CRD: known types replaced, non-CRD extensions dropped, defaults kept
-// aside, descriptions removed or truncated as the options say. Its $refs
-// are left for the caller to resolve. A property-less object stays as the
-// bundle has it: `type: object` for an empty struct (the apiserver prunes
-// what is written under it), x-kubernetes-preserve-unknown-fields for
-// arbitrary JSON.
-//
-// A bundle of Kubernetes 1.16 or later stores its definitions imported
-// already (see Prebuild), their descriptions apart: they are decoded as
-// they are and their descriptions added back unless RemoveDescriptions.
-// The caller runs the structural pass over either.
+// CRD (importRaw): known types replaced, non-CRD extensions dropped,
+// defaults kept aside, descriptions removed or truncated as the options
+// say. Its $refs are left for the caller to resolve, and the caller runs
+// the structural pass over it. A property-less object stays as the bundle
+// has it: `type: object` for an empty struct (the apiserver prunes what is
+// written under it), x-kubernetes-preserve-unknown-fields for arbitrary
+// JSON. Every minor's bundle holds its definitions as published, their
+// descriptions apart (describedSource): they are put back first unless
+// RemoveDescriptions, which would drop them again.
 func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	b, _, err := r.c.bundleFor(version)
 	if err != nil {
@@ -105,9 +101,15 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
 	}
+	var descs []byte
+	if ds, ok := b.(describedSource); ok && !r.c.opts.RemoveDescriptions {
+		if descs, err = ds.AppendDescriptions(nil, name); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
+		}
+	}
 	// Decoding is work the budget bounds (cached definitions are decoded
 	// once per Compiler, those inside a cut cycle at every use).
-	if r.budget.chargeWork(int64(len(raw)) / budgetValueCost) {
+	if r.budget.chargeWork(int64(len(raw)+len(descs)) / budgetValueCost) {
 		r.stopForWork(scope{version: version}, "#/definitions/"+name)
 		return nil, errStopped
 	}
@@ -115,40 +117,17 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}
-	if ns, ok := b.(normalizedSource); ok && ns.Normalized() {
-		return r.addBundleDescriptions(ns, version, name, v)
+	if len(descs) > 0 {
+		if err := addDescriptions(v, descs); err != nil {
+			return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
+		}
 	}
 	return r.importRaw(version, name, v)
 }
 
-// addBundleDescriptions takes v, a definition a bundle stores structural,
-// and puts back its descriptions, as the options say.
-func (r *run) addBundleDescriptions(ns normalizedSource, version, name string, v any) (map[string]any, error) {
-	def, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle is %s, not a schema", name, version, describeValue(v))
-	}
-	if r.c.opts.RemoveDescriptions {
-		return def, nil
-	}
-	data, err := ns.AppendDescriptions(nil, name)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnresolved, err)
-	}
-	if len(data) == 0 {
-		return def, nil
-	}
-	if err := addDescriptions(def, data, r.c.opts.MaxDescriptionLength, &r.kubeTexts); err != nil {
-		return nil, fmt.Errorf("descriptions of definition %s of the Kubernetes %s bundle: %w", name, version, err)
-	}
-	return def, nil
-}
-
-// addDescriptions sets the descriptions of a structural definition def:
-// data is a JSON object from the JSON pointer of each schema node (inside
-// def) to its text, as Prebuild writes it. max > 0 truncates each text
-// (truncateDescription). Each text set is appended to *log.
-func addDescriptions(def map[string]any, data []byte, max int, log *[]string) error {
+// addDescriptions puts the descriptions data (a JSON object from the JSON
+// pointer of each schema node inside def to its text) back into def.
+func addDescriptions(def any, data []byte) error {
 	var texts map[string]string
 	if err := json.Unmarshal(data, &texts); err != nil {
 		return err
@@ -162,17 +141,13 @@ func addDescriptions(def map[string]any, data []byte, max int, log *[]string) er
 		if !ok {
 			return fmt.Errorf("%q points at %s, not a schema", ptr, describeValue(node))
 		}
-		if max > 0 {
-			s = truncateDescription(s, max)
-		}
 		m["description"] = s
-		*log = append(*log, s)
 	}
 	return nil
 }
 
-// importRaw is importDefinition's work on a definition as the swagger has
-// it, decoded into v.
+// importRaw is importDefinition's work on a definition as published,
+// decoded into v.
 func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 	def, ok := v.(map[string]any)
 	if !ok {

@@ -37,16 +37,16 @@ func TestAddDescriptions(t *testing.T) {
 	}
 	v, _ := decodeJSON(raw)
 	def := v.(map[string]any)
-	if err := addDescriptions(def, descs, 0, new([]string)); err != nil {
+	if err := addDescriptions(def, descs); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := def["description"].(string); !ok {
 		t.Fatal("the root has no description")
 	}
-	if err := addDescriptions(map[string]any{}, []byte(`{"":"x"} {}`), 0, new([]string)); err == nil {
+	if err := addDescriptions(map[string]any{}, []byte(`{"":"x"} {}`)); err == nil {
 		t.Error("data after the object was taken")
 	}
-	if err := addDescriptions(map[string]any{}, []byte(`["x"]`), 0, new([]string)); err == nil {
+	if err := addDescriptions(map[string]any{}, []byte(`["x"]`)); err == nil {
 		t.Error("a list was taken for the object")
 	}
 }

@@ -53,8 +53,6 @@ type run struct {
 	// bounds are the DescriptionsKey bounds the template's schemas
 	// write (fit.go), in the order resolved.
 	bounds []descBound
-
-	prebuild bool // Prebuild's run: leave list-map keys and set items to the compile
 }
 
 // errStopped is returned once the compile is stopped; the reason has been

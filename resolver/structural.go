@@ -238,12 +238,9 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	if t, _ := s["type"].(string); t != "object" && t != "" {
 		delete(s, "x-kubernetes-map-type")
 	}
-	if r.prebuild {
-		// Left to the compile, where the items are resolved.
-	} else if r.c.atLeast(1, 16) {
+	if r.c.atLeast(1, 16) {
 		if !r.c.atLeast(1, 17) && !sc.inBundle() {
-			// The bundle's own go as they are prebuilt (make schemas);
-			// 1.16 drops them unread.
+			// The bundle's own stay as they are; 1.16 drops them unread.
 			r.dropExtensions(s, sc, p, "x-kubernetes-map-type")
 		}
 		r.listMap(s, sc, p)

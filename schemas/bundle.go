@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -18,9 +17,8 @@ import (
 // OpenAPI v3 documents merged in. A Bundle is read-only and safe for concurrent use; every
 // method returns data the caller owns.
 type Bundle struct {
-	version    string
-	normalized bool
-	rd         *bundlefmt.Reader
+	version string
+	rd      *bundlefmt.Reader
 
 	manifest   []byte // decoded into source on first use (Source, Validate)
 	sourceOnce sync.Once
@@ -54,10 +52,6 @@ type Source struct {
 	Constraints map[string]int
 }
 
-// DefaultKey is the key under which the definitions of a Normalized bundle carry Kubernetes'
-// defaults (see Normalized).
-const DefaultKey = bundlefmt.DefaultKey
-
 // Object is what the Go declaration of a property-less object definition says it holds.
 type Object = bundlefmt.Object
 
@@ -88,7 +82,7 @@ func newBundle(minor string, rd *bundlefmt.Reader) (*Bundle, error) {
 	if h.Format != bundlefmt.FormatVersion {
 		return nil, fmt.Errorf("manifest: format %d, want %d", h.Format, bundlefmt.FormatVersion)
 	}
-	return &Bundle{version: minor, normalized: h.Normalized, rd: rd, manifest: rd.Manifest}, nil
+	return &Bundle{version: minor, rd: rd, manifest: rd.Manifest}, nil
 }
 
 // provenance decodes the manifest, once.
@@ -137,17 +131,11 @@ func (b *Bundle) Has(name string) bool {
 	return ok
 }
 
-// Normalized reports whether the definitions are stored structural, as resolver.Prebuild
-// makes them (Kubernetes 1.16 and later): Definition then returns a definition without its
-// descriptions, with Kubernetes' defaults under DefaultKey, and Descriptions returns the
-// descriptions. Otherwise (before 1.16) Definition returns
-// the swagger's definition, descriptions included, and Descriptions returns nil.
-func (b *Bundle) Normalized() bool { return b.normalized }
-
 // Definition returns the JSON of one definition, e.g. "io.k8s.api.core.v1.PodSpec", as fresh
-// bytes the caller may keep (see Normalized). It decompresses only that definition, and in a
-// Normalized bundle only up to the end of its structure. An unknown name is an error wrapping
-// ErrNoDefinition.
+// bytes the caller may keep: the definition as the release publishes it (with the
+// generator's additions, see the package documentation), compact, keys sorted, but for the
+// descriptions of its schema nodes, which Descriptions returns. It reads only that
+// definition. An unknown name is an error wrapping ErrNoDefinition.
 func (b *Bundle) Definition(name string) ([]byte, error) {
 	return b.AppendDefinition(nil, name)
 }
@@ -173,10 +161,10 @@ func (b *Bundle) read(dst []byte, name, what string, get func(i int) ([]byte, er
 	return data, nil
 }
 
-// Descriptions returns, for a Normalized bundle, the descriptions of one definition: a JSON
-// object from the JSON pointer of each schema node inside the definition ("" for its root)
-// to its text, or nil when it has none. For other bundles it returns nil: their
-// descriptions are in the definitions.
+// Descriptions returns the descriptions of one definition: a JSON object from the JSON
+// pointer of each schema node inside the definition ("" for its root) to its text, or nil
+// when it has none. Put back where the pointers say (bundlefmt.JoinDescriptions), they give
+// the definition as published.
 func (b *Bundle) Descriptions(name string) ([]byte, error) {
 	return b.AppendDescriptions(nil, name)
 }
@@ -194,9 +182,10 @@ func (b *Bundle) find(name string) (int, bool) {
 	return b.rd.Find(name)
 }
 
-// Validate checks the whole bundle, decompressing every definition: the format version and
-// provenance, sorted unique entries with valid names, every definition a JSON object, and
-// every "$ref" a "#/definitions/X" whose X the bundle holds. Load does not call it (it
+// Validate checks the whole bundle, reading every definition: the format version and
+// provenance, sorted unique entries with valid names, every chunk's CRC-32, every
+// definition a JSON object whose descriptions name schema nodes of it, and every "$ref" a
+// "#/definitions/X" whose X the bundle holds. Load does not call it (it
 // would cost milliseconds per version); tests and `make schemas` do.
 func (b *Bundle) Validate() error {
 	var errs []error
@@ -246,18 +235,18 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, err)
 			continue
 		}
+		published, err := bundlefmt.JoinDescriptions(data, descs)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
+			continue
+		}
 		var def map[string]any
-		if err := decodeOne(data, &def); err != nil {
+		if err := decodeOne(published, &def); err != nil {
 			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
 			continue
 		}
 		if err := b.checkObject(name, def); err != nil {
 			errs = append(errs, err)
-		}
-		if descs != nil {
-			if err := checkDescriptions(def, descs); err != nil {
-				errs = append(errs, fmt.Errorf("descriptions of definition %s: %w", name, err))
-			}
 		}
 		walkRefs(def, func(ref string) {
 			target, ok := strings.CutPrefix(ref, "#/definitions/")
@@ -284,51 +273,6 @@ func decodeOne(data []byte, v any) error {
 	}
 	if dec.More() {
 		return errors.New("trailing data")
-	}
-	return nil
-}
-
-// checkDescriptions checks the descriptions of a Normalized definition: a JSON object from
-// JSON pointers to strings, each pointer naming a schema (an object) of def that has no
-// description of its own.
-func checkDescriptions(def map[string]any, data []byte) error {
-	var descs map[string]string
-	if err := decodeOne(data, &descs); err != nil {
-		return err
-	}
-	if len(descs) == 0 {
-		return errors.New("an empty set of descriptions is stored as none")
-	}
-	for _, ptr := range slices.Sorted(maps.Keys(descs)) {
-		var node any = def
-		if ptr != "" {
-			toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-			if !strings.HasPrefix(ptr, "/") {
-				return fmt.Errorf("%q is not a JSON pointer", ptr)
-			}
-			for _, tok := range toks {
-				tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-				switch t := node.(type) {
-				case map[string]any:
-					node = t[tok]
-				case []any:
-					i, err := strconv.Atoi(tok)
-					if err != nil || i < 0 || i >= len(t) {
-						return fmt.Errorf("%q: no item %q", ptr, tok)
-					}
-					node = t[i]
-				default:
-					node = nil
-				}
-			}
-		}
-		m, ok := node.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%q names no schema", ptr)
-		}
-		if _, has := m["description"]; has {
-			return fmt.Errorf("%q has a description in the structure too", ptr)
-		}
 	}
 	return nil
 }

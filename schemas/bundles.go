@@ -5,87 +5,87 @@ package schemas
 import _ "embed"
 
 //go:embed data/1.12.bundle
-var bundle1_12 string
+var bundle1_12 []byte
 
 //go:embed data/1.13.bundle
-var bundle1_13 string
+var bundle1_13 []byte
 
 //go:embed data/1.14.bundle
-var bundle1_14 string
+var bundle1_14 []byte
 
 //go:embed data/1.15.bundle
-var bundle1_15 string
+var bundle1_15 []byte
 
 //go:embed data/1.16.bundle
-var bundle1_16 string
+var bundle1_16 []byte
 
 //go:embed data/1.17.bundle
-var bundle1_17 string
+var bundle1_17 []byte
 
 //go:embed data/1.18.bundle
-var bundle1_18 string
+var bundle1_18 []byte
 
 //go:embed data/1.19.bundle
-var bundle1_19 string
+var bundle1_19 []byte
 
 //go:embed data/1.20.bundle
-var bundle1_20 string
+var bundle1_20 []byte
 
 //go:embed data/1.21.bundle
-var bundle1_21 string
+var bundle1_21 []byte
 
 //go:embed data/1.22.bundle
-var bundle1_22 string
+var bundle1_22 []byte
 
 //go:embed data/1.23.bundle
-var bundle1_23 string
+var bundle1_23 []byte
 
 //go:embed data/1.24.bundle
-var bundle1_24 string
+var bundle1_24 []byte
 
 //go:embed data/1.25.bundle
-var bundle1_25 string
+var bundle1_25 []byte
 
 //go:embed data/1.26.bundle
-var bundle1_26 string
+var bundle1_26 []byte
 
 //go:embed data/1.27.bundle
-var bundle1_27 string
+var bundle1_27 []byte
 
 //go:embed data/1.28.bundle
-var bundle1_28 string
+var bundle1_28 []byte
 
 //go:embed data/1.29.bundle
-var bundle1_29 string
+var bundle1_29 []byte
 
 //go:embed data/1.30.bundle
-var bundle1_30 string
+var bundle1_30 []byte
 
 //go:embed data/1.31.bundle
-var bundle1_31 string
+var bundle1_31 []byte
 
 //go:embed data/1.32.bundle
-var bundle1_32 string
+var bundle1_32 []byte
 
 //go:embed data/1.33.bundle
-var bundle1_33 string
+var bundle1_33 []byte
 
 //go:embed data/1.34.bundle
-var bundle1_34 string
+var bundle1_34 []byte
 
 //go:embed data/1.35.bundle
-var bundle1_35 string
+var bundle1_35 []byte
 
 //go:embed data/1.36.bundle
-var bundle1_36 string
+var bundle1_36 []byte
 
 //go:embed data/1.37.bundle
-var bundle1_37 string
+var bundle1_37 []byte
 
-// sharedPool holds the structures and descriptions of the bundles from 1.16 on.
+// sharedPool holds the structures and descriptions of every bundle.
 //
 //go:embed data/shared.pool
-var sharedPool string
+var sharedPool []byte
 
 // embedded lists the bundles, oldest first.
 var embedded = []embeddedBundle{

@@ -9,28 +9,24 @@
 // SHA-256 of every source file, for releases before 1.23 the release whose defaults were
 // borrowed, every Go module read (module@version and go.sum hash), the classification of
 // every property-less object (Source.Objects) and the count of each constraint keyword
-// imported; then the definitions, deflated in chunks of about 16 KiB of consecutive
-// definitions. From 1.16 on, the structures and descriptions (below) of every
-// bundle lie in one shared pool instead, data/shared.pool, each distinct byte string once
-// and stored as it is: consecutive minors share most definitions byte for byte (25 MB of
-// them are 5.7 MB distinct), so every minor is read in place, nothing inflated, in less
-// space than its deflated chunks took (8.1 MB of data, from 8.9). Regenerating reproduces
-// every bundle and the pool byte for byte (with the same Go release). The format is defined
-// in internal/bundlefmt (the module's, shared with the generator).
+// imported. The definitions themselves lie in one shared pool, data/shared.pool, each
+// distinct byte string once and stored as it is: consecutive minors share most definitions
+// byte for byte, so every minor is read in place, nothing to inflate. Regenerating
+// reproduces every bundle and the pool byte for byte (with the same Go release). The format
+// is defined in internal/bundlefmt (the module's, shared with the generator).
 //
-// From 1.16 on (Bundle.Normalized) a definition is stored as a compile needs it, not as the
-// swagger has it: resolver.Prebuild imports it (IntOrString and Quantity in their structural
-// form, extensions a CRD cannot hold dropped, Kubernetes' defaults under DefaultKey) and
-// makes every schema node structural for the minor, but for what depends on other
-// definitions. Its descriptions are kept apart, keyed by JSON pointer: a compile that
-// removes descriptions never reads them. A compile runs the whole structural pass over
-// every definition it uses, whatever its bundle stores. Bundles before 1.16 store the
-// swagger's definitions whole. `make schemas-refragment` (schemagen -refragment) writes the
-// bundles anew from the definitions they hold, downloading nothing, without the fragments
-// (pre-rendered YAML) earlier bundles stored.
+// Every minor stores each definition as published (below), compact with sorted keys, split
+// losslessly in two: Bundle.Definition returns it without the descriptions of its schema
+// nodes, and Bundle.Descriptions returns those, keyed by JSON pointer; put back
+// (bundlefmt.JoinDescriptions), they give the definition byte for byte. A compile that
+// removes descriptions never reads them. Nothing a compile does is stored: the resolver
+// imports each definition and makes it structural for the target minor at compile time, so
+// a change to a structural rule changes every minor's output with no data to regenerate.
+// `make schemas-repack` (schemagen -repack) writes the bundles anew from the definitions they
+// hold, downloading nothing.
 //
-// Definitions are the `definitions` of api/openapi-spec/swagger.json (normalised as above
-// from 1.16), with defaults and what the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or
+// Definitions are the `definitions` of api/openapi-spec/swagger.json, with defaults and what
+// the Go types say (below) added. The v2 document carries none, so wherever a property (or its items or
 // additionalProperties, at any depth) lacks "default" and the same position in the
 // release's OpenAPI v3 documents (api/openapi-spec/v3/*.json, 1.23 and later) has one, it
 // is copied in. This brings e.g. `protocol: TCP` to ContainerPort, ServicePort and
@@ -80,20 +76,19 @@
 // so it is read where it lies: an embed.FS file can only be read by copying it. Versions,
 // Latest and Canonical read only that list. Load opens the bundle of a version once per
 // process: it checks the index and decodes the manifest's header in place, without copying
-// or inflating anything (the rest of the manifest is decoded when Source or Validate asks).
-// Bundle.Definition then reads the chunk the definition lies in (a pool chunk, in place;
-// a deflated chunk, inflated once per process), so compiling a CRD costs only the chunks
-// of the definitions it reaches. Sizes are capped and every deflated chunk's CRC-32 is checked when it
-// is first inflated (a stored chunk's, in the binary, by Validate). Bundle.Validate checks a whole bundle (every $ref resolves, sorted names,
-// descriptions that name schemas, provenance); the tests run it on every embedded bundle, so
-// Load does not.
+// anything (the rest of the manifest is decoded when Source or Validate asks).
+// Bundle.Definition then reads the definition where it lies in the pool, so compiling a CRD
+// touches only the definitions it reaches. Sizes are capped; every chunk's CRC-32 is checked
+// by Bundle.Validate, which checks a whole bundle (every $ref resolves, sorted names,
+// descriptions that name schema nodes, provenance); the tests run it on every embedded
+// bundle, so Load does not.
 //
 // # Regenerating
 //
 // versions.txt pins one k8s.io/kubernetes release per minor. `make schemas` (or
 // `go generate ./schemas`) downloads each pinned module, one at a time, through the Go
 // module proxy into a private temporary module cache, rewrites data/ (the bundles it built,
-// then the pool and every bundle from 1.16 on, which read from it) and bundles.go,
+// then the pool and every bundle, which read from it) and bundles.go,
 // deletes the downloads and runs the package tests. `make schemas ONLY=1.30` rebuilds one bundle.
 // Adding a Kubernetes release is one command, which finds the newest patch the proxy
 // serves, pins it and builds its bundle:

@@ -7,19 +7,21 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // The bundles, one per Kubernetes minor (see internal/bundlefmt), are written by tools/schemagen
 // from the releases pinned in versions.txt, into data/; it also writes bundles.go, which
-// embeds each as a string (embedded), so a bundle is read where it lies in the binary.
+// embeds each as a []byte (embedded), so a bundle is read where it lies in the binary.
 //
 //go:generate make -C .. schemas
 
 // embeddedBundle is one embedded bundle: its minor and its bytes.
-type embeddedBundle struct{ minor, data string }
+type embeddedBundle struct {
+	minor string
+	data  []byte
+}
 
 // ErrUnknownVersion is wrapped by the error Canonical and Load return for a malformed version
 // or a minor that has no embedded bundle.
@@ -59,7 +61,7 @@ func Load(version string) (*Bundle, error) { return std.load(version) }
 // loader over fixture bundles instead of resetting std.
 type loader struct {
 	bundles []embeddedBundle
-	pool    string // the shared pool (bundlefmt.Pool); "": none
+	pool    []byte // the shared pool (bundlefmt.Pool); nil: none
 
 	once sync.Once
 	idx  loaderIndex
@@ -76,7 +78,7 @@ type loaderIndex struct {
 
 // slot caches the result of loading one minor.
 type slot struct {
-	data   string // the bundle's bytes
+	data   []byte // the bundle's bytes
 	once   sync.Once
 	bundle *Bundle
 	err    error
@@ -125,8 +127,8 @@ func (l *loader) load(version string) (*Bundle, error) {
 	s := idx.slots[minor]
 	s.once.Do(func() {
 		idx.poolOnce.Do(func() {
-			if l.pool != "" {
-				idx.pool, idx.poolErr = bundlefmt.OpenPool(unsafe.Slice(unsafe.StringData(l.pool), len(l.pool)))
+			if l.pool != nil {
+				idx.pool, idx.poolErr = bundlefmt.OpenPool(l.pool)
 			}
 		})
 		if idx.poolErr != nil {
@@ -138,12 +140,12 @@ func (l *loader) load(version string) (*Bundle, error) {
 	return s.bundle, s.err
 }
 
-// open indexes the bundle of minor: it checks the index, decodes the manifest's header and
-// inflates nothing. The bundle is read where data lies: in the binary's read-only data for an
-// embedded bundle (a string's bytes are never written, and neither are a Reader's), its
-// structures and fragments in pool (nil: none there).
-func open(minor, data string, pool *bundlefmt.Pool) (*Bundle, error) {
-	rd, err := bundlefmt.OpenPooled(unsafe.Slice(unsafe.StringData(data), len(data)), pool)
+// open indexes the bundle of minor: it checks the index and decodes the manifest's header.
+// The bundle is read where data lies: in the binary for an embedded bundle (nothing writes
+// the embedded bytes, and a Reader never does), its structures and descriptions in pool
+// (nil: none there).
+func open(minor string, data []byte, pool *bundlefmt.Pool) (*Bundle, error) {
+	rd, err := bundlefmt.OpenPooled(data, pool)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: bundle %s: %w", minor, err)
 	}

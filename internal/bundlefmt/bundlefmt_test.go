@@ -9,51 +9,39 @@ import (
 	_ "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 )
 
-func write(t testing.TB, defs map[string][]byte, normalized bool) []byte {
-	return writeStored(t, defs, normalized, false)
-}
-
-func writeStored(t testing.TB, defs map[string][]byte, normalized, uncompressed bool) []byte {
+func write(t testing.TB, defs map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	m := Manifest{KubernetesVersion: "v1.99.0", Module: "k8s.io/kubernetes@v1.99.0", Normalized: normalized, Uncompressed: uncompressed}
-	if err := Write(&buf, m, defs, nil, nil); err != nil {
+	m := Manifest{KubernetesVersion: "v1.99.0", Module: "k8s.io/kubernetes@v1.99.0"}
+	if err := Write(&buf, m, defs); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
 // TestRoundTrip: what Write stores, Open and the Append methods give back, over chunk
-// boundaries; a definition larger than a chunk gets one of its own. Deflated and
-// Uncompressed alike (there, structures are stored as they are and descriptions deflated).
+// boundaries, the descriptions split off; a definition larger than a chunk gets one of its
+// own; JoinDescriptions gives back the definition Write was given.
 func TestRoundTrip(t *testing.T) {
-	for _, uncompressed := range []bool{false, true} {
-		t.Run(fmt.Sprint("uncompressed=", uncompressed), func(t *testing.T) { roundTrip(t, uncompressed) })
-	}
-}
-
-func roundTrip(t *testing.T, uncompressed bool) {
 	defs := map[string][]byte{}
 	want := map[string][2]string{}
 	for i := range 40 {
 		name := fmt.Sprintf("io.k8s.api.x.v1.T%02d", i)
-		structure := fmt.Sprintf(`{"properties":{"f%d":{"type":"string"}},"type":"object","x":%q}`, i, strings.Repeat("s", i*150))
-		descs := ""
+		def := fmt.Sprintf(`{"properties":{"f%d":{"type":"string"}},"type":"object","x":%q}`, i, strings.Repeat("s", i*150))
+		structure, descs := def, ""
 		if i%3 == 0 {
+			def = fmt.Sprintf(`{"description":"T%d <is> & \"so\".","properties":{"f%d":{"type":"string"}},"type":"object","x":%q}`, i, i, strings.Repeat("s", i*150))
 			descs = fmt.Sprintf(`{"":"T%d <is> & \"so\"."}`, i)
 		}
 		if i == 7 {
-			structure = fmt.Sprintf(`{"type":"string","x":%q}`, strings.Repeat("big", ChunkSize))
+			def = fmt.Sprintf(`{"type":"string","x":%q}`, strings.Repeat("big", ChunkSize))
+			structure = def
 		}
-		data := structure
-		if descs != "" {
-			data += "\n" + descs
-		}
-		defs[name] = []byte(data)
+		defs[name] = []byte(def)
 		want[name] = [2]string{structure, descs}
 	}
-	data := writeStored(t, defs, true, uncompressed)
-	if again := writeStored(t, defs, true, uncompressed); !bytes.Equal(data, again) {
+	data := write(t, defs)
+	if again := write(t, defs); !bytes.Equal(data, again) {
 		t.Fatal("writing the same bundle twice gave different bytes")
 	}
 	r, err := Open(data)
@@ -62,15 +50,6 @@ func roundTrip(t *testing.T, uncompressed bool) {
 	}
 	if len(r.chunks) < 4 {
 		t.Errorf("%d chunks for %d KiB", len(r.chunks), len(data)>>10)
-	}
-	stored := 0
-	for i := range r.chunks {
-		if r.chunks[i].clen == 0 {
-			stored++
-		}
-	}
-	if descChunks := 1; (stored == len(r.chunks)-descChunks) != uncompressed || (stored == 0) == uncompressed {
-		t.Errorf("%d of %d chunks stored", stored, len(r.chunks))
 	}
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
@@ -91,23 +70,66 @@ func roundTrip(t *testing.T, uncompressed bool) {
 		if err != nil || string(d) != w[1] || (w[1] == "") != (d == nil) {
 			t.Errorf("%s: descriptions %q, %v; want %q", name, d, err, w[1])
 		}
+		if def, err := JoinDescriptions(s[len("prefix"):], d); err != nil || !bytes.Equal(def, defs[name]) {
+			t.Errorf("%s: joined %.60q, %v", name, def, err)
+		}
 	}
 	if _, ok := r.Find("io.k8s.api.x.v1.T99"); ok {
 		t.Error("Find of a missing name succeeded")
 	}
 }
 
-// TestOpenRefuses: a bundle whose index lies (bad magic, sizes and offsets beyond the
-// file, unsorted names, a chunk inflating to more or less than it says, a wrong CRC) is an
-// error, never a panic or an allocation of what the index claims.
-func TestOpenRefuses(t *testing.T) {
-	for _, uncompressed := range []bool{false, true} {
-		t.Run(fmt.Sprint("uncompressed=", uncompressed), func(t *testing.T) { openRefuses(t, uncompressed) })
+// TestSplitDescriptions: the descriptions of schema nodes, and only theirs, are split off
+// (a property named description, data holding the word and a description that is not a
+// string stay), and joined back they give the definition as written.
+func TestSplitDescriptions(t *testing.T) {
+	def := `{"additionalItems":[{"description":"ai"}],"allOf":[{"description":"all"}],"default":{"description":"data"},` +
+		`"definitions":{"d":{"description":"def"}},"dependencies":{"x":{"description":"dep"}},"description":"root <b> & c",` +
+		`"enum":[{"description":"data"}],"items":[{"description":"item0"},{"type":"string"}],"not":{"description":"not"},` +
+		`"patternProperties":{"^a/b~":{"description":"pp"}},"properties":{"description":{"description":2,"type":"string"},` +
+		`"n":{"additionalProperties":{"description":"ap"},"x-kubernetes-validations":[{"description":"v","rule":"true"}]}}}`
+	structure, descs, err := SplitDescriptions([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStructure := `{"additionalItems":[{}],"allOf":[{}],"default":{"description":"data"},"definitions":{"d":{}},"dependencies":{"x":{}},` +
+		`"enum":[{"description":"data"}],"items":[{},{"type":"string"}],"not":{},"patternProperties":{"^a/b~":{}},` +
+		`"properties":{"description":{"description":2,"type":"string"},"n":{"additionalProperties":{},"x-kubernetes-validations":[{"description":"v","rule":"true"}]}}}`
+	wantDescs := `{"":"root <b> & c","/additionalItems/0":"ai","/allOf/0":"all","/definitions/d":"def","/dependencies/x":"dep",` +
+		`"/items/0":"item0","/not":"not","/patternProperties/^a~1b~0":"pp","/properties/n/additionalProperties":"ap"}`
+	if string(structure) != wantStructure || string(descs) != wantDescs {
+		t.Errorf("split:\n got %s\n     %s\nwant %s\n     %s", structure, descs, wantStructure, wantDescs)
+	}
+	if joined, err := JoinDescriptions(structure, descs); err != nil || string(joined) != def {
+		t.Errorf("joined: %s, %v", joined, err)
+	}
+	if s, d, err := SplitDescriptions([]byte(`{"type":"object"}`)); err != nil || d != nil || string(s) != `{"type":"object"}` {
+		t.Errorf("no descriptions: %s %q %v", s, d, err)
+	}
+	for _, bad := range []string{`[]`, `{"a":1} {}`, `{`} {
+		if _, _, err := SplitDescriptions([]byte(bad)); err == nil {
+			t.Errorf("SplitDescriptions(%s) succeeded", bad)
+		}
+	}
+	for descs, want := range map[string]string{
+		`{"/properties/d":"x"}`:      `"/properties/d" names no schema`,
+		`{"properties":"x"}`:         `"properties" is not a JSON pointer`,
+		`{"/properties/c/type":"x"}`: `names no schema`,
+		`{"/properties/c":"x"}`:      "has a description in the structure too",
+		`{"":1}`:                     "cannot unmarshal number",
+		`{}`:                         "an empty set of descriptions",
+	} {
+		if _, err := JoinDescriptions([]byte(`{"properties":{"c":{"description":"c","type":"string"}}}`), []byte(descs)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("JoinDescriptions(%s) = %v, want %q", descs, err, want)
+		}
 	}
 }
 
-func openRefuses(t *testing.T, uncompressed bool) {
-	good := writeStored(t, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{"type":"string"}` + "\n" + `{"":"B."}`)}, true, uncompressed)
+// TestOpenRefuses: a bundle whose index lies (bad magic, sizes and offsets beyond the
+// file, unsorted names, a wrong CRC) is an error, never a panic or an allocation of what
+// the index claims.
+func TestOpenRefuses(t *testing.T) {
+	good := write(t, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{"description":"B.","type":"string"}`)})
 	open := func(data []byte) error {
 		r, err := Open(data)
 		if err != nil {
@@ -122,21 +144,13 @@ func openRefuses(t *testing.T, uncompressed bool) {
 	for name, mutate := range map[string]func([]byte){
 		"magic":          func(b []byte) { b[0] = 'X' },
 		"version":        func(b []byte) { b[len(magic)-1] = 2 },
-		"manifest size":  func(b []byte) { putUint32(b[len(magic):], 1<<30) },
+		"manifest size":  func(b []byte) { putUint32(b[manifestEnd:], 1<<30) },
 		"names size":     func(b []byte) { putUint32(b[manifestEnd:], 1<<31) },
 		"names order":    func(b []byte) { i := bytes.Index(b, []byte("a.A\na.B\n")); copy(b[i:], "a.B\na.A\n") },
 		"last byte":      func(b []byte) { b[len(b)-1] ^= 0xff },
 		"first data":     func(b []byte) { b[len(b)-8] ^= 0x55 },
 		"definition ptr": func(b []byte) { i := bytes.Index(b, []byte("a.A\na.B\n")) + 8 + 4; putUint32(b[i+4:], 1<<20) },
-		// In an Uncompressed bundle the structures lie as they are; else this is one more
-		// corrupted byte of deflated data.
-		"stored data": func(b []byte) {
-			if i := bytes.LastIndex(b, []byte(`{"type":"object"}`)); i > 0 {
-				b[i+3] = 'T'
-			} else {
-				b[len(b)-3] ^= 0x10
-			}
-		},
+		"structure":      func(b []byte) { i := bytes.LastIndex(b, []byte(`{"type":"object"}`)); b[i+3] = 'T' },
 	} {
 		b := bytes.Clone(good)
 		mutate(b)
@@ -152,8 +166,7 @@ func openRefuses(t *testing.T, uncompressed bool) {
 }
 
 func FuzzOpen(f *testing.F) {
-	f.Add(write(f, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{}` + "\n" + `{"":"x"}`)}, true))
-	f.Add(writeStored(f, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{}` + "\n" + `{"":"x"}`)}, true, true))
+	f.Add(write(f, map[string][]byte{"a.A": []byte(`{"type":"object"}`), "a.B": []byte(`{"description":"x"}`)}))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Open(data)
@@ -164,7 +177,6 @@ func FuzzOpen(f *testing.F) {
 		for i := range r.Names() {
 			_, _ = r.AppendStructure(nil, i)
 			_, _ = r.AppendDescriptions(nil, i)
-			_, _ = r.Fragments(i)
 		}
 	})
 }
@@ -181,22 +193,18 @@ func putUint32(b []byte, v uint32) {
 // fields in any order; a manifest that is not an object, or a header field of the wrong
 // type, is an error.
 func TestDecodeHeader(t *testing.T) {
-	data := writeStored(t, map[string][]byte{"a.A": []byte(`{}`)}, true, true)
-	r, err := Open(data)
+	r, err := Open(write(t, map[string][]byte{"a.A": []byte(`{}`)}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Header{Format: FormatVersion, KubernetesVersion: "v1.99.0", Normalized: true}
+	want := Header{Format: FormatVersion, KubernetesVersion: "v1.99.0"}
 	if h, err := DecodeHeader(r.Manifest); err != nil || h != want {
 		t.Errorf("written: %+v, %v", h, err)
 	}
-	if h, err := DecodeHeader([]byte(`{"sha256":{"a":"b"},"normalized":true,"x":[1,{"y":2}],"kubernetesVersion":"v1.2.3","format":4}`)); err != nil || h != (Header{4, "v1.2.3", true}) {
+	if h, err := DecodeHeader([]byte(`{"sha256":{"a":"b"},"x":[1,{"y":2}],"kubernetesVersion":"v1.2.3","format":4}`)); err != nil || h != (Header{4, "v1.2.3"}) {
 		t.Errorf("reordered: %+v, %v", h, err)
 	}
-	if h, err := DecodeHeader([]byte(`{"format":3,"kubernetesVersion":"v1.15.0"}`)); err != nil || h != (Header{3, "v1.15.0", false}) {
-		t.Errorf("without normalized: %+v, %v", h, err)
-	}
-	for _, bad := range []string{``, `[]`, `{"format":"4"}`, `{"normalized":1}`, `{"format":4,`, `{"x":}`} {
+	for _, bad := range []string{``, `[]`, `{"format":"4"}`, `{"kubernetesVersion":1}`, `{"format":4,`, `{"x":}`} {
 		if h, err := DecodeHeader([]byte(bad)); err == nil {
 			t.Errorf("%s: %+v, no error", bad, h)
 		}

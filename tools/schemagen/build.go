@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Paths of the OpenAPI documents inside the k8s.io/kubernetes module.
@@ -46,30 +45,46 @@ type stats struct {
 	Go                               *goReport
 }
 
-// build turns a release into bundle bytes. Each v2 definition is kept as it is, except that
+// build turns a release into bundle bytes. Each v2 definition is kept as it is (the bundle
+// stores it losslessly, its descriptions apart: bundlefmt.Write), except that
 // a property (or its items or additionalProperties, at any depth) lacking "default" gets the
 // default of its OpenAPI v3 counterpart: from the release's own v3 documents, or from donor
 // when the release has none; and that what the Go declarations say is added (goAnnotate):
 // the classification of property-less objects and the value constraints of the markers.
 func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
+	m, defs, st, err := definitions(r, donor)
+	if err != nil {
+		return nil, st, err
+	}
+	var out bytes.Buffer
+	if err := bundlefmt.Write(&out, m, defs); err != nil {
+		return nil, st, err
+	}
+	return out.Bytes(), st, nil
+}
+
+// definitions returns what build writes: the manifest, and the JSON of every definition,
+// compact, keys sorted (bundlefmt.Encode).
+func definitions(r *release, donor *defaultsDonor) (bundlefmt.Manifest, map[string][]byte, stats, error) {
 	var st stats
+	var m bundlefmt.Manifest
 	if r.Go == nil {
-		return nil, st, fmt.Errorf("%s: the Go source of the definitions was not read", r.Version)
+		return m, nil, st, fmt.Errorf("%s: the Go source of the definitions was not read", r.Version)
 	}
 	minor, _, err := parseRelease(r.Version)
 	if err != nil {
-		return nil, st, err
+		return m, nil, st, err
 	}
 	var swagger struct {
 		Definitions map[string]json.RawMessage `json:"definitions"`
 	}
 	if err := json.Unmarshal(r.Swagger, &swagger); err != nil {
-		return nil, st, fmt.Errorf("%s: %w", swaggerPath, err)
+		return m, nil, st, fmt.Errorf("%s: %w", swaggerPath, err)
 	}
 	if len(swagger.Definitions) == 0 {
-		return nil, st, fmt.Errorf("%s: no definitions", swaggerPath)
+		return m, nil, st, fmt.Errorf("%s: no definitions", swaggerPath)
 	}
-	m := bundlefmt.Manifest{
+	m = bundlefmt.Manifest{
 		KubernetesVersion: r.Version,
 		Module:            r.module(),
 		ModuleSum:         r.ModuleSum,
@@ -80,7 +95,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		var err error
 		v3, st.Conflicts, err = v3Schemas(r.V3)
 		if err != nil {
-			return nil, st, err
+			return m, nil, st, err
 		}
 		for p, data := range r.V3 {
 			m.SHA256[p] = sha256Hex(data)
@@ -93,13 +108,13 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 
 	objs := make(map[string]map[string]any, len(swagger.Definitions))
 	for _, name := range slices.Sorted(maps.Keys(swagger.Definitions)) {
-		def, err := decode(swagger.Definitions[name])
+		def, err := bundlefmt.Decode(swagger.Definitions[name])
 		if err != nil {
-			return nil, st, fmt.Errorf("definition %s: %w", name, err)
+			return m, nil, st, fmt.Errorf("definition %s: %w", name, err)
 		}
 		obj, ok := def.(map[string]any)
 		if !ok {
-			return nil, st, fmt.Errorf("definition %s: not an object", name)
+			return m, nil, st, fmt.Errorf("definition %s: not an object", name)
 		}
 		if s3, ok := v3[name]; ok {
 			st.Defaults += mergeDefaults(obj, s3)
@@ -107,28 +122,12 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 		objs[name] = obj
 	}
 	if st.Go, err = goAnnotate(r.Go, minor, objs); err != nil {
-		return nil, st, err
+		return m, nil, st, err
 	}
 	defs := make(map[string][]byte, len(objs))
 	for name, obj := range objs {
-		if defs[name], err = encode(obj); err != nil {
-			return nil, st, fmt.Errorf("definition %s: %w", name, err)
-		}
-	}
-	// From 1.16 (the first minor with list types in CRD schemas), store each definition as a
-	// compile would have it once imported and made structural, its descriptions apart: the
-	// work of every compile, done once here (resolver.Prebuild).
-	if minor >= 16 {
-		m.Normalized = true
-		for name, raw := range defs {
-			structure, descs, err := resolver.Prebuild(fmt.Sprintf("1.%d", minor), name, raw)
-			if err != nil {
-				return nil, st, err
-			}
-			if len(descs) > 0 {
-				structure = append(append(structure, '\n'), descs...)
-			}
-			defs[name] = structure
+		if defs[name], err = bundlefmt.Encode(obj); err != nil {
+			return m, nil, st, fmt.Errorf("definition %s: %w", name, err)
 		}
 	}
 	st.Definitions = len(defs)
@@ -141,11 +140,7 @@ func build(r *release, donor *defaultsDonor) ([]byte, stats, error) {
 	if len(st.Go.Constraints) > 0 {
 		m.Constraints = st.Go.Constraints
 	}
-	var out bytes.Buffer
-	if err := bundlefmt.Write(&out, m, defs, nil, nil); err != nil {
-		return nil, st, err
-	}
-	return out.Bytes(), st, nil
+	return m, defs, st, nil
 }
 
 // v3Schemas unions components.schemas of every v3 document. A definition appears in many
@@ -172,7 +167,7 @@ func v3Schemas(docs map[string][]byte) (map[string]map[string]any, int, error) {
 				}
 				continue
 			}
-			v, err := decode(raw)
+			v, err := bundlefmt.Decode(raw)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%s: %s: %w", p, name, err)
 			}
@@ -237,29 +232,6 @@ func compatible(s2, s3 map[string]any) bool {
 		}
 	}
 	return ref3 != "" && path.Base(ref2) == path.Base(ref3)
-}
-
-// decode parses JSON keeping numbers exactly as written.
-func decode(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// encode writes JSON with sorted keys and without HTML escaping, so descriptions keep their
-// '<', '>' and '&'.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func sha256Hex(data []byte) string {

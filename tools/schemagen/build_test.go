@@ -119,6 +119,55 @@ func TestBuildDeterministic(t *testing.T) {
 	}
 }
 
+// TestBuildRoundTrip: what a bundle stores gives back, byte for byte, every definition the
+// generator made of the release (the swagger's, with its additions), and rebuilding from
+// them (repack) writes the same bundle.
+func TestBuildRoundTrip(t *testing.T) {
+	r := fixtureRelease()
+	r.Swagger = []byte(strings.Replace(fixtureSwagger, `"io.k8s.api.core.v1.ResourceRequirements": {"type": "object"}`,
+		`"io.k8s.api.core.v1.ResourceRequirements": {"type": "object"},
+		"io.k8s.api.core.v1.Tricky": {"description": "Root.", "type": "object", "properties": {
+			"description": {"type": "string", "description": "A property named description."},
+			"a/b~c": {"type": "array", "items": {"type": "object", "description": "Items.", "default": {"description": "data, not a description"}}},
+			"any": {"allOf": [{"description": "First."}, {"type": "string"}], "x-kubernetes-validations": [{"rule": "true", "message": "m", "description": "kept"}]},
+			"map": {"type": "object", "additionalProperties": {"type": "string", "description": "Values."}, "example": {"description": 1}}}}`, 1))
+	_, want, _, err := definitions(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := build(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := bundlefmt.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := publishedDefinitions(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) != 4 {
+		t.Fatalf("%d definitions back of %d", len(got), len(want))
+	}
+	for name, w := range want {
+		if !bytes.Equal(got[name], w) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got[name], w)
+		}
+	}
+	i, _ := rd.Find("io.k8s.api.core.v1.Tricky")
+	structure, _ := rd.Structure(i)
+	descs, _ := rd.Descriptions(i)
+	for _, kept := range []string{`"data, not a description"`, `"description":"kept"`, `"description":1`, `"description":{"type":"string"}`} {
+		if !bytes.Contains(structure, []byte(kept)) {
+			t.Errorf("the structure lacks %s: %s", kept, structure)
+		}
+	}
+	if wantDescs := `{"":"Root.","/properties/any/allOf/0":"First.","/properties/a~1b~0c/items":"Items.","/properties/description":"A property named description.","/properties/map/additionalProperties":"Values."}`; string(descs) != wantDescs {
+		t.Errorf("descriptions %s, want %s", descs, wantDescs)
+	}
+}
+
 func TestBuildDefaults(t *testing.T) {
 	data, _, err := build(fixtureRelease(), nil)
 	if err != nil {
@@ -126,14 +175,13 @@ func TestBuildDefaults(t *testing.T) {
 	}
 	entries := readBundle(t, data)
 	for name, want := range map[string]string{
-		// Stored as resolver.Prebuild makes it (1.99 is Normalized): defaults copied, kept
-		// under bundlefmt.DefaultKey; descriptions apart, keeping < > &; numbers verbatim.
-		// The Go type's +k8s:enum (with "", the unset value of an optional field).
-		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"format":"int32","type":"integer","x-k8s-crd-resolver-default":0},"protocol":{"enum":["","SCTP","TCP","UDP"],"type":"string","x-k8s-crd-resolver-default":"TCP"}},"required":["containerPort"],"type":"object"}` + "\n" +
+		// Stored as published, defaults copied; descriptions apart, keeping < > &; numbers
+		// verbatim. The Go type's +k8s:enum (with "", the unset value of an optional field).
+		"definitions/io.k8s.api.core.v1.ContainerPort": `{"properties":{"containerPort":{"default":0,"format":"int32","type":"integer"},"protocol":{"default":"TCP","enum":["","SCTP","TCP","UDP"],"type":"string"}},"required":["containerPort"],"type":"object"}` + "\n" +
 			`{"/properties/protocol":"Defaults to \"TCP\" <here> & there."}`,
 		// items and allOf-wrapped $refs get their defaults; an existing default stays; a
 		// property whose v3 type differs gets none.
-		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","x-k8s-crd-resolver-default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","x-k8s-crd-resolver-default":{}},"stdin":{"type":"boolean","x-k8s-crd-resolver-default":true},"tty":{"type":"string"}},"type":"object"}`,
+		"definitions/io.k8s.api.core.v1.Container": `{"properties":{"big":{"maximum":18446744073709551615,"type":"integer"},"ports":{"items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort","default":{}},"type":"array"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements","default":{}},"stdin":{"default":true,"type":"boolean"},"tty":{"type":"string"}},"type":"object"}`,
 		// An empty struct stays a plain object.
 		"definitions/io.k8s.api.core.v1.ResourceRequirements": `{"type":"object"}`,
 	} {
@@ -172,7 +220,7 @@ func TestBuildBorrowedDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := readBundle(t, data)
-	if !strings.Contains(entries["definitions/io.k8s.api.core.v1.ContainerPort"], `"x-k8s-crd-resolver-default":"TCP"`) || st.Defaults != 4 {
+	if !strings.Contains(entries["definitions/io.k8s.api.core.v1.ContainerPort"], `"default":"TCP"`) || st.Defaults != 4 {
 		t.Errorf("borrowed defaults missing: %+v %s", st, entries["definitions/io.k8s.api.core.v1.ContainerPort"])
 	}
 	if !strings.Contains(entries["manifest.json"], `"defaultsFrom": "v1.23.17"`) || !strings.Contains(entries["manifest.json"], "k8s.io/kubernetes@v1.23.17/x.json") {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // goFixtureDefs are swagger definitions of the Go fixture under testdata/.
@@ -108,7 +110,7 @@ func TestGoMarkers(t *testing.T) {
 		"extension": `{"$ref":"#/definitions/io.k8s.apimachinery.pkg.runtime.RawExtension"}`,
 	}
 	for name, w := range want {
-		got, err := encode(props[name])
+		got, err := bundlefmt.Encode(props[name])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +167,7 @@ func TestGoSelfMarshalling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := encode(defs["io.k8s.apimachinery.pkg.runtime.RawExtension"])
+	got, _ := bundlefmt.Encode(defs["io.k8s.apimachinery.pkg.runtime.RawExtension"])
 	if string(got) != `{"type":"object","x-kubernetes-preserve-unknown-fields":true}` {
 		t.Errorf("RawExtension = %s", got)
 	}

@@ -16,10 +16,12 @@
 //	go -C tools build -o ../bin/tools/ ./schemagen && (cd schemas && ../bin/tools/schemagen -list 1.37)
 //	go -C tools build -o ../bin/tools/ ./schemagen && (cd schemas && ../bin/tools/schemagen -pool)
 //	                           # only pool the bundles in data/ again (no download)
+//	make schemas-repack        # write data/ anew from the definitions it holds (no download)
 //
-// Every run ends by moving the structures and descriptions of every bundle from 1.16 on into
-// data/shared.pool, each distinct byte string once (bundlefmt.BuildPool), and writing
-// bundles.go.
+// Every bundle holds its release's definitions as published (with the additions above),
+// each split losslessly into its structure and its descriptions (bundlefmt.Write). Every run
+// ends by moving the structures and descriptions of every bundle into data/shared.pool,
+// each distinct byte string once (bundlefmt.BuildPool), and writing bundles.go.
 package main
 
 import (
@@ -43,8 +45,8 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
-// poolFile is the shared pool of the Normalized bundles' structures and descriptions, in the
-// output directory (see bundlefmt.BuildPool).
+// poolFile is the shared pool of the bundles' structures and descriptions, in the output
+// directory (see bundlefmt.BuildPool).
 const poolFile = "shared" + bundlefmt.PoolSuffix
 
 // defaultsMinor is the oldest minor that publishes OpenAPI v3 documents; older minors borrow
@@ -61,14 +63,14 @@ func main() {
 		bump         = flag.Bool("bump", false, "re-pin every minor to its newest patch and rebuild those that changed")
 		list         = flag.String("list", "", "print the definition names of the bundle of this minor (in -out) and exit")
 		poolOnly     = flag.Bool("pool", false, "build nothing: pool the bundles in -out again and write the embed file")
-		refragOnly   = flag.Bool("refragment", false, "fetch nothing: write the bundles in -out anew from their definitions, without fragments, and pool them again")
+		repackOnly   = flag.Bool("repack", false, "fetch nothing: write the bundles in -out anew from the definitions they hold, and pool them again")
 	)
 	flag.Parse()
-	if *poolOnly || *refragOnly {
+	if *poolOnly || *repackOnly {
 		g := &generator{outDir: *outDir, log: os.Stderr}
 		run := g.pool
-		if *refragOnly {
-			run = g.refragment
+		if *repackOnly {
+			run = g.repack
 		}
 		err := run()
 		if err == nil {
@@ -108,7 +110,7 @@ func listDefinitions(w io.Writer, file string) error {
 	if err != nil {
 		return err
 	}
-	p, err := readPool(filepath.Dir(file), false)
+	p, err := readPool(filepath.Dir(file))
 	if err != nil {
 		return err
 	}
@@ -196,9 +198,8 @@ func (g *generator) run(only, add string, bump bool) error {
 			return fmt.Errorf("%s: %w", pins[minor], err)
 		}
 	}
-	// Every Normalized bundle's structures and descriptions, those just built and the others,
-	// written anew and pooled.
-	if err := g.refragment(); err != nil {
+	// Every bundle's structures and descriptions, those just built and the others, pooled.
+	if err := g.pool(); err != nil {
 		return err
 	}
 	// Pins change only once their bundles are built, so versions.txt never names a release
@@ -248,35 +249,18 @@ func (g *generator) buildOne(minor int, version string) error {
 	return nil
 }
 
-// pool moves the structures and descriptions of every Normalized bundle in the output directory
-// into the shared pool (bundlefmt.BuildPool, newest minor first) and rewrites the bundles to
-// read from it. What it writes depends only on the definitions the bundles hold: a bundle
-// just built (self-contained) and one pooled before are read alike. Bundles of an older
-// format are refused: -refragment reads those of the format before (refragment).
+// pool moves the structures and descriptions of every bundle in the output directory into
+// the shared pool (bundlefmt.BuildPool, newest minor first) and rewrites the bundles to read
+// from it. What it writes depends only on the definitions the bundles hold: a bundle just
+// built (self-contained) and one pooled before are read alike. Bundles of another format
+// are refused.
 func (g *generator) pool() error {
-	minors, err := bundleMinors(g.outDir)
+	files, readers, err := openBundles(g.outDir)
 	if err != nil {
 		return err
 	}
-	pool, err := readPool(g.outDir, false)
-	if err != nil {
-		return err
-	}
-	var readers []*bundlefmt.Reader
-	var files []string
-	for _, m := range slices.Backward(minors) {
-		file := filepath.Join(g.outDir, m+bundlefmt.Suffix)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		rd, err := bundlefmt.OpenPooled(data, pool)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		readers = append(readers, rd)
-		files = append(files, file)
-	}
+	slices.Reverse(files)
+	slices.Reverse(readers)
 	shared, out, err := bundlefmt.BuildPool(readers)
 	if err != nil {
 		return err
@@ -293,19 +277,44 @@ func (g *generator) pool() error {
 	return nil
 }
 
+// openBundles opens every bundle in dir, oldest minor first, with the shared pool there (if
+// any), and returns their files and readers.
+func openBundles(dir string) ([]string, []*bundlefmt.Reader, error) {
+	minors, err := bundleMinors(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := readPool(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []string
+	var readers []*bundlefmt.Reader
+	for _, m := range minors {
+		file := filepath.Join(dir, m+bundlefmt.Suffix)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		rd, err := bundlefmt.OpenPooled(data, pool)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", file, err)
+		}
+		files = append(files, file)
+		readers = append(readers, rd)
+	}
+	return files, readers, nil
+}
+
 // readPool opens the shared pool in dir; nil when there is none yet (every bundle holds its
-// own chunks). upgrade reads a pool of the format before FormatVersion as FormatVersion
-// (refragment).
-func readPool(dir string, upgrade bool) (*bundlefmt.Pool, error) {
+// own chunks).
+func readPool(dir string) (*bundlefmt.Pool, error) {
 	data, err := os.ReadFile(filepath.Join(dir, poolFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	if upgrade {
-		upgradeFormat(data, "KCRPOOL")
 	}
 	return bundlefmt.OpenPool(data)
 }
@@ -424,7 +433,7 @@ func btoi(b bool) int {
 	return 0
 }
 
-// writeEmbedList writes file, the Go source that embeds every bundle in dir as a string:
+// writeEmbedList writes file, the Go source that embeds every bundle in dir as a []byte:
 // package schemas reads a bundle where it lies in the binary (an embed.FS file can only be
 // read by copying).
 func writeEmbedList(file, dir string) error {
@@ -470,9 +479,9 @@ func embedListSource(minors []string, dir string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("// Code generated by tools/schemagen. DO NOT EDIT.\n\npackage schemas\n\nimport _ \"embed\"\n")
 	for _, m := range minors {
-		fmt.Fprintf(&b, "\n//go:embed %s\nvar bundle%s string\n", path.Join(dir, m+bundlefmt.Suffix), strings.ReplaceAll(m, ".", "_"))
+		fmt.Fprintf(&b, "\n//go:embed %s\nvar bundle%s []byte\n", path.Join(dir, m+bundlefmt.Suffix), strings.ReplaceAll(m, ".", "_"))
 	}
-	fmt.Fprintf(&b, "\n// sharedPool holds the structures and descriptions of the bundles from 1.16 on.\n//\n//go:embed %s\nvar sharedPool string\n", path.Join(dir, poolFile))
+	fmt.Fprintf(&b, "\n// sharedPool holds the structures and descriptions of every bundle.\n//\n//go:embed %s\nvar sharedPool []byte\n", path.Join(dir, poolFile))
 	b.WriteString("\n// embedded lists the bundles, oldest first.\nvar embedded = []embeddedBundle{\n")
 	for _, m := range minors {
 		fmt.Fprintf(&b, "\t{%q, bundle%s},\n", m, strings.ReplaceAll(m, ".", "_"))

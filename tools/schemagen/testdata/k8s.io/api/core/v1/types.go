@@ -106,3 +106,12 @@ type Arbitrary map[string]interface{}
 
 // Alias is declared as another empty struct.
 type Alias ResourceRequirements
+
+// Tricky has what the bundle's split of descriptions must keep apart: a property named
+// description, a name to escape in a JSON pointer, items, allOf and data holding the word.
+type Tricky struct {
+	Description string              `json:"description,omitempty"`
+	AB          []map[string]string `json:"a/b~c,omitempty"`
+	Any         string              `json:"any,omitempty"`
+	Map         map[string]string   `json:"map,omitempty"`
+}

@@ -8,12 +8,11 @@ import (
 	"testing"
 )
 
-// TestBundlesRefragmented: the embedded bundles are what refragment makes
-// of them, byte for byte: their fragments are those the resolver writes
-// today, the entries with descriptions in the newest describedMinors only.
-// A change of resolver.PrebuildFragments fails here until `make
-// schemas-refragment` has run.
-func TestBundlesRefragmented(t *testing.T) {
+// TestBundlesRepacked: the embedded bundles and pool are, byte for byte,
+// what the generator writes (bundlefmt.Write, then BuildPool) for the
+// definitions they hold, put back together as published: a change of the
+// format or of the split fails here until `make schemas-repack` has run.
+func TestBundlesRepacked(t *testing.T) {
 	const data = "../../schemas/data"
 	entries, err := os.ReadDir(data)
 	if err != nil {
@@ -30,7 +29,7 @@ func TestBundlesRefragmented(t *testing.T) {
 		}
 	}
 	g := &generator{outDir: dir, log: io.Discard}
-	if err := g.refragment(); err != nil {
+	if err := g.repack(); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
@@ -40,7 +39,7 @@ func TestBundlesRefragmented(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: not what refragment makes of it; run make schemas-refragment", e.Name())
+			t.Errorf("%s: not what the generator writes for the definitions it holds; run make schemas-repack", e.Name())
 		}
 	}
 }
