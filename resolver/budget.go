@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Size is a number of bytes. As a command-line flag (it implements the
@@ -223,8 +222,8 @@ func budgetError(msg string) error {
 // (defaults, examples) and the properties mappings are walked with their
 // parent.
 type measurer struct {
-	memo       map[unsafe.Pointer]cost
-	normalized map[unsafe.Pointer]struct{} // nil: remember nothing (the walk is over maps that may still change)
+	memo       map[uintptr]cost
+	normalized mapSet // nil: remember nothing (the walk is over maps that may still change)
 }
 
 func (m measurer) measure(v any) cost {
@@ -257,10 +256,8 @@ func (m measurer) measure(v any) cost {
 		if n > 1 {
 			c.bytes = sat(c.bytes + int64(n-1))
 		}
-		if m.normalized != nil {
-			if _, ok := m.normalized[id]; ok {
-				m.memo[id] = c
-			}
+		if m.normalized.has(t) {
+			m.memo[id] = c
 		}
 		return c
 	case []any:

@@ -223,7 +223,7 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 	walk = func(v any, p *Path, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
-			if _, ok := r.c.normalized[mapID(t)]; ok {
+			if r.c.normalized.has(t) {
 				return // a resolved $ref target, holding none (patches copy what they change)
 			}
 			for k, x := range t {

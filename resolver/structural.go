@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -71,17 +70,25 @@ func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 	if n.r.stopped {
 		return nil
 	}
-	id := mapID(s)
-	if _, done := n.r.c.normalized[id]; done {
+	if n.r.c.normalized.has(s) {
 		return nil
 	}
 	n.r.structuralNode(s, n.sc, p)
-	n.r.c.normalized[id] = struct{}{}
+	n.r.c.normalized.add(s)
 	return n
 }
 
-// mapID is the identity of a map, for the normalized set.
-func mapID(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+// mapSet is a set of maps by identity (their address). It holds the maps
+// it names, so no address it is keyed by is reused while it lives; what
+// is keyed by the same addresses elsewhere (Compiler.sizes) only ever
+// names maps of the set.
+type mapSet map[uintptr]map[string]any
+
+func (s mapSet) has(m map[string]any) bool { _, ok := s[mapID(m)]; return ok }
+func (s mapSet) add(m map[string]any)      { s[mapID(m)] = m }
+
+// mapID is the address of a map.
+func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
 
 func rootMetadataOK(md map[string]any) bool {
 	for k, v := range md {
@@ -375,7 +382,6 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 					if pm, ok := ps.(map[string]any); ok {
 						dps = maps.Clone(dps)
 						dp[name] = dps
-						delete(r.c.normalized, mapID(dps))
 						if more := r.mergeSchema(dps, pm, sc, p.Child(k).Child(name)); len(more) > 0 {
 							dps["allOf"] = append(listOf(dps["allOf"]), more)
 						}
