@@ -9,16 +9,13 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/cmd"
 )
 
-// A run lives for milliseconds. What stays live is the compiled CRDs, not
-// their text (build and check render, compare and write one output per
-// core at a time: project.Plan), about 25 MB at the end of a build of
-// 1,000 templates embedding PodTemplateSpec and ServiceSpec; the rest is
-// garbage at once. Collecting at 400%, such a build collects twice and
-// peaks at ~60 MiB of RSS, fresh or up to date (measured interleaved, on
-// tmpfs: ~47 MiB at 100% and ~55 at 200%, no faster than 400% in the same
-// run; 800% no faster nor smaller). Unless GOGC or GOMEMLIMIT says
-// otherwise, collect at 400% and whenever the heap nears 512 MiB (a
-// compile's budget keeps it far below that: see resolver.DefaultBudget).
+// A run lives for milliseconds, and what stays live is the compiled CRDs,
+// not their text (build and check render, compare and write one output per
+// core at a time: project.Plan); the rest is garbage at once. So, unless
+// GOGC or GOMEMLIMIT says otherwise, collect at 400% (fewer collections for
+// a larger peak: the trade is measured in docs/performance.md) and
+// whenever the heap nears 512 MiB (a compile's budget keeps it far below
+// that: see resolver.DefaultBudget).
 const (
 	gcPercent   = 400
 	memoryLimit = 512 << 20
