@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // describedSource is implemented by sources (such as *schemas.Bundle) that
@@ -113,7 +115,7 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 		r.stopForWork(scope{version: version}, "#/definitions/"+name)
 		return nil, errStopped
 	}
-	v, err := decodeJSON(raw)
+	v, err := bundlefmt.Decode(raw)
 	if err != nil {
 		return nil, fmt.Errorf("definition %s of the Kubernetes %s bundle: %w", name, version, err)
 	}

@@ -62,7 +62,7 @@ func TestImportPublished(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v, err := decodeJSON(published)
+				v, err := bundlefmt.Decode(published)
 				if err != nil {
 					t.Fatal(err)
 				}

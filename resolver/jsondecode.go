@@ -1,31 +1,13 @@
 package resolver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// decodeJSON parses one JSON value (a bundle definition, its descriptions)
-// into map[string]any, []any, string, bool, json.Number and nil: encoding/json
-// with UseNumber, nothing after the value.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("JSON at offset %d: data after the top-level value", dec.InputOffset())
-	}
-	return v, nil
-}
 
 // jsonDecoder is the scanner under the strict JSON reader (jsondoc.go):
 // the tokens of JSON text as encoding/json reads them, at byte offsets.

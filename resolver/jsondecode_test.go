@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 func TestIsJSONNumber(t *testing.T) {
@@ -35,7 +37,7 @@ func TestAddDescriptions(t *testing.T) {
 	if err != nil || len(descs) == 0 {
 		t.Fatalf("no descriptions: %v", err)
 	}
-	v, _ := decodeJSON(raw)
+	v, _ := bundlefmt.Decode(raw)
 	def := v.(map[string]any)
 	if err := addDescriptions(def, descs); err != nil {
 		t.Fatal(err)

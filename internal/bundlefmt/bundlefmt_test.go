@@ -2,7 +2,9 @@ package bundlefmt
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -207,6 +209,21 @@ func TestDecodeHeader(t *testing.T) {
 	for _, bad := range []string{``, `[]`, `{"format":"4"}`, `{"kubernetesVersion":1}`, `{"format":4,`, `{"x":}`} {
 		if h, err := DecodeHeader([]byte(bad)); err == nil {
 			t.Errorf("%s: %+v, no error", bad, h)
+		}
+	}
+}
+
+// TestDecode: one JSON value, numbers as written, and nothing after it
+// (a closing bracket or a second value included).
+func TestDecode(t *testing.T) {
+	v, err := Decode([]byte(` {"a": [1.50, "x", true, null]} `))
+	want := map[string]any{"a": []any{json.Number("1.50"), "x", true, nil}}
+	if err != nil || !reflect.DeepEqual(v, want) {
+		t.Fatalf("Decode = %#v, %v; want %#v", v, err, want)
+	}
+	for _, src := range []string{`{}]`, `{} {}`, `{}}`, `1 2`, `{`, ``} {
+		if _, err := Decode([]byte(src)); err == nil {
+			t.Errorf("Decode(%q) took it", src)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -152,7 +153,9 @@ func escapeToken(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-// Decode parses one JSON value, numbers kept as written (json.Number).
+// Decode parses one JSON value into map[string]any, []any, string, bool,
+// json.Number (numbers kept as written) and nil: encoding/json with
+// UseNumber, and nothing after the value.
 func Decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -160,8 +163,8 @@ func Decode(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, errors.New("data after the JSON value")
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("JSON at offset %d: data after the top-level value", dec.InputOffset())
 	}
 	return v, nil
 }
