@@ -67,6 +67,10 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 				errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s) needs a value", ErrInput, i, op.op)})
 				continue
 			}
+			if at, found := reservedKeyIn(v, ptr+"/value"); found {
+				errs = append(errs, &Error{Pos: d.position(at), Err: errReservedKey})
+				continue
+			}
 			op.value = v
 		case "remove":
 		case "move", "copy":

@@ -134,7 +134,7 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	if inPlace {
 		return v
 	}
-	return r.copyData(v, sc, ptr)
+	return r.copyData(v, sc, joinPointer(ptr, k))
 }
 
 // itemSchema drops, from the resolved schema of a map value or list item
@@ -163,12 +163,44 @@ func itemSchema(k string, written, resolved any) any {
 // copyData deep-copies a value that is data, not a schema (a default, an
 // enum...), counting what it creates against the work budget.
 func (r *run) copyData(v any, sc scope, ptr string) any {
+	if at, found := reservedKeyIn(v, ptr); found {
+		r.errAt(site{sc: sc, ptr: at}, errReservedKey)
+		return nil
+	}
 	n := int64(0)
 	out := countingCopy(v, &n)
 	if r.budget.chargeWork(n) {
 		r.stopForWork(sc, ptr)
 	}
 	return out
+}
+
+// errReservedKey refuses the compiler's own key (bundleDefault) in an
+// author's value (a default, an example, a patch's value): the CRD could
+// not hold it, as every writer leaves the key out.
+var errReservedKey = fmt.Errorf("%w: %s is the compiler's own key; a value cannot hold it", ErrInput, bundleDefault)
+
+// reservedKeyIn returns the JSON pointer (under ptr) of the first map in v,
+// in key order, holding the key bundleDefault.
+func reservedKeyIn(v any, ptr string) (string, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t[bundleDefault]; ok {
+			return joinPointer(ptr, bundleDefault), true
+		}
+		for _, k := range sortedKeys(t) {
+			if at, ok := reservedKeyIn(t[k], joinPointer(ptr, k)); ok {
+				return at, true
+			}
+		}
+	case []any:
+		for i, x := range t {
+			if at, ok := reservedKeyIn(x, joinPointer(ptr, itoa(i))); ok {
+				return at, true
+			}
+		}
+	}
+	return "", false
 }
 
 func countingCopy(v any, n *int64) any {
