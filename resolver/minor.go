@@ -433,9 +433,8 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
 	var targets []string
 	for _, op := range p.ops {
-		switch op.op {
-		case "add", "replace", "copy", "move":
-			targets = append(targets, strings.TrimSuffix(op.path, "/-"))
+		if t, ok := op.writes(); ok {
+			targets = append(targets, t)
 		}
 	}
 	if len(targets) == 0 {
@@ -452,22 +451,25 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 }
 
 // writer returns the index of the last operation of p whose target is the
-// JSON pointer ptr or holds it (-1 for none). An add to "/-" (the end of a
-// list) targets the whole list: which item it became is not recorded.
+// JSON pointer ptr or holds it (-1 for none).
 func (p *Patch) writer(ptr string) int {
 	for i := len(p.ops) - 1; i >= 0; i-- {
-		op := p.ops[i]
-		switch op.op {
-		case "add", "replace", "copy", "move":
-		default:
-			continue
-		}
-		target := strings.TrimSuffix(op.path, "/-")
-		if ptr == target || strings.HasPrefix(ptr, target+"/") {
+		if target, ok := p.ops[i].writes(); ok && (ptr == target || strings.HasPrefix(ptr, target+"/")) {
 			return i
 		}
 	}
 	return -1
+}
+
+// writes returns the JSON pointer op writes at, when it writes (add,
+// replace, copy, move). An add to "/-" (the end of a list) writes the
+// whole list: which item it became is not recorded.
+func (op patchOp) writes() (string, bool) {
+	switch op.op {
+	case "add", "replace", "copy", "move":
+		return strings.TrimSuffix(op.path, "/-"), true
+	}
+	return "", false
 }
 
 // lastMinorWith is the newest embedded minor before minor whose bundle has

@@ -76,7 +76,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		if k == bundleDefault && !inPlace {
 			// The compiler's own key for Kubernetes' defaults: written by
 			// an author it is an unknown extension, like any other.
-			r.warn(sc, joinPointer(ptr, k), "dropped "+k+": CRD schemas allow only the x-kubernetes extensions the apiserver knows")
+			r.warn(sc, joinPointer(ptr, k), unknownExtension(k))
 			continue
 		}
 		val := r.resolveKey(k, m[k], sc, ptr)

@@ -112,6 +112,12 @@ func rootMetadataOK(md map[string]any) bool {
 	return true
 }
 
+// unknownExtension is the warning for an x- key a CRD schema cannot hold,
+// dropped.
+func unknownExtension(k string) string {
+	return "dropped " + k + ": CRD schemas allow only the x-kubernetes extensions the apiserver knows"
+}
+
 func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	r.flattenAllOf(s, sc, p)
 	delete(s, "$ref")
@@ -122,7 +128,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
 		case strings.HasPrefix(k, "x-"):
 			delete(s, k)
-			r.warn(sc, p.join(k), "dropped "+k+": CRD schemas allow only the x-kubernetes extensions the apiserver knows")
+			r.warn(sc, p.join(k), unknownExtension(k))
 		case !schemaKeys[k]:
 			delete(s, k)
 			r.warn(sc, p.join(k), "dropped "+k+": not a CRD schema keyword")
