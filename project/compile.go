@@ -49,22 +49,14 @@ type Output struct {
 	objectsOnce sync.Once
 	objectsMade atomic.Bool // objects is set
 
-	res    *resolver.Result // renders the YAML
+	res    *resolver.Result // renders the YAML (reads only: safe for concurrent use)
 	header string           // GeneratedHeader
-	// render is held while rendering: the Compiler's render cache, which
-	// res shares with every output of the same Compile worker, is not
-	// safe for concurrent use. shard is that worker's number (Plan renders
-	// each shard's outputs on one worker, so the lock is never contended).
-	render *sync.Mutex
-	shard  int
 }
 
 // Append appends the file content (GeneratedHeader, then the CRD YAML) to
 // dst and returns the extended slice; with room in dst, it is written in
 // place. Safe for concurrent use.
 func (o *Output) Append(dst []byte) ([]byte, error) {
-	o.render.Lock()
-	defer o.render.Unlock()
 	out, err := o.res.AppendYAML(append(dst, o.header...))
 	if err != nil {
 		return dst, fmt.Errorf("%s: %w", o.Template.Name, err)
@@ -81,15 +73,11 @@ func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
 // Render streams the file content to w, a bounded piece at a time (the
 // whole text is never held). Safe for concurrent use.
 func (o *Output) Render(w io.Writer) error {
-	o.render.Lock()
-	defer o.render.Unlock()
 	return o.res.WriteYAMLAfter(w, o.header)
 }
 
 // RenderBody is Render without the header (what standard output gets).
 func (o *Output) RenderBody(w io.Writer) error {
-	o.render.Lock()
-	defer o.render.Unlock()
 	return o.res.WriteYAML(w)
 }
 
@@ -134,11 +122,9 @@ func (o *Output) ObjectsUnkept() []map[string]any {
 // ordered by the Compiler they need (stably), are cut into one contiguous
 // run per worker, so the templates of a set go to as few workers as the
 // count allows, and what their Compiler resolved for one (a PodSpec with
-// its descriptions) serves the next. Dealt round-robin, each of this
-// repository's sets went to both workers, and each worker resolved
-// everything of both (its whole build took 25 ms instead of 22). What
-// comes out does not depend on which Compiler compiled it, and the
-// outputs and errors keep the templates' order.
+// its descriptions) serves the next. What comes out does not depend on
+// which Compiler compiled it, and the outputs and errors keep the
+// templates' order.
 func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	var todo []*Template
 	for _, t := range p.Templates {
@@ -161,11 +147,8 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	for w := range workers {
 		wg.Go(func() {
 			compilers := map[string]*resolver.Compiler{}
-			render := &sync.Mutex{}
 			for _, i := range order[w*len(todo)/workers : (w+1)*len(todo)/workers] {
-				if outs[i], errs[i] = p.compile(compilers, todo[i], opts[i], keys[i]); outs[i] != nil {
-					outs[i].render, outs[i].shard = render, w
-				}
+				outs[i], errs[i] = p.compile(compilers, todo[i], opts[i], keys[i])
 			}
 		})
 	}

@@ -110,15 +110,13 @@ type Plan struct {
 // than the input limit is an error (the first of outs' order), and
 // nothing of it is read or shown; nothing staged is then left behind.
 //
-// The outputs go through a window of one worker per core (GOMAXPROCS):
-// each renders one output into a buffer it reuses (or, missing and written
-// to one file, straight into that file: streamMissing), reads each of its
-// files into another, decides the state, and calls opts.Compare or stages
-// the file before it takes the next output. Neither the compiled nor the
+// The outputs go through a window of one worker per core (GOMAXPROCS),
+// largest first: each takes the next output, renders it into a buffer it
+// reuses (or, missing and written to one file, straight into that file:
+// streamMissing), reads each of its files into another, decides the state,
+// and calls opts.Compare or stages the file. Neither the compiled nor the
 // old content of more outputs than there are workers is alive at once,
-// whatever the size of the project. Each worker renders the outputs one
-// Compile worker made (they share a render cache) before it helps with
-// the others'.
+// whatever the size of the project.
 func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	pl := &Plan{}
 	if opts.Stage {
@@ -134,39 +132,28 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	workers := min(runtime.GOMAXPROCS(0), len(outs))
 	var failed atomic.Int64 // the first output that failed
 	failed.Store(int64(len(outs)))
-	// One queue per worker: the outputs of the Compile workers whose number
-	// it is (their render lock is then never contended); a worker that
-	// drains its own queue helps with the others' (file arguments may have
-	// kept the outputs of one Compile worker only).
-	queues := make([][]int, workers)
-	for i, o := range outs {
-		queues[o.shard%workers] = append(queues[o.shard%workers], i)
-	}
 	// Largest first: a worker's buffers then grow once, to the largest
-	// output, instead of once per larger output (this repository's build
-	// made 3.9 MB of buffers for 1.6 MB outputs, fresh memory every time).
-	for _, q := range queues {
-		slices.SortStableFunc(q, func(a, b int) int { return cmp.Compare(outs[b].yamlSize(), outs[a].yamlSize()) })
+	// output, instead of once per larger output.
+	order := make([]int, len(outs))
+	for i := range order {
+		order[i] = i
 	}
-	next := make([]atomic.Int64, workers)
-	var live, peak atomic.Int64
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(outs[b].yamlSize(), outs[a].yamlSize()) })
+	var next, live, peak atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Go(func() {
 			var want, cur []byte // reused for every output of the worker
-			for k := range workers {
-				q := (w + k) % workers
-				for j := next[q].Add(1) - 1; j < int64(len(queues[q])); j = next[q].Add(1) - 1 {
-					i := queues[q][j]
-					if int64(i) > failed.Load() {
-						continue // after a failure: an earlier one is reported
-					}
-					storeMax(&peak, live.Add(1))
-					statuses[i], want, cur, errs[i] = p.planOutput(pl, outs[i], opts, want[:0], cur[:0])
-					live.Add(-1)
-					if errs[i] != nil {
-						storeMin(&failed, int64(i))
-					}
+			for j := next.Add(1) - 1; j < int64(len(order)); j = next.Add(1) - 1 {
+				i := order[j]
+				if int64(i) > failed.Load() {
+					continue // after a failure: an earlier one is reported
+				}
+				storeMax(&peak, live.Add(1))
+				statuses[i], want, cur, errs[i] = p.planOutput(pl, outs[i], opts, want[:0], cur[:0])
+				live.Add(-1)
+				if errs[i] != nil {
+					storeMin(&failed, int64(i))
 				}
 			}
 		})
