@@ -3,6 +3,7 @@ module github.com/k8s-crd-resolver/k8s-crd-resolver
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/rogpeppe/go-internal v1.14.1

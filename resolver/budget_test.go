@@ -328,3 +328,46 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictJSONOnly: what only the JSON reader reads. Strings read as
+// encoding/json reads them (the apiserver's reading), a stream of values is
+// a stream of documents, and malformed JSON is an error at the line:col of
+// the offending byte.
+func TestStrictJSONOnly(t *testing.T) {
+	for _, src := range []string{
+		`{"a": "x\/y", "b": "\ud83d\ude00", "c": "lone \ud800 half", "d": "\udc00\u0041", "e": "é\u00e9"}`,
+		"{\n\t\"tabs\": [1, 2.5e3, -0, true, false, null],\n\t\"n\": {}}",
+		`{"one": 1} {"two": [2]}` + "\n" + `[3]`,
+	} {
+		docs, err := parseJSONDocuments("f.json", []byte(src), newBudget(0))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(src))
+		dec.UseNumber()
+		for i := 0; dec.More(); i++ {
+			var want any
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(docs) || !reflect.DeepEqual(docs[i].value, want) {
+				t.Fatalf("%s: document %d differs from encoding/json's %#v", src, i, want)
+			}
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{`{"a": [1, }`, `f.json:1:11: bad input: malformed JSON: expected a value, found '}'`},
+		{"{\"a\": [1\n  2]}", `f.json:2:3: bad input: malformed JSON: invalid character '2' after array element (expecting ',' or ']')`},
+		{`{"a" 1}`, `f.json:1:6: bad input: malformed JSON: invalid character '1' after object name (expecting ':')`},
+		{`{"a": 1, "a": 2}`, `f.json:1:10: bad input: key "a" is written twice in this mapping`},
+		{`{"a": "\q"}`, "f.json:1:8: bad input: malformed JSON: invalid escape sequence `\\q` in string"},
+		{`{"a": "x`, `f.json:1:9: bad input: malformed JSON: unexpected end of input`},
+		{"{\"a\": 1}\n]", `f.json:2:1: bad input: malformed JSON: found ']' after the value that ends at 1:8; a JSON file holds one value, or several one after another`},
+		{`{"a": 1e999}`, `f.json:1:7: bad input: 1e999 is out of range for a 64-bit float (the apiserver reads numbers as float64)`},
+	} {
+		_, err := parseJSONDocuments("f.json", []byte(c.src), newBudget(0))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}

@@ -223,7 +223,7 @@
 //
 //	compile.go      Options, New, Compile: the template parsed, each document through the stages, the Result
 //	source.go       Parse and CompileSource: a template parsed once for a caller that must look into it first
-//	load.go         load: YAML (yaml.v3) or JSON (jsondoc.go, jsondecode.go) into values with positions, within the budget
+//	load.go         load: YAML (yaml.v3) or JSON (jsondoc.go: jsontext tokens) into values with positions, within the budget
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared

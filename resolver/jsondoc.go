@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The strict JSON reader, for JSON that YAML cannot read (tab
@@ -16,18 +19,19 @@ import (
 // twice is an error at the second, numbers are checked as checkNumber
 // says, and the values are charged to the compile's budget.
 //
-// It is its own small scanner on top of jsonDecoder (the bundle decoder,
-// tested against encoding/json on every bundle definition) rather than
-// encoding/json's Decoder.Token: Token reports only the offset after each
-// token and collapses what a position needs (where a key starts, where a
-// malformed number begins) into one syntax error offset.
+// The tokens are jsontext's (go-json-experiment), which knows JSON's
+// grammar; this reader adds what a token does not carry: where each one
+// starts (from the decoder's offset, past blanks and one delimiter), the
+// positions, the budget and the apiserver's limits on numbers. Strings
+// read as encoding/json reads them: an escaped lone surrogate is U+FFFD.
 //
 // Several top-level values are several documents, as the documents of a
 // YAML stream are (kubectl reads a JSON stream the same way); anything
 // else after a value is an error at its position.
 
 type jsonDocReader struct {
-	jsonDecoder
+	dec    *jsontext.Decoder
+	data   []byte
 	file   string
 	lines  []int // offset of the start of every line
 	at     map[string]Position
@@ -39,8 +43,15 @@ type jsonDocReader struct {
 	numbers                    ErrorList // numbers that cannot be read
 }
 
+// valueStart holds the bytes a JSON value can start with.
+const valueStart = `{["tfn-0123456789`
+
 func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error) {
-	r := &jsonDocReader{jsonDecoder: jsonDecoder{data: src}, file: file, lines: []int{0}, budget: b}
+	r := &jsonDocReader{
+		// Duplicate keys are found by value, with this reader's message.
+		dec:  jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)),
+		data: src, file: file, lines: []int{0}, budget: b,
+	}
 	for i, c := range src {
 		if c == '\n' {
 			r.lines = append(r.lines, i+1)
@@ -49,24 +60,41 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 	var docs []*document
 	lastEnd := 0 // where the last value ended
 	for {
-		r.space()
-		if r.pos >= len(src) {
+		start, _ := r.next(false)
+		if start >= len(src) {
 			return r.done(docs, nil)
 		}
-		if c := src[r.pos]; lastEnd > 0 && !strings.ContainsRune(`{["tfn-0123456789`, rune(c)) {
-			return r.done(nil, r.errorAt(r.pos, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
+		if c := src[start]; lastEnd > 0 && !strings.ContainsRune(valueStart, rune(c)) {
+			return r.done(nil, r.errorAt(start, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
 		}
 		r.at = map[string]Position{}
 		before := b.used
-		v, err := r.value("", 0)
+		v, err := r.value("", 0, true)
 		if err != nil {
 			return r.done(nil, err)
 		}
-		lastEnd = r.pos
+		lastEnd = int(r.dec.InputOffset())
 		if v != nil {
 			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: r.at, cost: b.used.minus(before)})
 		}
 	}
+}
+
+// next returns the offset of the next token, past the blanks after the
+// last one and, within a value (delim), the ',' or ':' among them; comma
+// reports whether it passed a ','.
+func (r *jsonDocReader) next(delim bool) (at int, comma bool) {
+	i := int(r.dec.InputOffset())
+	for ; i < len(r.data); i++ {
+		switch c := r.data[i]; {
+		case c == ' ', c == '\t', c == '\n', c == '\r':
+		case delim && (c == ',' || c == ':'):
+			delim, comma = false, c == ','
+		default:
+			return i, comma
+		}
+	}
+	return i, comma
 }
 
 // done returns docs, or every number that cannot be read followed by
@@ -106,11 +134,20 @@ func (r *jsonDocReader) errorAt(off int, format string, args ...any) error {
 	return &Error{Pos: r.position(min(off, len(r.data))), Err: fmt.Errorf("%w: malformed JSON: "+format, append([]any{ErrInput}, args...)...)}
 }
 
-// wrap turns a jsonDecoder error ("JSON at offset N: msg") into one with a
-// position.
-func (r *jsonDocReader) wrap(err error) error {
-	_, msg, _ := strings.Cut(err.Error(), ": ")
-	return r.errorAt(r.pos, "%s", msg)
+// read reads the token that starts at start, turning jsontext's errors
+// into ones at a position.
+func (r *jsonDocReader) read(start int) (jsontext.Token, error) {
+	tok, err := r.dec.ReadToken()
+	var se *jsontext.SyntacticError
+	switch {
+	case err == nil:
+		return tok, nil
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return tok, r.errorAt(len(r.data), "unexpected end of input")
+	case errors.As(err, &se) && se.Err != nil:
+		return tok, r.errorAt(max(int(se.ByteOffset), start), "%s", se.Err)
+	}
+	return tok, r.errorAt(start, "%s", strings.TrimPrefix(err.Error(), "jsontext: "))
 }
 
 func (r *jsonDocReader) charge(start int, c cost) error {
@@ -120,145 +157,107 @@ func (r *jsonDocReader) charge(start int, c cost) error {
 	return nil
 }
 
-func (r *jsonDocReader) value(ptr string, depth int) (any, error) {
+// value reads the value at ptr. Where one must start (expect: first in
+// the document or in a list, after ':' or ','), a byte that cannot start one
+// is reported as such; elsewhere jsontext says what was expected.
+func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
+	start, _ := r.next(depth > 0)
 	if depth > maxDepth {
-		return nil, &Error{Pos: r.position(r.pos), Err: fmt.Errorf("%w: nested more than %d levels deep", ErrInput, maxDepth)}
+		return nil, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: nested more than %d levels deep", ErrInput, maxDepth)}
 	}
-	start := r.pos
 	if start >= len(r.data) {
 		return nil, r.errorAt(start, "unexpected end of input")
 	}
 	if _, seen := r.at[ptr]; !seen {
 		r.at[ptr] = r.position(start)
 	}
-	var v any
-	var err error
-	switch c := r.data[start]; {
-	case c == '{':
-		return r.object(ptr, depth)
-	case c == '[':
-		return r.array(ptr, depth)
-	case c == '"':
-		v, err = r.string()
-	case c == 't':
-		v, err = true, r.literal("true")
-	case c == 'f':
-		v, err = false, r.literal("false")
-	case c == 'n':
-		v, err = nil, r.literal("null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		v, err = r.number()
-		if err == nil {
-			if msg := checkNumber(string(v.(json.Number))); msg != "" {
-				// Reported with every other such number (see converter.number).
-				r.numbers = append(r.numbers, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: %s", ErrInput, msg)})
-				if len(r.numbers) >= maxErrors {
-					return nil, &Error{Pos: Position{File: r.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
-				}
-				v = nil
-			}
-		}
-	default:
+	if c := r.data[start]; expect && !strings.ContainsRune(valueStart, rune(c)) {
 		return nil, r.errorAt(start, "expected a value, found %q", c)
 	}
+	tok, err := r.read(start)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, err
+	}
+	var v any
+	switch tok.Kind() {
+	case '{':
+		return r.object(ptr, depth, start)
+	case '[':
+		return r.array(ptr, depth, start)
+	case '"':
+		v = tok.String()
+	case 't', 'f':
+		v = tok.Bool()
+	case 'n':
+		v = nil
+	case '0':
+		s := tok.String()
+		v = json.Number(s)
+		if msg := checkNumber(s); msg != "" {
+			// Reported with every other such number (see converter.number).
+			r.numbers = append(r.numbers, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: %s", ErrInput, msg)})
+			if len(r.numbers) >= maxErrors {
+				return nil, &Error{Pos: Position{File: r.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
+			}
+			v = nil
+		}
 	}
 	return v, r.charge(start, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
 }
 
-func (r *jsonDocReader) object(ptr string, depth int) (any, error) {
-	start := r.pos
-	r.pos++ // {
+func (r *jsonDocReader) object(ptr string, depth, start int) (any, error) {
 	m := map[string]any{}
 	if err := r.charge(start, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
 		return nil, err
 	}
-	r.space()
-	if r.pos < len(r.data) && r.data[r.pos] == '}' {
-		r.pos++
-		return m, nil
-	}
 	for {
-		r.space()
-		keyAt := r.pos
-		if keyAt >= len(r.data) || r.data[keyAt] != '"' {
-			return nil, r.errorAt(keyAt, "expected a string key")
+		at, _ := r.next(true)
+		if r.dec.PeekKind() == '}' {
+			_, err := r.read(at)
+			return m, err
 		}
-		k, err := r.string()
+		tok, err := r.read(at)
 		if err != nil {
-			return nil, r.wrap(err)
+			return nil, err
 		}
+		k := tok.String()
 		if _, dup := m[k]; dup {
-			return nil, &Error{Pos: r.position(keyAt), Err: fmt.Errorf("%w: key %q is written twice in this mapping", ErrInput, k)}
+			return nil, &Error{Pos: r.position(at), Err: fmt.Errorf("%w: key %q is written twice in this mapping", ErrInput, k)}
 		}
-		if err := r.charge(keyAt, cost{bytes: jsonStringLen(k) + 2}); err != nil {
+		if err := r.charge(at, cost{bytes: jsonStringLen(k) + 2}); err != nil {
 			return nil, err
 		}
 		kptr := joinPointer(ptr, k)
-		r.at[kptr] = r.position(keyAt)
-		r.space()
-		if r.pos >= len(r.data) || r.data[r.pos] != ':' {
-			return nil, r.errorAt(r.pos, "expected ':' after key %q", k)
-		}
-		r.pos++
-		r.space()
-		v, err := r.value(kptr, depth+1)
+		r.at[kptr] = r.position(at)
+		v, err := r.value(kptr, depth+1, true)
 		if err != nil {
 			return nil, err
 		}
 		m[k] = v
-		r.space()
-		if r.pos >= len(r.data) {
-			return nil, r.errorAt(r.pos, "unexpected end of input in an object")
-		}
-		switch r.data[r.pos] {
-		case ',':
-			r.pos++
-		case '}':
-			r.pos++
-			return m, nil
-		default:
-			return nil, r.errorAt(r.pos, "expected ',' or '}' after the value of %q", k)
-		}
 	}
 }
 
-func (r *jsonDocReader) array(ptr string, depth int) (any, error) {
-	start := r.pos
-	r.pos++ // [
+func (r *jsonDocReader) array(ptr string, depth, start int) (any, error) {
 	list := []any{}
 	if err := r.charge(start, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
 		return nil, err
 	}
-	r.space()
-	if r.pos < len(r.data) && r.data[r.pos] == ']' {
-		r.pos++
-		return list, nil
-	}
 	for {
-		r.space()
-		v, err := r.value(ptr+"/"+itoa(len(list)), depth+1)
+		at, comma := r.next(true)
+		if r.dec.PeekKind() == ']' {
+			_, err := r.read(at)
+			return list, err
+		}
+		if comma {
+			if err := r.charge(at, cost{bytes: 1}); err != nil {
+				return nil, err
+			}
+		}
+		v, err := r.value(ptr+"/"+itoa(len(list)), depth+1, len(list) == 0 || comma)
 		if err != nil {
 			return nil, err
 		}
 		list = append(list, v)
-		r.space()
-		if r.pos >= len(r.data) {
-			return nil, r.errorAt(r.pos, "unexpected end of input in an array")
-		}
-		switch r.data[r.pos] {
-		case ',':
-			r.pos++
-			if err := r.charge(r.pos, cost{bytes: 1}); err != nil {
-				return nil, err
-			}
-		case ']':
-			r.pos++
-			return list, nil
-		default:
-			return nil, r.errorAt(r.pos, "expected ',' or ']'")
-		}
 	}
 }
 
