@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // Fitting descriptions to a size (Options.FitDescriptions) and the
@@ -311,7 +313,7 @@ func (f *fitter) visit(v fitVisit, depth int) {
 				}
 				f.next = append(f.next, fitVisit{m: props[name], bare: bp[name], node: node, upTo: upTo, ptr: cp, track: ct})
 			}
-		case schemaValued(k) || schemaLists(k):
+		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 			if list, ok := x.([]any); ok {
 				bl, _ := bm[k].([]any)
 				holder := &fitNode{parent: v.node, key: k, idx: -1}
@@ -472,7 +474,7 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 				if np != nil {
 					set(k, np)
 				}
-			case schemaValued(k) || schemaLists(k):
+			case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 				if l, ok := x.([]any); ok {
 					var nl []any
 					for i, item := range l {

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // resolveSchema returns the schema v with every $ref replaced by what it
@@ -97,10 +99,10 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 	inPlace := sc.inBundle()
 	switch {
-	case schemaValued(k) || schemaLists(k):
+	case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 		list, isList := v.([]any)
 		if !isList {
-			if schemaLists(k) {
+			if bundlefmt.SchemaLists(k) {
 				break
 			}
 			return itemSchema(k, v, r.resolveSchema(v, sc, joinPointer(ptr, k)))
@@ -114,7 +116,7 @@ func (r *run) resolveKey(k string, v any, sc scope, ptr string) any {
 			out[i] = r.resolveSchema(item, sc, joinPointer(kptr, itoa(i)))
 		}
 		return out
-	case schemaMaps(k):
+	case bundlefmt.SchemaMaps(k):
 		m, ok := v.(map[string]any)
 		if !ok {
 			break

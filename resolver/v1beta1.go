@@ -5,6 +5,8 @@ import (
 	"maps"
 	"reflect"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
 // v1beta1Defaults makes a compiled apiextensions.k8s.io/v1beta1 CRD one
@@ -119,7 +121,7 @@ type childSchema struct {
 func childSchemas(k string, v any) []childSchema {
 	var out []childSchema
 	switch {
-	case schemaValued(k) || schemaLists(k):
+	case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 		if m, ok := v.(map[string]any); ok {
 			return []childSchema{{[]string{k}, m}}
 		}
@@ -129,7 +131,7 @@ func childSchemas(k string, v any) []childSchema {
 				out = append(out, childSchema{[]string{k, itoa(i)}, m})
 			}
 		}
-	case schemaMaps(k):
+	case bundlefmt.SchemaMaps(k):
 		m, _ := v.(map[string]any)
 		for _, name := range sortedKeys(m) {
 			if sm, ok := m[name].(map[string]any); ok {
@@ -165,11 +167,11 @@ func dropKubernetesDefaults(s map[string]any, at []string, first *[]string) (map
 	for _, k := range sortedKeys(out) {
 		switch v := out[k].(type) {
 		case map[string]any:
-			if schemaValued(k) {
+			if bundlefmt.SchemaValued(k) {
 				if n, ok := dropKubernetesDefaults(v, append(append([]string(nil), at...), k), first); ok {
 					change(k, n)
 				}
-			} else if schemaMaps(k) {
+			} else if bundlefmt.SchemaMaps(k) {
 				var names map[string]any
 				for _, name := range sortedKeys(v) {
 					sm, ok := v[name].(map[string]any)
@@ -188,7 +190,7 @@ func dropKubernetesDefaults(s map[string]any, at []string, first *[]string) (map
 				}
 			}
 		case []any:
-			if !schemaValued(k) && !schemaLists(k) {
+			if !bundlefmt.SchemaValued(k) && !bundlefmt.SchemaLists(k) {
 				continue
 			}
 			var items []any
@@ -275,7 +277,7 @@ func fieldPath(toks []string) string {
 			if i+1 < len(toks) && t != "additionalProperties" && isIndex(toks[i+1]) {
 				i++ // items written as a list: still an item
 			}
-		case schemaLists(t) && i+1 < len(toks):
+		case bundlefmt.SchemaLists(t) && i+1 < len(toks):
 			i++
 		case t == "not" || t == "$ref":
 		default:

@@ -3,39 +3,9 @@ package resolver
 import (
 	"slices"
 	"strconv"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
-
-// Schema keys by the shape of their value. Everything else in a schema
-// (default, enum, example, x-kubernetes-validations...) is data, never
-// walked: a "$ref" inside a default value is just a string. Switches, not
-// sets: they run for every key of every schema.
-
-// schemaValued keys hold one schema (or, for items, a list of them).
-func schemaValued(k string) bool {
-	switch k {
-	case "items", "additionalProperties", "not", "additionalItems":
-		return true
-	}
-	return false
-}
-
-// schemaLists keys hold a list of schemas.
-func schemaLists(k string) bool {
-	switch k {
-	case "allOf", "anyOf", "oneOf":
-		return true
-	}
-	return false
-}
-
-// schemaMaps keys hold a map of name to schema.
-func schemaMaps(k string) bool {
-	switch k {
-	case "properties", "patternProperties", "definitions", "dependencies":
-		return true
-	}
-	return false
-}
 
 // Path is the JSON pointer of a schema node, built as a chain so that a
 // walk over thousands of nodes pays for the string only where a message
@@ -85,7 +55,9 @@ func (f VisitorFunc) Visit(s map[string]any, p *Path) Visitor {
 	return f
 }
 
-// Walk visits schema and every schema below it. Visitors may edit the node
+// Walk visits schema and every schema below it: the children
+// bundlefmt.SchemaValued, SchemaLists and SchemaMaps name (the nodes
+// bundlefmt.WalkSchemas visits in the stored data). Visitors may edit the node
 // they are given: its children are read after Visit returns. The order of
 // siblings is unspecified; passes must not depend on it (diagnostics are
 // sorted by position at the end of a compile).
@@ -95,7 +67,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 	}
 	for k, child := range schema {
 		switch {
-		case schemaValued(k):
+		case bundlefmt.SchemaValued(k):
 			switch c := child.(type) {
 			case map[string]any:
 				Walk(v, c, p.Child(k))
@@ -107,7 +79,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 					}
 				}
 			}
-		case schemaLists(k):
+		case bundlefmt.SchemaLists(k):
 			if list, ok := child.([]any); ok {
 				cp := p.Child(k)
 				for i, item := range list {
@@ -116,7 +88,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 					}
 				}
 			}
-		case schemaMaps(k):
+		case bundlefmt.SchemaMaps(k):
 			if m, ok := child.(map[string]any); ok {
 				cp := p.Child(k)
 				for name, s := range m {

@@ -77,13 +77,42 @@ func JoinDescriptions(structure, descriptions []byte) ([]byte, error) {
 	return Encode(v)
 }
 
+// Schema keys by the shape of their value: SchemaValued keys hold one schema (items: or a
+// list of them), SchemaLists keys a list of schemas, SchemaMaps keys a map of name to schema.
+// Every other key of a schema (default, enum, example, x-kubernetes-validations...) is data,
+// never walked: a "$ref" inside a default value is just a string. This is the one statement
+// of a schema's children, for WalkSchemas and for resolver's walks. Switches, not sets: they
+// run for every key of every schema.
+func SchemaValued(k string) bool {
+	switch k {
+	case "items", "additionalProperties", "not", "additionalItems":
+		return true
+	}
+	return false
+}
+
+// SchemaLists: see SchemaValued.
+func SchemaLists(k string) bool {
+	switch k {
+	case "allOf", "anyOf", "oneOf":
+		return true
+	}
+	return false
+}
+
+// SchemaMaps: see SchemaValued.
+func SchemaMaps(k string) bool {
+	switch k {
+	case "properties", "patternProperties", "definitions", "dependencies":
+		return true
+	}
+	return false
+}
+
 // WalkSchemas calls fn with every schema node of the decoded schema s, s first, and its
-// JSON pointer (under ptr), parent before children: the nodes resolver.Walk visits. A
-// schema's children are the values of items, additionalProperties, not and additionalItems
-// (a schema or a list of them), of allOf, anyOf and oneOf (lists), and of properties,
-// patternProperties, definitions and dependencies (maps of name to schema); everything else
-// (default, enum, example, x-kubernetes-validations...) is data. fn may change the node's
-// other keys.
+// JSON pointer (under ptr), parent before children: the nodes resolver.Walk visits (the
+// children SchemaValued, SchemaLists and SchemaMaps name). fn may change the node's other
+// keys.
 func WalkSchemas(s map[string]any, ptr string, fn func(node map[string]any, ptr string)) {
 	fn(s, ptr)
 	visit := func(v any, ptr string) {
@@ -100,13 +129,13 @@ func WalkSchemas(s map[string]any, ptr string, fn func(node map[string]any, ptr 
 	}
 	for k, child := range s {
 		kp := ptr + "/" + escapeToken(k)
-		switch k {
-		case "items", "additionalProperties", "not", "additionalItems":
+		switch {
+		case SchemaValued(k):
 			visit(child, kp)
 			visitList(child, kp)
-		case "allOf", "anyOf", "oneOf":
+		case SchemaLists(k):
 			visitList(child, kp)
-		case "properties", "patternProperties", "definitions", "dependencies":
+		case SchemaMaps(k):
 			if m, ok := child.(map[string]any); ok {
 				for name, c := range m {
 					visit(c, kp+"/"+escapeToken(name))
