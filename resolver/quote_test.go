@@ -61,7 +61,7 @@ func TestQuotedRuns(t *testing.T) {
 		cases = append(cases, ": "+b.String())
 	}
 	for _, s := range cases {
-		var e emitter
+		e := emitter{buf: new(bytes.Buffer)}
 		e.plainOrQuoted(s)
 		if got := e.buf.String(); got != s && got != quotedRef(s) {
 			t.Fatalf("%q: %s, want %s", s, got, quotedRef(s))
