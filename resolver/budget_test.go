@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // naiveCost is what measure must return, computed the slow way: the
@@ -370,4 +372,55 @@ func TestStrictJSONOnly(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", c.src, err, c.want)
 		}
 	}
+}
+
+// FuzzStrictJSON: on any input the JSON reader returns (no panic, no
+// endless loop) either an error with a position in the file or documents,
+// and on input encoding/json reads as a stream of values it reads the same
+// values (numbers aside that checkNumber refuses).
+//
+//	go test ./resolver -run '^$' -fuzz FuzzStrictJSON -fuzztime 1m
+func FuzzStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"a": [1, {"b": null}], "c": "\u00e9\ud800"}`, `[1] [2]`, `{"a": 1e400}`, `{"a" 1}`, "{\n\t\"x\": \"\\/\"}", `[`, `{"a":"b",}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
+			return // checkText refuses these before any reader runs
+		}
+		docs, err := parseJSONDocuments("f.json", src, newBudget(0))
+		if err != nil {
+			var e *Error
+			var list ErrorList
+			if !errors.As(err, &e) && !errors.As(err, &list) {
+				t.Fatalf("%T %v", err, err)
+			}
+			if e != nil && e.Pos.File != "f.json" {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		var want []any // encoding/json's values, null documents left out as the reader does
+		dec := json.NewDecoder(bytes.NewReader(src))
+		dec.UseNumber()
+		for {
+			var v any
+			if err := dec.Decode(&v); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("the reader reads what encoding/json refuses: %v", err)
+			}
+			if v != nil {
+				want = append(want, v)
+			}
+		}
+		if len(docs) != len(want) {
+			t.Fatalf("%d documents, encoding/json reads %d values", len(docs), len(want))
+		}
+		for i, d := range docs {
+			if !reflect.DeepEqual(d.value, want[i]) {
+				t.Fatalf("document %d: %#v, encoding/json %#v", i, d.value, want[i])
+			}
+		}
+	})
 }
