@@ -361,6 +361,7 @@ func TestStrictJSONOnly(t *testing.T) {
 		{`{"a": [1, }`, `f.json:1:11: bad input: malformed JSON: expected a value, found '}'`},
 		{"{\"a\": [1\n  2]}", `f.json:2:3: bad input: malformed JSON: invalid character '2' after array element (expecting ',' or ']')`},
 		{`{"a" 1}`, `f.json:1:6: bad input: malformed JSON: invalid character '1' after object name (expecting ':')`},
+		{`{,"a": 1}`, `f.json:1:2: bad input: malformed JSON: invalid character ',' at start of value`},
 		{`{"a": 1, "a": 2}`, `f.json:1:10: bad input: key "a" is written twice in this mapping`},
 		{`{"a": "\q"}`, "f.json:1:8: bad input: malformed JSON: invalid escape sequence `\\q` in string"},
 		{`{"a": "x`, `f.json:1:9: bad input: malformed JSON: unexpected end of input`},

@@ -145,7 +145,11 @@ func (r *jsonDocReader) read(start int) (jsontext.Token, error) {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return tok, r.errorAt(len(r.data), "unexpected end of input")
 	case errors.As(err, &se) && se.Err != nil:
-		return tok, r.errorAt(max(int(se.ByteOffset), start), "%s", se.Err)
+		off := int(se.ByteOffset) // the offending byte
+		if off == 0 {
+			off = start
+		}
+		return tok, r.errorAt(off, "%s", se.Err)
 	}
 	return tok, r.errorAt(start, "%s", strings.TrimPrefix(err.Error(), "jsontext: "))
 }
