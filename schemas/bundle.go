@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,9 +239,14 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
 			continue
 		}
-		var def map[string]any
-		if err := decodeOne(published, &def); err != nil {
+		v, err := bundlefmt.Decode(published)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("definition %s: %w", name, err))
+			continue
+		}
+		def, ok := v.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("definition %s: not a JSON object", name))
 			continue
 		}
 		if err := b.checkObject(name, def); err != nil {
@@ -260,19 +264,6 @@ func (b *Bundle) Validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("schemas: bundle %s: %w", b.version, err)
-	}
-	return nil
-}
-
-// decodeOne decodes data, which must hold exactly one JSON value, into v.
-func decodeOne(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data")
 	}
 	return nil
 }
