@@ -62,16 +62,16 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 	for {
 		start, _ := r.next(false)
 		if start >= len(src) {
-			return r.done(docs, nil)
+			return withNumbers(r.numbers, docs, nil)
 		}
 		if c := src[start]; lastEnd > 0 && !strings.ContainsRune(valueStart, rune(c)) {
-			return r.done(nil, r.errorAt(start, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
+			return withNumbers(r.numbers, nil, r.errorAt(start, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
 		}
 		r.at = map[string]Position{}
 		before := b.used
 		v, err := r.value("", 0, true)
 		if err != nil {
-			return r.done(nil, err)
+			return withNumbers(r.numbers, nil, err)
 		}
 		lastEnd = int(r.dec.InputOffset())
 		if v != nil {
@@ -95,22 +95,6 @@ func (r *jsonDocReader) next(delim bool) (at int, comma bool) {
 		}
 	}
 	return i, comma
-}
-
-// done returns docs, or every number that cannot be read followed by
-// err, the error that stopped the reading, if any.
-func (r *jsonDocReader) done(docs []*document, err error) ([]*document, error) {
-	if len(r.numbers) == 0 {
-		return docs, err
-	}
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			return nil, err
-		}
-		return nil, append(r.numbers, e)
-	}
-	return nil, r.numbers
 }
 
 // position turns a byte offset into line:col (columns count characters,

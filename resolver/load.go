@@ -51,21 +51,12 @@ func (d *document) position(ptr string) Position {
 		if p, ok := d.pos[ptr]; ok {
 			return p
 		}
-		i := lastSlash(ptr)
+		i := strings.LastIndexByte(ptr, '/')
 		if i < 0 {
 			return Position{File: d.file}
 		}
 		ptr = ptr[:i]
 	}
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // parseDocuments reads every document of a YAML (or JSON) stream within
@@ -108,24 +99,6 @@ func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, erro
 func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]*document, error) {
 	var docs []*document
 	var numbers ErrorList // numbers that cannot be read, in every document
-	// done returns what was read, or every number error followed by the
-	// error that stopped the reading, if any.
-	done := func(err error) ([]*document, error) {
-		if len(numbers) == 0 {
-			if err != nil {
-				return nil, err
-			}
-			return docs, nil
-		}
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) {
-				return nil, err
-			}
-			numbers = append(numbers, e)
-		}
-		return nil, numbers
-	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var n yaml.Node
@@ -137,19 +110,36 @@ func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]
 			if syntaxErr != nil {
 				return nil, syntaxErr
 			}
-			return done(yamlError(file, src, err))
+			return withNumbers(numbers, nil, yamlError(file, src, err))
 		}
 		before := b.used
 		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src), numbers: &numbers}
 		v, err := c.value(&n, "", 0, true)
 		if err != nil {
-			return done(err)
+			return withNumbers(numbers, nil, err)
 		}
 		if v != nil {
 			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
 		}
 	}
-	return done(nil)
+	return withNumbers(numbers, docs, nil)
+}
+
+// withNumbers returns what a reader read (docs, or err, the error that
+// stopped it; docs is nil when err is not), or, when some numbers could not
+// be read, every such number followed by err, if any.
+func withNumbers(numbers ErrorList, docs []*document, err error) ([]*document, error) {
+	if len(numbers) == 0 {
+		return docs, err
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, append(numbers, e)
+	}
+	return nil, numbers
 }
 
 func checkText(file string, src []byte) error {
@@ -196,7 +186,7 @@ var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // the message says: one pass over that line.
 func yamlError(file string, src []byte, err error) error {
 	msg := err.Error()
-	line, problem := 0, trimYAMLPrefix(msg)
+	line, problem := 0, strings.TrimPrefix(msg, "yaml: ")
 	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		problem = m[2]
@@ -285,13 +275,6 @@ func yamlErrorColumn(text []byte, problem string) int {
 		col = len(text) - len(bytes.TrimLeft(text, " ")) + 1
 	}
 	return col
-}
-
-func trimYAMLPrefix(s string) string {
-	if len(s) > 6 && s[:6] == "yaml: " {
-		return s[6:]
-	}
-	return s
 }
 
 type converter struct {
@@ -387,16 +370,7 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 		if err != nil {
 			return nil, err
 		}
-		var size int64
-		switch t := v.(type) {
-		case string:
-			size = jsonStringLen(t)
-		case json.Number:
-			size = int64(len(t))
-		default:
-			size = scalarJSONLen(v)
-		}
-		return v, c.charge(n, cost{nodes: 1, bytes: size, indent: int64(depth)})
+		return v, c.charge(n, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
 	}
 	return nil, c.errorf(n, "unsupported YAML node")
 }
@@ -526,7 +500,16 @@ func isJSONNumber(s string) bool {
 }
 
 func (c *converter) scalar(n *yaml.Node) (any, error) {
-	switch n.ShortTag() {
+	tag := n.ShortTag()
+	// A number written as JSON writes it is kept as written, if the
+	// apiserver can read it.
+	if (tag == "!!int" || tag == "!!float") && isJSONNumber(n.Value) {
+		if msg := checkNumber(n.Value); msg != "" {
+			return c.number(n, "%s", msg)
+		}
+		return json.Number(n.Value), nil
+	}
+	switch tag {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
@@ -536,24 +519,12 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		return b, nil
 	case "!!int":
-		if isJSONNumber(n.Value) {
-			if msg := checkNumber(n.Value); msg != "" {
-				return c.number(n, "%s", msg)
-			}
-			return json.Number(n.Value), nil
-		}
 		var i int64
 		if err := n.Decode(&i); err == nil {
 			return json.Number(strconv.FormatInt(i, 10)), nil
 		}
 		return c.number(n, "integer %s does not fit in 64 bits (the apiserver reads integers as int64); quote it if you mean a string", n.Value)
 	case "!!float":
-		if isJSONNumber(n.Value) {
-			if msg := checkNumber(n.Value); msg != "" {
-				return c.number(n, "%s", msg)
-			}
-			return json.Number(n.Value), nil
-		}
 		var f float64
 		if err := n.Decode(&f); err != nil {
 			return nil, c.errorf(n, "%v", err)
