@@ -58,7 +58,7 @@ func realPath(p string) string {
 
 // loadFile reads and parses a referenced file once per Compiler.
 func (r *run) loadFile(abs string) ([]*document, error) {
-	r.noteRead(abs)
+	r.readLog = append(r.readLog, abs)
 	if _, ok := r.display[abs]; !ok {
 		r.display[abs] = fileio.Rel(r.c.opts.WorkDir, abs)
 	}

@@ -150,20 +150,13 @@ func (op patchOp) listWork(doc any) int64 {
 	n := int64(0)
 	for _, p := range []string{op.path, op.from} {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			if l, ok := cleanView(lookupOrNil(doc, p[:i])).([]any); ok {
+			v, _ := lookupClean(doc, p[:i]) // nil where there is none
+			if l, ok := cleanView(v).([]any); ok {
 				n += int64(len(l))
 			}
 		}
 	}
 	return 1 + n/16
-}
-
-func lookupOrNil(doc any, ptr string) any {
-	v, err := lookupClean(doc, ptr)
-	if err != nil {
-		return nil
-	}
-	return v
 }
 
 // lookupClean is lookupPointer as if over the clean copy of doc: private
@@ -250,15 +243,13 @@ func (w *patcher) apply(op patchOp, doc any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v = cleanCopy(v); !jsonEqual(v, op.value) {
+		if v = cleanCopy(v); !reflect.DeepEqual(v, op.value) {
 			return nil, fmt.Errorf("test failed: the value is %v", v)
 		}
 		return doc, nil
 	}
 	return nil, fmt.Errorf("unknown op %q", op.op)
 }
-
-func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
 
 // own returns a copy of v's top level (a map without the private keys)
 // that the operation may change. Scalars and empty lists are returned as

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,18 +36,11 @@ func suggestDefinition(name string, b Definitions, local []string) string {
 			cands = append(cands, "#/definitions/"+n)
 		}
 	}
-	hint := ""
 	if len(cands) > 0 {
-		slices.SortFunc(cands, func(a, b string) int { return rankByVersion(a, b) })
-		if len(cands) > 4 {
-			cands = cands[:4]
-		}
-		hint = "; did you mean " + strings.Join(cands, " or ") + "?"
-	} else {
-		all := append(slices.Clone(local), b.Names()...)
-		hint = didYouMean(name, all)
+		slices.SortFunc(cands, func(a, b string) int { return cmp.Or(apiRank(a)-apiRank(b), strings.Compare(a, b)) })
+		return "; did you mean " + strings.Join(cands[:min(len(cands), 4)], " or ") + "?"
 	}
-	return hint
+	return didYouMean(name, append(slices.Clone(local), b.Names()...))
 }
 
 // hinted is an error whose suggestion ("; did you mean X?") costs a
@@ -81,16 +75,8 @@ func reveal(e *Error) {
 	}
 }
 
-// rankByVersion puts core and stable API groups first: core/v1 before
-// apps/v1 before anything beta.
-func rankByVersion(a, b string) int {
-	ra, rb := apiRank(a), apiRank(b)
-	if ra != rb {
-		return ra - rb
-	}
-	return strings.Compare(a, b)
-}
-
+// apiRank puts core and stable API groups first: core/v1 before apps/v1
+// before anything beta.
 func apiRank(n string) int {
 	switch {
 	case strings.Contains(n, ".core.v1."):
