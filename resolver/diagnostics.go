@@ -31,7 +31,7 @@ type diagnostics struct {
 }
 
 func newDiagnostics() diagnostics {
-	return diagnostics{warned: map[string]bool{}, cycleCuts: map[string]cycleCut{}, bundleWarnings: map[string]bundleWarning{}}
+	return diagnostics{warned: map[string]bool{}, reported: map[string]bool{}, cycleCuts: map[string]cycleCut{}, bundleErrs: map[string]*bundleError{}, bundleWarnings: map[string]bundleWarning{}}
 }
 
 // finish reads out what the compile found: its warnings, sorted by
@@ -67,16 +67,8 @@ func (r *run) errAt(s site, err error) {
 	if s.sc.inBundle() && r.errInBundle(s, err) {
 		return
 	}
-	e := noteHint(&Error{Pointer: s.ptr, Ref: s.ref, Err: err})
-	if s.sc.inBundle() {
-		e.Pos = Position{File: "Kubernetes " + s.sc.version + " bundle"}
-	} else {
-		e.Pos = s.sc.doc.position(s.ptr)
-	}
+	e := noteHint(&Error{Pos: s.sc.position(s.ptr), Pointer: s.ptr, Ref: s.ref, Err: err})
 	msg := e.Error()
-	if r.reported == nil {
-		r.reported = map[string]bool{}
-	}
 	if r.reported[msg] {
 		return
 	}
@@ -93,13 +85,7 @@ func (r *run) warn(sc scope, ptr, msg string) {
 	if sc.inBundle() && r.warnInBundle(ptr, sc.version+"\x00"+ptr+"\x00"+msg, msg, nil) {
 		return
 	}
-	d := Diagnostic{Pointer: ptr, Message: msg}
-	if sc.inBundle() {
-		d.Pos = Position{File: "Kubernetes " + sc.version + " bundle"}
-	} else {
-		d.Pos = sc.doc.position(ptr)
-	}
-	r.addWarning(d)
+	r.addWarning(Diagnostic{Pos: sc.position(ptr), Pointer: ptr, Message: msg})
 }
 
 // addWarning records d once per compile. raised keeps every call, so a
@@ -140,9 +126,6 @@ func (r *run) errInBundle(s site, err error) bool {
 		links, key = ce.links, key+"cycle "+ce.id
 	} else {
 		key += s.ptr + "\x00" + err.Error()
-	}
-	if r.bundleErrs == nil {
-		r.bundleErrs = map[string]*bundleError{}
 	}
 	be, ok := r.bundleErrs[key]
 	if !ok {

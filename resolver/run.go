@@ -69,6 +69,15 @@ type scope struct {
 
 func (s scope) inBundle() bool { return s.file == "" }
 
+// position is where a diagnostic at ptr in this scope is reported: its
+// place in the file, or, inside a bundle, the bundle.
+func (s scope) position(ptr string) Position {
+	if s.inBundle() {
+		return Position{File: "Kubernetes " + s.version + " bundle"}
+	}
+	return s.doc.position(ptr)
+}
+
 // target is what a $ref points at: a bundle definition or a JSON pointer
 // into a file's document.
 type target struct {
