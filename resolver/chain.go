@@ -51,27 +51,23 @@ func renderChain(links []link) string {
 	return strings.Join(parts, " -> ")
 }
 
+// compareChains orders chains shortest first, then link by link.
 func compareChains(a, b []link) int {
 	if c := cmp.Compare(len(a), len(b)); c != 0 {
 		return c
 	}
-	for i := range a {
-		if c := cmp.Or(strings.Compare(a[i].label, b[i].label), strings.Compare(a[i].at, b[i].at)); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return slices.CompareFunc(a, b, compareLinks)
+}
+
+func compareLinks(a, b link) int {
+	return cmp.Or(strings.Compare(a.label, b.label), strings.Compare(a.at, b.at))
 }
 
 // chainLabel names a target in chains: a bundle definition by its last
 // name segment (JSONSchemaProps), a file target as in other messages.
 func (r *run) chainLabel(t target) string {
 	if t.file == "" {
-		name := t.name[strings.LastIndexByte(t.name, '.')+1:]
-		if t.version != r.c.version {
-			name += " (Kubernetes " + t.version + ")"
-		}
-		return name
+		t.name = t.name[strings.LastIndexByte(t.name, '.')+1:]
 	}
 	return r.label(t)
 }
@@ -117,7 +113,7 @@ func (r *run) shorterChain(i int, ptr string, closing link, have []link) bool {
 		if j < len(r.stack) {
 			l = r.linkOf(j, ptr)
 		}
-		if c := cmp.Or(strings.Compare(l.label, have[j-i].label), strings.Compare(l.at, have[j-i].at)); c != 0 {
+		if c := compareLinks(l, have[j-i]); c != 0 {
 			return c < 0
 		}
 	}

@@ -113,13 +113,13 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 	case strings.HasPrefix(ref, "python://"):
 		pkgPath := strings.TrimPrefix(path, "python://")
 		if minor, ok := pythonSchemataMinor(pkgPath); ok {
-			return r.bundleTarget(minor, frag, ref)
+			return r.bundleTarget(minor, frag)
 		}
 		abs := filepath.Join(r.c.opts.WorkDir, filepath.FromSlash(pkgPath))
 		return r.fileTarget(abs, frag)
 	case hasScheme(ref) || strings.HasPrefix(ref, "//"):
 		if minor, ok := githubSwaggerMinor(path); ok {
-			return r.bundleTarget(minor, frag, ref)
+			return r.bundleTarget(minor, frag)
 		}
 		return target{}, fmt.Errorf("%w; refer to Kubernetes definitions by name (io.k8s.api.core.v1.PodSpec) or to a local file by relative path", ErrNetwork)
 	case path == "" && hasFrag:
@@ -134,7 +134,7 @@ func (r *run) parseRef(ref string, sc scope) (target, error) {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(filepath.Dir(sc.file), abs)
 		}
-		return r.fileTarget(filepath.Clean(abs), frag)
+		return r.fileTarget(abs, frag)
 	}
 	return r.nameTarget(ref, sc)
 }
@@ -166,7 +166,7 @@ func isFileRef(path string) bool {
 	return false
 }
 
-func (r *run) bundleTarget(version, frag, ref string) (target, error) {
+func (r *run) bundleTarget(version, frag string) (target, error) {
 	toks, err := splitPointer(frag)
 	if err != nil || len(toks) != 2 || toks[0] != "definitions" {
 		return target{}, fmt.Errorf("%w: a Kubernetes bundle ref must end in #/definitions/NAME", ErrUnresolved)
@@ -196,14 +196,7 @@ func (r *run) localTarget(frag string, sc scope) (target, error) {
 		return target{version: sc.version, name: toks[1]}, nil
 	}
 	if len(toks) == 2 && toks[0] == "definitions" {
-		name := toks[1]
-		if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
-			return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
-		}
-		if r.c.bundle.Has(name) {
-			return target{version: r.c.version, name: name}, nil
-		}
-		return target{}, unknownDefinition(name, r.c.version, r.c.bundle, localNames(sc.doc))
+		return r.definitionTarget(toks[1], frag, sc)
 	}
 	return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
 }
@@ -214,8 +207,15 @@ func (r *run) nameTarget(name string, sc scope) (target, error) {
 	if sc.inBundle() {
 		return target{version: sc.version, name: name}, nil
 	}
+	return r.definitionTarget(name, "/definitions/"+escapePointerToken(name), sc)
+}
+
+// definitionTarget resolves the definition name written in file scope sc:
+// the document's own, at pointer ptr, if it has one, else the bundle's
+// (--k8s-version).
+func (r *run) definitionTarget(name, ptr string, sc scope) (target, error) {
 	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
-		return target{file: sc.file, doc: sc.doc.index, pointer: "/definitions/" + escapePointerToken(name)}, nil
+		return target{file: sc.file, doc: sc.doc.index, pointer: ptr}, nil
 	}
 	if r.c.bundle.Has(name) {
 		return target{version: r.c.version, name: name}, nil
