@@ -254,7 +254,8 @@ func (r *run) bundleDiagnostics() []Diagnostic {
 	return out
 }
 
-func asList(err error) error {
+// asList returns err as an ErrorList: the list it is, or one *Error.
+func asList(err error) ErrorList {
 	var l ErrorList
 	if errors.As(err, &l) {
 		return l

@@ -64,14 +64,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	if s := e.Pos.String(); s != "" {
-		b.WriteString(s)
-		b.WriteString(": ")
-	}
-	if e.Pointer != "" {
-		b.WriteString(e.Pointer)
-		b.WriteString(": ")
-	}
+	writePrefix(&b, e.Pos, e.Pointer)
 	if e.Ref != "" {
 		fmt.Fprintf(&b, "$ref %q: ", e.Ref)
 	}
@@ -112,16 +105,22 @@ type Diagnostic struct {
 
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	if s := d.Pos.String(); s != "" {
+	writePrefix(&b, d.Pos, d.Pointer)
+	b.WriteString(d.Message)
+	return b.String()
+}
+
+// writePrefix writes "file:line:col: pointer: ", leaving out what is
+// unknown or empty.
+func writePrefix(b *strings.Builder, p Position, ptr string) {
+	if s := p.String(); s != "" {
 		b.WriteString(s)
 		b.WriteString(": ")
 	}
-	if d.Pointer != "" {
-		b.WriteString(d.Pointer)
+	if ptr != "" {
+		b.WriteString(ptr)
 		b.WriteString(": ")
 	}
-	b.WriteString(d.Message)
-	return b.String()
 }
 
 // escapePointerToken encodes one JSON pointer reference token (RFC 6901).

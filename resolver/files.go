@@ -79,18 +79,10 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	} else {
 		docs, err = parseDocumentsWithin(r.display[abs], src, b)
 	}
-	if err != nil {
-		var l ErrorList
-		var e *Error
-		if errors.As(err, &l) || errors.As(err, &e) {
-			if l == nil {
-				l = ErrorList{e}
-			}
-			r.errs = append(r.errs, l...)
-			r.c.files[abs] = []*document{}
-			return nil, fmt.Errorf("%w: %s cannot be read (see above)", ErrUnresolved, r.display[abs])
-		}
-		return nil, err
+	if err != nil { // an *Error or a non-empty ErrorList
+		r.errs = append(r.errs, asList(err)...)
+		r.c.files[abs] = []*document{}
+		return nil, fmt.Errorf("%w: %s cannot be read (see above)", ErrUnresolved, r.display[abs])
 	}
 	r.c.files[abs] = docs
 	return docs, nil
