@@ -8,13 +8,13 @@ package resolver
 //
 // Its work is linear in src: a key written twice is an error at the
 // second, found with a set per mapping (yaml.v3's own decoding compares
-// every pair of keys of a mapping, which a file of one large mapping
-// turns into hours), and what the documents expand to (YAML aliases and
-// merges included) is charged to a budget of budget, refused with a
-// message once past it; 0 is InputBudget(len(src)). It reads as a
-// template is read (parseDocumentsWithin): text that starts like JSON by
-// the strict JSON reader, and as YAML when that fails. Empty documents are left out. Errors are *Error,
-// with file:line:col, name being the file.
+// every pair of keys of a mapping: quadratic in its size), and what the
+// documents expand to (YAML aliases and merges included) is charged to a
+// budget of budget, refused with a message once past it; 0 is
+// InputBudget(len(src)). It reads as a template is read
+// (parseDocumentsWithin): text that starts like JSON by the strict JSON
+// reader, and as YAML when that fails. Empty documents are left out.
+// Errors are *Error, with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
 	docs, err := decodeDocuments(name, src, budget)
 	if err != nil {

@@ -144,8 +144,8 @@ func (op patchOp) describe() string {
 
 // listWork is what op costs on the work meter: one, plus a sixteenth of
 // the length of the lists it inserts into or removes from (copying an
-// item is cheap, but 60,000 insertions at the front of a list copied
-// 1.8 billion items).
+// item is cheap, but every insertion or removal copies the whole list:
+// charged, a patch's work stays bounded by the budget).
 func (op patchOp) listWork(doc any) int64 {
 	n := int64(0)
 	for _, p := range []string{op.path, op.from} {

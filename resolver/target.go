@@ -9,9 +9,9 @@ import (
 
 // pythonSchemataMinor returns the minor a path into the Python tool's
 // bundles names: "k8s_crd_resolver/schemata/k8s-1.21.1.json" (or
-// "k8s-1.21.json") gives "1.21". Hand-written, like githubSwaggerMinor: as
-// regexps, compiling the two took a one-file run with pinned refs a
-// twentieth of its time (TestPinParsersAgreeWithRegexps holds them to the
+// "k8s-1.21.json") gives "1.21". Hand-written, like githubSwaggerMinor, so
+// that a run with pinned refs does not compile two regexps
+// (TestHandwrittenMatchers and FuzzHandwrittenMatchers hold them to the
 // regexps they replace).
 func pythonSchemataMinor(p string) (string, bool) {
 	v, ok := strings.CutPrefix(p, "k8s_crd_resolver/schemata/k8s-")
@@ -85,8 +85,8 @@ func digits(s string, i int) int {
 
 // hasScheme reports whether ref starts with a URI scheme and its colon
 // (RFC 3986: a letter, then letters, digits, "+", "-" or "."). Every $ref
-// is tested, so this is hand-written rather than a regexp, whose
-// backtracker allocated a bitmap the size of the ref each time.
+// is tested, so this is hand-written rather than a regexp (held to one by
+// TestHandwrittenMatchers).
 func hasScheme(ref string) bool {
 	for i := 0; i < len(ref); i++ {
 		c := ref[i]
@@ -236,8 +236,7 @@ func lookupPointer(v any, ptr string) (any, error) { return lookupPointerIn(v, p
 //
 // The tokens are read in place, and a message names the way so far as
 // ptr spells it (its prefix): addDescriptions looks up one pointer per
-// description, and splitting each and joining the way back token by token
-// was a tenth of decoding a definition with its descriptions.
+// description.
 func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
 	if ptr != "" && ptr[0] != '/' {
 		return nil, fmt.Errorf("JSON pointer %q must start with /", ptr)
