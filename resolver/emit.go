@@ -59,7 +59,7 @@ func (e *emitter) documents(docs []any) error {
 		if len(docs) > 1 {
 			e.buf.WriteString("---\n")
 		}
-		if err := e.top(d); err != nil {
+		if err := e.node(d, 0, false, "", ""); err != nil {
 			return err
 		}
 	}
@@ -96,24 +96,6 @@ func (e *emitter) flush() {
 	}
 	_, e.err = e.out.Write(e.buf.Bytes())
 	e.buf.Reset()
-}
-
-func (e *emitter) top(v any) error {
-	switch t := v.(type) {
-	case map[string]any:
-		if visibleLen(t) > 0 {
-			return e.mapping(t, 0, false)
-		}
-	case []any:
-		if len(t) > 0 {
-			return e.sequence(t, 0, false)
-		}
-	}
-	if err := e.scalar(v, 0); err != nil {
-		return err
-	}
-	e.buf.WriteByte('\n')
-	return nil
 }
 
 const spaces = "                                                                "
@@ -156,7 +138,7 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 			e.plainOrQuoted(k)
 		}
 		e.buf.WriteByte(':')
-		if err := e.value(m[k], indent); err != nil {
+		if err := e.node(m[k], indent+2, false, "\n", " "); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 		e.maybeFlush()
@@ -170,46 +152,38 @@ func (e *emitter) sequence(l []any, indent int, inline bool) error {
 			e.indent(indent)
 		}
 		e.buf.WriteString("- ")
-		switch t := item.(type) {
-		case map[string]any:
-			if visibleLen(t) > 0 {
-				if err := e.mapping(t, indent+2, true); err != nil {
-					return err
-				}
-				continue
-			}
-		case []any:
-			if len(t) > 0 {
-				if err := e.sequence(t, indent+2, true); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if err := e.scalar(item, indent+2); err != nil {
+		if err := e.node(item, indent+2, true, "", ""); err != nil {
 			return err
 		}
-		e.buf.WriteByte('\n')
 	}
 	return nil
 }
 
-// value writes what follows "key:" for a mapping entry at indent.
-func (e *emitter) value(v any, indent int) error {
+// node writes v at indent: a non-empty mapping or sequence after
+// blockPrefix (inline: its first entry continues the line already
+// started), else a scalar after scalarPrefix, ending the line.
+func (e *emitter) node(v any, indent int, inline bool, blockPrefix, scalarPrefix string) error {
+	if l, ok := v.([]string); ok {
+		items := make([]any, len(l))
+		for i, s := range l {
+			items[i] = s
+		}
+		v = items
+	}
 	switch t := v.(type) {
 	case map[string]any:
 		if visibleLen(t) > 0 {
-			e.buf.WriteByte('\n')
-			return e.mapping(t, indent+2, false)
+			e.buf.WriteString(blockPrefix)
+			return e.mapping(t, indent, inline)
 		}
 	case []any:
 		if len(t) > 0 {
-			e.buf.WriteByte('\n')
-			return e.sequence(t, indent+2, false)
+			e.buf.WriteString(blockPrefix)
+			return e.sequence(t, indent, inline)
 		}
 	}
-	e.buf.WriteByte(' ')
-	if err := e.scalar(v, indent+2); err != nil {
+	e.buf.WriteString(scalarPrefix)
+	if err := e.scalar(v, indent); err != nil {
 		return err
 	}
 	e.buf.WriteByte('\n')
@@ -240,12 +214,6 @@ func (e *emitter) scalar(v any, indent int) error {
 		e.buf.WriteString(strconv.FormatInt(t, 10))
 	case float64:
 		e.buf.WriteString(strconv.FormatFloat(t, 'g', -1, 64))
-	case []string:
-		items := make([]any, len(t))
-		for i, s := range t {
-			items[i] = s
-		}
-		return e.scalar(items, indent)
 	default:
 		return fmt.Errorf("cannot encode %T as YAML", v)
 	}
