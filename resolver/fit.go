@@ -476,16 +476,7 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 				}
 			case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 				if l, ok := x.([]any); ok {
-					var nl []any
-					for i, item := range l {
-						if s, changed := strip(item); changed {
-							if nl == nil {
-								nl = slices.Clone(l)
-							}
-							nl[i] = s
-						}
-					}
-					if nl != nil {
+					if nl, changed := cowList(l, strip); changed {
 						set(k, nl)
 					}
 				} else if s, changed := strip(x); changed {
@@ -498,58 +489,19 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 		}
 		return out, true
 	}
-	// at strips the openAPIV3Schema of holder (spec.validation or a
-	// version's schema), copying holder when it changes.
-	at := func(holder any) (any, bool) {
-		h, ok := holder.(map[string]any)
-		if !ok {
-			return holder, false
-		}
-		n, changed := strip(h["openAPIV3Schema"])
-		if !changed {
-			return holder, false
-		}
-		h = maps.Clone(h)
-		h["openAPIV3Schema"] = n
-		return h, true
-	}
-	obj := full.obj
-	spec, _ := obj["spec"].(map[string]any)
-	newSpec := spec
-	var copied bool
-	put := func(k string, v any) {
-		if !copied {
-			newSpec = maps.Clone(spec)
-			copied = true
-		}
-		newSpec[k] = v
-	}
-	if n, changed := at(spec["validation"]); changed {
-		put("validation", n)
-	}
-	if versions, ok := spec["versions"].([]any); ok {
-		var nv []any
-		for i, v := range versions {
-			vm, ok := v.(map[string]any)
+	// schema strips the openAPIV3Schema of holder (spec.validation or a
+	// version's schema).
+	schema := func(holder any) (any, bool) { return under(holder, "openAPIV3Schema", strip) }
+	obj, _ := under(full.obj, "spec", func(spec any) (any, bool) {
+		spec, validation := under(spec, "validation", schema)
+		spec, versions := under(spec, "versions", func(v any) (any, bool) {
+			l, ok := v.([]any)
 			if !ok {
-				continue
+				return v, false
 			}
-			if n, changed := at(vm["schema"]); changed {
-				if nv == nil {
-					nv = slices.Clone(versions)
-				}
-				c := maps.Clone(vm)
-				c["schema"] = n
-				nv[i] = c
-			}
-		}
-		if nv != nil {
-			put("versions", nv)
-		}
-	}
-	if copied {
-		obj = maps.Clone(obj)
-		obj["spec"] = newSpec
-	}
-	return Document{Name: full.Name, obj: obj, jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
+			return cowList(l, func(version any) (any, bool) { return under(version, "schema", schema) })
+		})
+		return spec, validation || versions
+	})
+	return Document{Name: full.Name, obj: obj.(map[string]any), jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
 }

@@ -152,20 +152,7 @@ func view(v any) (any, bool) {
 		}
 		return out, true
 	case []any:
-		var out []any
-		for i, x := range t {
-			nx, copied := view(x)
-			if copied && out == nil {
-				out = slices.Clone(t)
-			}
-			if out != nil {
-				out[i] = nx
-			}
-		}
-		if out == nil {
-			return t, false
-		}
-		return out, true
+		return cowList(t, view)
 	}
 	return v, false
 }

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -130,6 +131,41 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
+}
+
+// cowList returns l with f applied to each item, and whether f changed
+// any: l is copied at the first change, and returned itself when there is
+// none.
+func cowList(l []any, f func(any) (any, bool)) ([]any, bool) {
+	var out []any
+	for i, x := range l {
+		if nx, changed := f(x); changed {
+			if out == nil {
+				out = slices.Clone(l)
+			}
+			out[i] = nx
+		}
+	}
+	if out == nil {
+		return l, false
+	}
+	return out, true
+}
+
+// under returns v with f applied to its entry k when v is a map, and
+// whether f changed it: the map is copied only then.
+func under(v any, k string, f func(any) (any, bool)) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, false
+	}
+	x, changed := f(m[k])
+	if !changed {
+		return v, false
+	}
+	m = maps.Clone(m)
+	m[k] = x
+	return m, true
 }
 
 // dig follows keys through nested maps; it returns nil when one is missing.
