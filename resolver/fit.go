@@ -277,26 +277,6 @@ func (f *fitter) visit(v fitVisit, depth int) {
 			}
 		}
 	}
-	child := func(x, b any, k string, idx int, next bool) {
-		if x == nil {
-			return
-		}
-		node := &fitNode{parent: v.node, key: k, idx: idx}
-		cp, ct := "", false
-		if v.track {
-			cp = v.ptr + "/" + k
-			if idx >= 0 {
-				cp = v.ptr + "/" + itoa(idx)
-			}
-			ct = f.prefix[cp]
-		}
-		cv := fitVisit{m: x, bare: b, node: node, upTo: upTo, ptr: cp, track: ct}
-		if next {
-			f.next = append(f.next, cv)
-		} else {
-			f.visit(cv, depth)
-		}
-	}
 	for _, k := range sortedKeys(m) {
 		x := m[k]
 		switch {
@@ -306,12 +286,7 @@ func (f *fitter) visit(v fitVisit, depth int) {
 			holder := &fitNode{parent: v.node, key: k, idx: -1}
 			for _, name := range sortedKeys(props) {
 				node := &fitNode{parent: holder, key: name, idx: -1}
-				cp, ct := "", false
-				if v.track {
-					cp = v.ptr + "/properties/" + escapePointerToken(name)
-					ct = f.prefix[cp]
-				}
-				f.next = append(f.next, fitVisit{m: props[name], bare: bp[name], node: node, upTo: upTo, ptr: cp, track: ct})
+				f.next = append(f.next, f.child(v, props[name], bp[name], node, upTo, "properties/"+escapePointerToken(name)))
 			}
 		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 			if list, ok := x.([]any); ok {
@@ -323,21 +298,24 @@ func (f *fitter) visit(v fitVisit, depth int) {
 						b = bl[i]
 					}
 					node := &fitNode{parent: holder, idx: i}
-					f.visit(fitVisit{m: item, bare: b, node: node, upTo: upTo, ptr: joinIf(v.track, v.ptr, k+"/"+itoa(i)), track: v.track && f.prefix[joinIf(true, v.ptr, k+"/"+itoa(i))]}, depth)
+					f.visit(f.child(v, item, b, node, upTo, k+"/"+itoa(i)), depth)
 				}
 				continue
 			}
-			child(x, bm[k], k, -1, false)
+			f.visit(f.child(v, x, bm[k], &fitNode{parent: v.node, key: k, idx: -1}, upTo, k), depth)
 		}
 	}
 }
 
-// joinIf is ptr/tail when on, "" otherwise.
-func joinIf(on bool, ptr, tail string) string {
-	if !on {
-		return ""
+// child is the visit of x (bare: b) at node, tail below v: its pointer
+// is built only when v's may lead to a bound (track).
+func (f *fitter) child(v fitVisit, x, b any, node *fitNode, upTo int, tail string) fitVisit {
+	cv := fitVisit{m: x, bare: b, node: node, upTo: upTo}
+	if v.track {
+		cv.ptr = v.ptr + "/" + tail
+		cv.track = f.prefix[cv.ptr]
 	}
-	return ptr + "/" + tail
+	return cv
 }
 
 // own returns the output's copy of node: the bare CRD's value there,
