@@ -42,15 +42,6 @@ func (j *jsonEmitter) value(b []byte, v any) []byte {
 			b = j.value(b, x)
 		}
 		return append(b, ']')
-	case []string:
-		b = append(b, '[')
-		for i, s := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
 	case bool:
 		return strconv.AppendBool(b, t)
 	case nil:
