@@ -205,6 +205,7 @@ func reservedKeyIn(v any, ptr string) (string, bool) {
 	return "", false
 }
 
+// countingCopy is deepCopy adding one to *n for every value it copies.
 func countingCopy(v any, n *int64) any {
 	*n++
 	switch t := v.(type) {

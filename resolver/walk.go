@@ -116,21 +116,8 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // deepCopy copies JSON-like values; maps and slices are fresh, scalars are
 // immutable and shared.
 func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = deepCopy(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
-		}
-		return out
-	}
-	return v
+	var n int64
+	return countingCopy(v, &n)
 }
 
 // cowList returns l with f applied to each item, and whether f changed
