@@ -159,9 +159,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			s["type"] = types[0]
 		case len(types) == 2 && slices.Contains(types, "integer") && slices.Contains(types, "string"):
 			delete(s, "type")
-			for k, v := range intOrString() {
-				s[k] = v
-			}
+			maps.Copy(s, intOrString())
 		default:
 			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
 			delete(s, "type")
@@ -241,7 +239,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			}
 		}
 	}
-	r.format(s, sc, p)
+	r.format(s)
 	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
 	// the apiserver allows list and map types only on arrays and objects.
 	if s["type"] != "array" {
@@ -272,7 +270,7 @@ func asString(v any) string {
 
 // format drops formats the apiserver does not recognise for the node's
 // type, as it would (with a warning) at apply time.
-func (r *run) format(s map[string]any, sc scope, p *Path) {
+func (r *run) format(s map[string]any) {
 	f, ok := s["format"].(string)
 	if !ok {
 		delete(s, "format")
@@ -554,11 +552,8 @@ func (c *Compiler) minor() int {
 }
 
 // atLeast reports whether the target Kubernetes version is at least
-// major.minor.
+// major.minor (an unreadable one, major -1, is older than any).
 func (c *Compiler) atLeast(major, minor int) bool {
-	if c.major < 0 {
-		return false
-	}
 	return c.major > major || (c.major == major && c.minorN >= minor)
 }
 
