@@ -11,18 +11,6 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// schemaKeys are the keys of apiextensions.k8s.io/v1 JSONSchemaProps.
-var schemaKeys = map[string]bool{
-	"id": true, "$schema": true, "$ref": true, "description": true, "type": true, "format": true,
-	"title": true, "default": true, "maximum": true, "exclusiveMaximum": true, "minimum": true,
-	"exclusiveMinimum": true, "maxLength": true, "minLength": true, "pattern": true, "maxItems": true,
-	"minItems": true, "uniqueItems": true, "multipleOf": true, "enum": true, "maxProperties": true,
-	"minProperties": true, "required": true, "items": true, "allOf": true, "oneOf": true, "anyOf": true,
-	"not": true, "properties": true, "additionalProperties": true, "patternProperties": true,
-	"dependencies": true, "additionalItems": true, "definitions": true, "externalDocs": true,
-	"example": true, "nullable": true,
-}
-
 // forbiddenKeys are JSONSchemaProps keys a CRD schema may not use.
 var forbiddenKeys = map[string]string{
 	"id":                "CRD schemas may not set id",
@@ -123,13 +111,14 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	delete(s, "$ref")
 	// Unknown and forbidden keys.
 	for k := range s {
+		_, known := jsonSchemaProps[k]
 		switch {
 		case k == bundleDefault:
 		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
 		case strings.HasPrefix(k, "x-"):
 			delete(s, k)
 			r.warn(sc, p.join(k), unknownExtension(k))
-		case !schemaKeys[k]:
+		case !known:
 			delete(s, k)
 			r.warn(sc, p.join(k), "dropped "+k+": not a CRD schema keyword")
 		case forbiddenKeys[k] != "":
