@@ -84,15 +84,9 @@ type descBound struct {
 
 // parseDescriptionsKey reads the value of a DescriptionsKey.
 func parseDescriptionsKey(v any) (int, error) {
-	s := ""
-	switch t := v.(type) {
-	case string:
-		s = t
-	default:
-		s = fmt.Sprint(t)
-		if _, ok := v.(bool); ok || v == nil {
-			s = ""
-		}
+	s, ok := v.(string)
+	if !ok {
+		s = fmt.Sprint(v) // a number; anything else is no depth either way
 	}
 	switch s {
 	case "none":
