@@ -67,34 +67,24 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 		return
 	}
 	for k, child := range schema {
-		switch {
-		case bundlefmt.SchemaValued(k):
-			switch c := child.(type) {
-			case map[string]any:
+		switch c := child.(type) {
+		case map[string]any:
+			if bundlefmt.SchemaValued(k) {
 				Walk(v, c, p.Child(k))
-			case []any:
+			} else if bundlefmt.SchemaMaps(k) {
+				cp := p.Child(k)
+				for name, s := range c {
+					if sm, ok := s.(map[string]any); ok {
+						Walk(v, sm, cp.Child(name))
+					}
+				}
+			}
+		case []any:
+			if bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k) {
 				cp := p.Child(k)
 				for i, item := range c {
 					if m, ok := item.(map[string]any); ok {
 						Walk(v, m, cp.Child(itoa(i)))
-					}
-				}
-			}
-		case bundlefmt.SchemaLists(k):
-			if list, ok := child.([]any); ok {
-				cp := p.Child(k)
-				for i, item := range list {
-					if m, ok := item.(map[string]any); ok {
-						Walk(v, m, cp.Child(itoa(i)))
-					}
-				}
-			}
-		case bundlefmt.SchemaMaps(k):
-			if m, ok := child.(map[string]any); ok {
-				cp := p.Child(k)
-				for name, s := range m {
-					if sm, ok := s.(map[string]any); ok {
-						Walk(v, sm, cp.Child(name))
 					}
 				}
 			}
