@@ -191,9 +191,6 @@ func countString(n int64) string {
 func (b *budget) charge(c cost) string {
 	u := &b.used
 	u.nodes, u.bytes, u.indent = sat(u.nodes+c.nodes), sat(u.bytes+c.bytes), sat(u.indent+c.indent)
-	if u.bytes <= b.limit && u.nodes <= b.values && u.indent <= b.limit {
-		return ""
-	}
 	return b.over(*u)
 }
 

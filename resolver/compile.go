@@ -168,6 +168,7 @@ func New(opts Options) (*Compiler, error) {
 		normalized: mapSet{},
 		sizes:      map[uintptr]cost{},
 		minorProps: map[string]map[string]any{},
+		roots:      map[string]string{},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)
@@ -427,9 +428,6 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 func (c *Compiler) defaultRoot(dir string) string {
 	root, ok := c.roots[dir]
 	if !ok {
-		if c.roots == nil {
-			c.roots = map[string]string{}
-		}
 		root = fileio.ProjectRoot(dir, c.opts.WorkDir)
 		c.roots[dir] = root
 	}

@@ -376,9 +376,7 @@ func isPlainSafe(s string) bool {
 			continue
 		}
 		switch c := s[i]; {
-		case c < 0x20 && c != '\t', c == 0x7f:
-			return false
-		case c == '\t':
+		case c < 0x20, c == 0x7f:
 			return false
 		case c == ':' && i+1 < len(s) && s[i+1] == ' ':
 			return false
