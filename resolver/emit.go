@@ -77,10 +77,8 @@ type emitter struct {
 // its io.Writer.
 const flushThreshold = 32 << 10
 
-// streamBuffers hold writeDocuments' buffers between outputs. A build
-// streams each new output through one, of about flushThreshold: grown
-// afresh for every output, they were nearly half of what a build of
-// 1,000 templates allocated, and with it what set its peak memory.
+// streamBuffers hold writeDocuments' buffers between outputs, so that a
+// build does not grow one of about flushThreshold for every output.
 var streamBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (e *emitter) maybeFlush() {
@@ -263,7 +261,8 @@ func (e *emitter) plainOrQuoted(s string) {
 	}
 	e.buf.WriteByte('"')
 	// Runs of printable ASCII other than '"' and '\\' (nearly all of a
-	// description) are copied whole; each other character as before.
+	// description) are copied whole; each other character is escaped as
+	// below.
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
@@ -313,8 +312,8 @@ var (
 // special float or a timestamp in YAML 1.1 or 1.2: after at most one
 // sign, a digit, a dot and a digit, or all of it .inf or .nan in any case.
 // (Whatever else those grammars accept, 0x1F, 1_000, 1:30 or 2001-12-14,
-// starts with a digit.) Hand-written: a regexp compiled in every process
-// that writes a string cost more than the test it made.
+// starts with a digit.) Hand-written: a regexp would be compiled in every
+// process that writes YAML, for a test this short.
 func numberLike(s string) bool {
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		s = s[1:]
@@ -329,8 +328,8 @@ func numberLike(s string) bool {
 	case len(s) > 1 && '0' <= s[1] && s[1] <= '9':
 		return true
 	}
-	// Compared lowered as a whole, as before (.İNF counts too: quoting one
-	// scalar too many is harmless).
+	// Compared lowered as a whole (.İNF counts too: quoting one scalar too
+	// many is harmless).
 	l := strings.ToLower(s)
 	return l == ".inf" || l == ".nan"
 }
