@@ -162,8 +162,6 @@ func newBudget(limit Size) *budget {
 	return &budget{limit: int64(limit), values: max(int64(limit)/budgetValueCost, 1)}
 }
 
-func (b *budget) nodeLimit() int64 { return b.values }
-
 // over explains how c exceeds the budget, or returns "".
 func (b *budget) over(c cost) string {
 	switch {
@@ -174,7 +172,7 @@ func (b *budget) over(c cost) string {
 		}
 		return fmt.Sprintf("%s of JSON, over the %s budget", have, limit)
 	case c.nodes > b.values:
-		return fmt.Sprintf("%s values, over the %d values a %s budget allows (one per %d bytes)", countString(c.nodes), b.nodeLimit(), human(b.limit), budgetValueCost)
+		return fmt.Sprintf("%s values, over the %d values a %s budget allows (one per %d bytes)", countString(c.nodes), b.values, human(b.limit), budgetValueCost)
 	case c.indent > b.limit:
 		return fmt.Sprintf("YAML indentation of %s, over twice the %s budget (the values nest too deep for their number)", human(sat(2*c.indent)), human(b.limit))
 	}
@@ -193,16 +191,13 @@ func countString(n int64) string {
 func (b *budget) charge(c cost) string {
 	u := &b.used
 	u.nodes, u.bytes, u.indent = sat(u.nodes+c.nodes), sat(u.bytes+c.bytes), sat(u.indent+c.indent)
-	if u.bytes <= b.limit && u.nodes <= b.values && u.indent <= b.limit {
-		return ""
-	}
 	return b.over(*u)
 }
 
 // chargeWork adds n created values and reports whether that is over.
 func (b *budget) chargeWork(n int64) bool {
 	b.work = sat(b.work + n)
-	return b.work > b.nodeLimit()
+	return b.work > b.values
 }
 
 // raiseHint ends every budget message.

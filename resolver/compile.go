@@ -105,9 +105,7 @@ type Compiler struct {
 	// records by identity, kept because a resolved target is one map
 	// shared by every place that uses it: with them the structural pass
 	// and the measure are linear in the distinct maps, not in the expanded
-	// CRD (a $ref expanding to 10^20 values is measured in a few hundred
-	// steps; without them Dask's four-process hook took 1.16x as long
-	// without sizes and 1.77x without normalized, docs/performance.md).
+	// CRD (docs/performance.md).
 	normalized mapSet
 	sizes      map[uintptr]cost
 	// minorProps holds the properties of the bundle's apiextensions
@@ -168,6 +166,7 @@ func New(opts Options) (*Compiler, error) {
 		normalized: mapSet{},
 		sizes:      map[uintptr]cost{},
 		minorProps: map[string]map[string]any{},
+		roots:      map[string]string{},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)
@@ -427,9 +426,6 @@ func (c *Compiler) templatePath(name string) (display, abs string) {
 func (c *Compiler) defaultRoot(dir string) string {
 	root, ok := c.roots[dir]
 	if !ok {
-		if c.roots == nil {
-			c.roots = map[string]string{}
-		}
 		root = fileio.ProjectRoot(dir, c.opts.WorkDir)
 		c.roots[dir] = root
 	}

@@ -98,10 +98,6 @@ func (r *run) addWarning(d Diagnostic) {
 	}
 }
 
-// uniqueDiagnostics returns ds without repeats (a target replays its
-// targets' warnings at every use; cached, they would multiply).
-func uniqueDiagnostics(ds []Diagnostic) []Diagnostic { return unique(ds) }
-
 // bundleError is an error raised inside the bundle, reported at the
 // user's $ref: every candidate chain is seen before the compile ends,
 // and the message is settled then (see settleBundleErrors).

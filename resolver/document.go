@@ -87,7 +87,7 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	// (minor.go), where the author wrote them.
 	group := apiVersion[len("apiextensions.k8s.io/"):]
 	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
-	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, r.c.minorProps, compiledElsewhere, "definitions") {
+	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, r.c.minorProps, compiledElsewhere, nil, "definitions") {
 		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: field %q: %s", ErrInput, p.field, p.msg))
 	}
 	switch {

@@ -59,7 +59,7 @@ func (e *emitter) documents(docs []any) error {
 		if len(docs) > 1 {
 			e.buf.WriteString("---\n")
 		}
-		if err := e.top(d); err != nil {
+		if err := e.node(d, 0, false, "", ""); err != nil {
 			return err
 		}
 	}
@@ -77,10 +77,8 @@ type emitter struct {
 // its io.Writer.
 const flushThreshold = 32 << 10
 
-// streamBuffers hold writeDocuments' buffers between outputs. A build
-// streams each new output through one, of about flushThreshold: grown
-// afresh for every output, they were nearly half of what a build of
-// 1,000 templates allocated, and with it what set its peak memory.
+// streamBuffers hold writeDocuments' buffers between outputs, so that a
+// build does not grow one of about flushThreshold for every output.
 var streamBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (e *emitter) maybeFlush() {
@@ -96,24 +94,6 @@ func (e *emitter) flush() {
 	}
 	_, e.err = e.out.Write(e.buf.Bytes())
 	e.buf.Reset()
-}
-
-func (e *emitter) top(v any) error {
-	switch t := v.(type) {
-	case map[string]any:
-		if visibleLen(t) > 0 {
-			return e.mapping(t, 0, false)
-		}
-	case []any:
-		if len(t) > 0 {
-			return e.sequence(t, 0, false)
-		}
-	}
-	if err := e.scalar(v, 0); err != nil {
-		return err
-	}
-	e.buf.WriteByte('\n')
-	return nil
 }
 
 const spaces = "                                                                "
@@ -156,7 +136,7 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 			e.plainOrQuoted(k)
 		}
 		e.buf.WriteByte(':')
-		if err := e.value(m[k], indent); err != nil {
+		if err := e.node(m[k], indent+2, false, "\n", " "); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 		e.maybeFlush()
@@ -170,46 +150,38 @@ func (e *emitter) sequence(l []any, indent int, inline bool) error {
 			e.indent(indent)
 		}
 		e.buf.WriteString("- ")
-		switch t := item.(type) {
-		case map[string]any:
-			if visibleLen(t) > 0 {
-				if err := e.mapping(t, indent+2, true); err != nil {
-					return err
-				}
-				continue
-			}
-		case []any:
-			if len(t) > 0 {
-				if err := e.sequence(t, indent+2, true); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if err := e.scalar(item, indent+2); err != nil {
+		if err := e.node(item, indent+2, true, "", ""); err != nil {
 			return err
 		}
-		e.buf.WriteByte('\n')
 	}
 	return nil
 }
 
-// value writes what follows "key:" for a mapping entry at indent.
-func (e *emitter) value(v any, indent int) error {
+// node writes v at indent: a non-empty mapping or sequence after
+// blockPrefix (inline: its first entry continues the line already
+// started), else a scalar after scalarPrefix, ending the line.
+func (e *emitter) node(v any, indent int, inline bool, blockPrefix, scalarPrefix string) error {
+	if l, ok := v.([]string); ok {
+		items := make([]any, len(l))
+		for i, s := range l {
+			items[i] = s
+		}
+		v = items
+	}
 	switch t := v.(type) {
 	case map[string]any:
 		if visibleLen(t) > 0 {
-			e.buf.WriteByte('\n')
-			return e.mapping(t, indent+2, false)
+			e.buf.WriteString(blockPrefix)
+			return e.mapping(t, indent, inline)
 		}
 	case []any:
 		if len(t) > 0 {
-			e.buf.WriteByte('\n')
-			return e.sequence(t, indent+2, false)
+			e.buf.WriteString(blockPrefix)
+			return e.sequence(t, indent, inline)
 		}
 	}
-	e.buf.WriteByte(' ')
-	if err := e.scalar(v, indent+2); err != nil {
+	e.buf.WriteString(scalarPrefix)
+	if err := e.scalar(v, indent); err != nil {
 		return err
 	}
 	e.buf.WriteByte('\n')
@@ -240,12 +212,6 @@ func (e *emitter) scalar(v any, indent int) error {
 		e.buf.WriteString(strconv.FormatInt(t, 10))
 	case float64:
 		e.buf.WriteString(strconv.FormatFloat(t, 'g', -1, 64))
-	case []string:
-		items := make([]any, len(t))
-		for i, s := range t {
-			items[i] = s
-		}
-		return e.scalar(items, indent)
 	default:
 		return fmt.Errorf("cannot encode %T as YAML", v)
 	}
@@ -295,7 +261,8 @@ func (e *emitter) plainOrQuoted(s string) {
 	}
 	e.buf.WriteByte('"')
 	// Runs of printable ASCII other than '"' and '\\' (nearly all of a
-	// description) are copied whole; each other character as before.
+	// description) are copied whole; each other character is escaped as
+	// below.
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
@@ -345,8 +312,8 @@ var (
 // special float or a timestamp in YAML 1.1 or 1.2: after at most one
 // sign, a digit, a dot and a digit, or all of it .inf or .nan in any case.
 // (Whatever else those grammars accept, 0x1F, 1_000, 1:30 or 2001-12-14,
-// starts with a digit.) Hand-written: a regexp compiled in every process
-// that writes a string cost more than the test it made.
+// starts with a digit.) Hand-written: a regexp would be compiled in every
+// process that writes YAML, for a test this short.
 func numberLike(s string) bool {
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		s = s[1:]
@@ -361,8 +328,8 @@ func numberLike(s string) bool {
 	case len(s) > 1 && '0' <= s[1] && s[1] <= '9':
 		return true
 	}
-	// Compared lowered as a whole, as before (.İNF counts too: quoting one
-	// scalar too many is harmless).
+	// Compared lowered as a whole (.İNF counts too: quoting one scalar too
+	// many is harmless).
 	l := strings.ToLower(s)
 	return l == ".inf" || l == ".nan"
 }
@@ -408,9 +375,7 @@ func isPlainSafe(s string) bool {
 			continue
 		}
 		switch c := s[i]; {
-		case c < 0x20 && c != '\t', c == 0x7f:
-			return false
-		case c == '\t':
+		case c < 0x20, c == 0x7f:
 			return false
 		case c == ':' && i+1 < len(s) && s[i+1] == ' ':
 			return false

@@ -40,3 +40,15 @@ func FuzzEncodeYAMLString(f *testing.F) {
 		}
 	})
 }
+
+// A []string is written as the sequence of its strings (and quoted as
+// any string: "y" reads as a bool in YAML 1.1).
+func TestEncodeYAMLStrings(t *testing.T) {
+	out, err := EncodeYAML(map[string]any{"a": []string{"x", "y"}, "b": []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a:\n  - x\n  - \"y\"\nb: []\n"; string(out) != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,12 +184,7 @@ func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldPr
 					if path == "" && slices.Contains(extra, k) {
 						continue
 					}
-					names := make([]string, 0, len(f.fields))
-					for n := range f.fields {
-						names = append(names, n)
-					}
-					slices.Sort(names)
-					hint := didYouMean(k, names)
+					hint := didYouMean(k, slices.Sorted(maps.Keys(f.fields)))
 					if other != nil && other.kind == objectField && other.fields[k] != nil {
 						hint = fmt.Sprintf(" (that is an %s field)%s", otherVersion, hint)
 					}

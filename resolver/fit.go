@@ -84,15 +84,9 @@ type descBound struct {
 
 // parseDescriptionsKey reads the value of a DescriptionsKey.
 func parseDescriptionsKey(v any) (int, error) {
-	s := ""
-	switch t := v.(type) {
-	case string:
-		s = t
-	default:
-		s = fmt.Sprint(t)
-		if _, ok := v.(bool); ok || v == nil {
-			s = ""
-		}
+	s, ok := v.(string)
+	if !ok {
+		s = fmt.Sprint(v) // a number; anything else is no depth either way
 	}
 	switch s {
 	case "none":
@@ -277,26 +271,6 @@ func (f *fitter) visit(v fitVisit, depth int) {
 			}
 		}
 	}
-	child := func(x, b any, k string, idx int, next bool) {
-		if x == nil {
-			return
-		}
-		node := &fitNode{parent: v.node, key: k, idx: idx}
-		cp, ct := "", false
-		if v.track {
-			cp = v.ptr + "/" + k
-			if idx >= 0 {
-				cp = v.ptr + "/" + itoa(idx)
-			}
-			ct = f.prefix[cp]
-		}
-		cv := fitVisit{m: x, bare: b, node: node, upTo: upTo, ptr: cp, track: ct}
-		if next {
-			f.next = append(f.next, cv)
-		} else {
-			f.visit(cv, depth)
-		}
-	}
 	for _, k := range sortedKeys(m) {
 		x := m[k]
 		switch {
@@ -306,12 +280,7 @@ func (f *fitter) visit(v fitVisit, depth int) {
 			holder := &fitNode{parent: v.node, key: k, idx: -1}
 			for _, name := range sortedKeys(props) {
 				node := &fitNode{parent: holder, key: name, idx: -1}
-				cp, ct := "", false
-				if v.track {
-					cp = v.ptr + "/properties/" + escapePointerToken(name)
-					ct = f.prefix[cp]
-				}
-				f.next = append(f.next, fitVisit{m: props[name], bare: bp[name], node: node, upTo: upTo, ptr: cp, track: ct})
+				f.next = append(f.next, f.child(v, props[name], bp[name], node, upTo, "properties/"+escapePointerToken(name)))
 			}
 		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 			if list, ok := x.([]any); ok {
@@ -323,21 +292,24 @@ func (f *fitter) visit(v fitVisit, depth int) {
 						b = bl[i]
 					}
 					node := &fitNode{parent: holder, idx: i}
-					f.visit(fitVisit{m: item, bare: b, node: node, upTo: upTo, ptr: joinIf(v.track, v.ptr, k+"/"+itoa(i)), track: v.track && f.prefix[joinIf(true, v.ptr, k+"/"+itoa(i))]}, depth)
+					f.visit(f.child(v, item, b, node, upTo, k+"/"+itoa(i)), depth)
 				}
 				continue
 			}
-			child(x, bm[k], k, -1, false)
+			f.visit(f.child(v, x, bm[k], &fitNode{parent: v.node, key: k, idx: -1}, upTo, k), depth)
 		}
 	}
 }
 
-// joinIf is ptr/tail when on, "" otherwise.
-func joinIf(on bool, ptr, tail string) string {
-	if !on {
-		return ""
+// child is the visit of x (bare: b) at node, tail below v: its pointer
+// is built only when v's may lead to a bound (track).
+func (f *fitter) child(v fitVisit, x, b any, node *fitNode, upTo int, tail string) fitVisit {
+	cv := fitVisit{m: x, bare: b, node: node, upTo: upTo}
+	if v.track {
+		cv.ptr = v.ptr + "/" + tail
+		cv.track = f.prefix[cv.ptr]
 	}
-	return ptr + "/" + tail
+	return cv
 }
 
 // own returns the output's copy of node: the bare CRD's value there,
@@ -476,16 +448,7 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 				}
 			case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 				if l, ok := x.([]any); ok {
-					var nl []any
-					for i, item := range l {
-						if s, changed := strip(item); changed {
-							if nl == nil {
-								nl = slices.Clone(l)
-							}
-							nl[i] = s
-						}
-					}
-					if nl != nil {
+					if nl, changed := cowList(l, strip); changed {
 						set(k, nl)
 					}
 				} else if s, changed := strip(x); changed {
@@ -498,58 +461,19 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 		}
 		return out, true
 	}
-	// at strips the openAPIV3Schema of holder (spec.validation or a
-	// version's schema), copying holder when it changes.
-	at := func(holder any) (any, bool) {
-		h, ok := holder.(map[string]any)
-		if !ok {
-			return holder, false
-		}
-		n, changed := strip(h["openAPIV3Schema"])
-		if !changed {
-			return holder, false
-		}
-		h = maps.Clone(h)
-		h["openAPIV3Schema"] = n
-		return h, true
-	}
-	obj := full.obj
-	spec, _ := obj["spec"].(map[string]any)
-	newSpec := spec
-	var copied bool
-	put := func(k string, v any) {
-		if !copied {
-			newSpec = maps.Clone(spec)
-			copied = true
-		}
-		newSpec[k] = v
-	}
-	if n, changed := at(spec["validation"]); changed {
-		put("validation", n)
-	}
-	if versions, ok := spec["versions"].([]any); ok {
-		var nv []any
-		for i, v := range versions {
-			vm, ok := v.(map[string]any)
+	// schema strips the openAPIV3Schema of holder (spec.validation or a
+	// version's schema).
+	schema := func(holder any) (any, bool) { return under(holder, "openAPIV3Schema", strip) }
+	obj, _ := under(full.obj, "spec", func(spec any) (any, bool) {
+		spec, validation := under(spec, "validation", schema)
+		spec, versions := under(spec, "versions", func(v any) (any, bool) {
+			l, ok := v.([]any)
 			if !ok {
-				continue
+				return v, false
 			}
-			if n, changed := at(vm["schema"]); changed {
-				if nv == nil {
-					nv = slices.Clone(versions)
-				}
-				c := maps.Clone(vm)
-				c["schema"] = n
-				nv[i] = c
-			}
-		}
-		if nv != nil {
-			put("versions", nv)
-		}
-	}
-	if copied {
-		obj = maps.Clone(obj)
-		obj["spec"] = newSpec
-	}
-	return Document{Name: full.Name, obj: obj, jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
+			return cowList(l, func(version any) (any, bool) { return under(version, "schema", schema) })
+		})
+		return spec, validation || versions
+	})
+	return Document{Name: full.Name, obj: obj.(map[string]any), jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
 }

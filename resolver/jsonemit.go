@@ -42,15 +42,6 @@ func (j *jsonEmitter) value(b []byte, v any) []byte {
 			b = j.value(b, x)
 		}
 		return append(b, ']')
-	case []string:
-		b = append(b, '[')
-		for i, s := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
 	case bool:
 		return strconv.AppendBool(b, t)
 	case nil:
@@ -152,20 +143,7 @@ func view(v any) (any, bool) {
 		}
 		return out, true
 	case []any:
-		var out []any
-		for i, x := range t {
-			nx, copied := view(x)
-			if copied && out == nil {
-				out = slices.Clone(t)
-			}
-			if out != nil {
-				out[i] = nx
-			}
-		}
-		if out == nil {
-			return t, false
-		}
-		return out, true
+		return cowList(t, view)
 	}
 	return v, false
 }

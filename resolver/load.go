@@ -401,7 +401,7 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 				if c.alias != nil {
 					at = c.alias
 				}
-				return &Error{Pos: Position{File: c.file, Line: at.Line, Col: at.Column}, Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.nodeLimit(), human(c.budget.limit)))}
+				return &Error{Pos: Position{File: c.file, Line: at.Line, Col: at.Column}, Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.values, human(c.budget.limit)))}
 			}
 			continue
 		}

@@ -107,7 +107,7 @@ func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
 			canonical, last, last)})
 		return out, nil
 	}
-	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil) {
+	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil, nil) {
 		out = append(out, MinorProblem{Pointer: p.ptr, Field: p.field, Message: p.msg})
 	}
 	return out, nil
@@ -129,16 +129,11 @@ type minorFieldProblem struct {
 // schema keywords judged elsewhere, extra top-level keys to skip (a
 // template's definitions). Nothing when here has no CRD of that group
 // (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
-// own).
-func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, extra ...string) []minorFieldProblem {
-	return minorProblemsWithin(doc, group, minor, here, load, props, skip, nil, extra...)
-}
-
-// minorProblemsWithin is minorProblems walking only the fields at, above
-// or under one of the JSON pointers within (every field when within is
-// nil): a patch's targets, so judging what a patch wrote costs the size of
-// what it wrote, not of the whole expanded CRD.
-func minorProblemsWithin(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, within []string, extra ...string) []minorFieldProblem {
+// own). Only the fields at, above or under one of the JSON pointers
+// within are walked (every field when within is nil): a patch's targets,
+// so judging what a patch wrote costs the size of what it wrote, not of
+// the whole expanded CRD.
+func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, within []string, extra ...string) []minorFieldProblem {
 	if props == nil {
 		props = map[string]map[string]any{}
 	}
@@ -440,7 +435,7 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	if len(targets) == 0 {
 		return
 	}
-	for _, mp := range minorProblemsWithin(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil, targets) {
+	for _, mp := range minorProblems(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil, targets) {
 		i := p.writer(mp.ptr)
 		if i < 0 {
 			continue

@@ -119,7 +119,7 @@ func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, erro
 		}
 		// Inserting into or removing from a list copies it.
 		if b.chargeWork(op.listWork(doc)) {
-			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.nodeLimit(), human(b.limit)))}
+			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.values, human(b.limit)))}
 		}
 		var err error
 		doc, err = w.apply(op, doc)

@@ -205,6 +205,7 @@ func reservedKeyIn(v any, ptr string) (string, bool) {
 	return "", false
 }
 
+// countingCopy is deepCopy adding one to *n for every value it copies.
 func countingCopy(v any, n *int64) any {
 	*n++
 	switch t := v.(type) {
@@ -227,8 +228,10 @@ func countingCopy(v any, n *int64) any {
 // cachedTarget is a resolved, normalised $ref target. schema is shared by
 // every use: it is never modified (passes copy what they change).
 type cachedTarget struct {
-	schema   map[string]any
-	warnings []Diagnostic // each once
+	schema map[string]any
+	// warnings holds each once: a target replays its targets' warnings at
+	// every use, and cached with repeats they would multiply.
+	warnings []Diagnostic
 	bundle   []bundleWarning
 	files    []string // files read to resolve it (each once), replayed into Result.Files
 	minors   []string // Kubernetes minors whose bundles it read, replayed into Result.KubeVersions
@@ -382,7 +385,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 	// that failed (so every template using them fails) and targets whose
 	// shape depends on where a cycle was cut.
 	if r.cuts == cutsBefore && r.failures == failuresBefore {
-		ct := &cachedTarget{schema: resolved, warnings: uniqueDiagnostics(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: uniqueStrings(r.readLog[readBefore:]), minors: uniqueStrings(r.minorLog[minorsBefore:]), cost: c,
+		ct := &cachedTarget{schema: resolved, warnings: unique(r.raised[raisedBefore:]), bundle: r.cacheBundle(bundleBefore), files: unique(r.readLog[readBefore:]), minors: unique(r.minorLog[minorsBefore:]), cost: c,
 			kubeTexts: slices.Clip(r.kubeTexts[kubeBefore:]), ownTexts: slices.Clip(r.ownTexts[ownBefore:])}
 		if t.file != r.template {
 			r.c.defs[key] = ct
@@ -434,8 +437,7 @@ func (r *run) useFile(abs string) error {
 	return nil
 }
 
-func uniqueStrings(ss []string) []string { return unique(ss) }
-
+// unique returns xs without repeats, in the order first seen.
 func unique[T comparable](xs []T) []T {
 	if len(xs) <= 16 {
 		var out []T

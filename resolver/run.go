@@ -132,7 +132,7 @@ func (r *run) stopForWork(sc scope, ptr string) {
 	if r.outer != nil {
 		s = *r.outer
 	}
-	r.stop(s, budgetError(fmt.Sprintf("resolving its $refs creates more than the %d values a %s budget allows", r.budget.nodeLimit(), human(r.budget.limit))))
+	r.stop(s, budgetError(fmt.Sprintf("resolving its $refs creates more than the %d values a %s budget allows", r.budget.values, human(r.budget.limit))))
 }
 
 // relative names a path for messages: relative to the working directory

@@ -3,6 +3,7 @@ package resolver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -40,10 +41,9 @@ var shapeNames = map[valueShape]string{
 	shapeMapOrBool: "a schema or a boolean", shapeMapOrList: "a schema or a list of schemas", shapeListOrBool: "a list",
 }
 
-// schemaKeywords maps every keyword a schema may hold to the shape of its
-// value.
-var schemaKeywords = map[string]valueShape{
-	// apiextensions.k8s.io/v1 JSONSchemaProps (see schemaKeys).
+// jsonSchemaProps maps the keys of apiextensions.k8s.io/v1
+// JSONSchemaProps to the shape of their values.
+var jsonSchemaProps = map[string]valueShape{
 	"id": shapeString, "$schema": shapeString, "$ref": shapeAny, "description": shapeString, "type": shapeType,
 	"format": shapeString, "title": shapeString, "default": shapeAny, "maximum": shapeNumber,
 	"exclusiveMaximum": shapeBoolOrNum, "minimum": shapeNumber, "exclusiveMinimum": shapeBoolOrNum,
@@ -54,19 +54,28 @@ var schemaKeywords = map[string]valueShape{
 	"properties": shapeMap, "additionalProperties": shapeMapOrBool, "patternProperties": shapeMap,
 	"dependencies": shapeMap, "additionalItems": shapeMapOrBool, "definitions": shapeMap,
 	"externalDocs": shapeMap, "example": shapeAny, "nullable": shapeBool,
-	// OpenAPI 3.x.
-	"readOnly": shapeBool, "writeOnly": shapeBool, "deprecated": shapeBool, "xml": shapeMap,
-	"discriminator": shapeAny, "examples": shapeAny,
-	// JSON Schema drafts 6 to 2020-12.
-	"$id": shapeString, "$comment": shapeString, "$defs": shapeMap, "$anchor": shapeString,
-	"$dynamicRef": shapeString, "$dynamicAnchor": shapeString, "$vocabulary": shapeMap,
-	"$recursiveRef": shapeString, "$recursiveAnchor": shapeAny, "const": shapeAny,
-	"if": shapeMapOrBool, "then": shapeMapOrBool, "else": shapeMapOrBool, "contains": shapeMapOrBool,
-	"minContains": shapeNumber, "maxContains": shapeNumber, "propertyNames": shapeMapOrBool,
-	"prefixItems": shapeList, "unevaluatedItems": shapeMapOrBool, "unevaluatedProperties": shapeMapOrBool,
-	"dependentRequired": shapeMap, "dependentSchemas": shapeMap, "contentEncoding": shapeString,
-	"contentMediaType": shapeString, "contentSchema": shapeMapOrBool,
 }
+
+// schemaKeywords maps every keyword a schema may hold to the shape of its
+// value: jsonSchemaProps' and these.
+var schemaKeywords = func() map[string]valueShape {
+	m := map[string]valueShape{
+		// OpenAPI 3.x.
+		"readOnly": shapeBool, "writeOnly": shapeBool, "deprecated": shapeBool, "xml": shapeMap,
+		"discriminator": shapeAny, "examples": shapeAny,
+		// JSON Schema drafts 6 to 2020-12.
+		"$id": shapeString, "$comment": shapeString, "$defs": shapeMap, "$anchor": shapeString,
+		"$dynamicRef": shapeString, "$dynamicAnchor": shapeString, "$vocabulary": shapeMap,
+		"$recursiveRef": shapeString, "$recursiveAnchor": shapeAny, "const": shapeAny,
+		"if": shapeMapOrBool, "then": shapeMapOrBool, "else": shapeMapOrBool, "contains": shapeMapOrBool,
+		"minContains": shapeNumber, "maxContains": shapeNumber, "propertyNames": shapeMapOrBool,
+		"prefixItems": shapeList, "unevaluatedItems": shapeMapOrBool, "unevaluatedProperties": shapeMapOrBool,
+		"dependentRequired": shapeMap, "dependentSchemas": shapeMap, "contentEncoding": shapeString,
+		"contentMediaType": shapeString, "contentSchema": shapeMapOrBool,
+	}
+	maps.Copy(m, jsonSchemaProps)
+	return m
+}()
 
 // notASchema explains what v is when it is not a schema by the rule
 // above, or returns "".

@@ -11,18 +11,6 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// schemaKeys are the keys of apiextensions.k8s.io/v1 JSONSchemaProps.
-var schemaKeys = map[string]bool{
-	"id": true, "$schema": true, "$ref": true, "description": true, "type": true, "format": true,
-	"title": true, "default": true, "maximum": true, "exclusiveMaximum": true, "minimum": true,
-	"exclusiveMinimum": true, "maxLength": true, "minLength": true, "pattern": true, "maxItems": true,
-	"minItems": true, "uniqueItems": true, "multipleOf": true, "enum": true, "maxProperties": true,
-	"minProperties": true, "required": true, "items": true, "allOf": true, "oneOf": true, "anyOf": true,
-	"not": true, "properties": true, "additionalProperties": true, "patternProperties": true,
-	"dependencies": true, "additionalItems": true, "definitions": true, "externalDocs": true,
-	"example": true, "nullable": true,
-}
-
 // forbiddenKeys are JSONSchemaProps keys a CRD schema may not use.
 var forbiddenKeys = map[string]string{
 	"id":                "CRD schemas may not set id",
@@ -123,13 +111,14 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	delete(s, "$ref")
 	// Unknown and forbidden keys.
 	for k := range s {
+		_, known := jsonSchemaProps[k]
 		switch {
 		case k == bundleDefault:
 		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
 		case strings.HasPrefix(k, "x-"):
 			delete(s, k)
 			r.warn(sc, p.join(k), unknownExtension(k))
-		case !schemaKeys[k]:
+		case !known:
 			delete(s, k)
 			r.warn(sc, p.join(k), "dropped "+k+": not a CRD schema keyword")
 		case forbiddenKeys[k] != "":
@@ -159,9 +148,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			s["type"] = types[0]
 		case len(types) == 2 && slices.Contains(types, "integer") && slices.Contains(types, "string"):
 			delete(s, "type")
-			for k, v := range intOrString() {
-				s[k] = v
-			}
+			maps.Copy(s, intOrString())
 		default:
 			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
 			delete(s, "type")
@@ -241,7 +228,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			}
 		}
 	}
-	r.format(s, sc, p)
+	r.format(s)
 	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
 	// the apiserver allows list and map types only on arrays and objects.
 	if s["type"] != "array" {
@@ -272,7 +259,7 @@ func asString(v any) string {
 
 // format drops formats the apiserver does not recognise for the node's
 // type, as it would (with a warning) at apply time.
-func (r *run) format(s map[string]any, sc scope, p *Path) {
+func (r *run) format(s map[string]any) {
 	f, ok := s["format"].(string)
 	if !ok {
 		delete(s, "format")
@@ -554,11 +541,8 @@ func (c *Compiler) minor() int {
 }
 
 // atLeast reports whether the target Kubernetes version is at least
-// major.minor.
+// major.minor (an unreadable one, major -1, is older than any).
 func (c *Compiler) atLeast(major, minor int) bool {
-	if c.major < 0 {
-		return false
-	}
 	return c.major > major || (c.major == major && c.minorN >= minor)
 }
 

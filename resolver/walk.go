@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -66,34 +67,24 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 		return
 	}
 	for k, child := range schema {
-		switch {
-		case bundlefmt.SchemaValued(k):
-			switch c := child.(type) {
-			case map[string]any:
+		switch c := child.(type) {
+		case map[string]any:
+			if bundlefmt.SchemaValued(k) {
 				Walk(v, c, p.Child(k))
-			case []any:
+			} else if bundlefmt.SchemaMaps(k) {
+				cp := p.Child(k)
+				for name, s := range c {
+					if sm, ok := s.(map[string]any); ok {
+						Walk(v, sm, cp.Child(name))
+					}
+				}
+			}
+		case []any:
+			if bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k) {
 				cp := p.Child(k)
 				for i, item := range c {
 					if m, ok := item.(map[string]any); ok {
 						Walk(v, m, cp.Child(itoa(i)))
-					}
-				}
-			}
-		case bundlefmt.SchemaLists(k):
-			if list, ok := child.([]any); ok {
-				cp := p.Child(k)
-				for i, item := range list {
-					if m, ok := item.(map[string]any); ok {
-						Walk(v, m, cp.Child(itoa(i)))
-					}
-				}
-			}
-		case bundlefmt.SchemaMaps(k):
-			if m, ok := child.(map[string]any); ok {
-				cp := p.Child(k)
-				for name, s := range m {
-					if sm, ok := s.(map[string]any); ok {
-						Walk(v, sm, cp.Child(name))
 					}
 				}
 			}
@@ -115,21 +106,43 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // deepCopy copies JSON-like values; maps and slices are fresh, scalars are
 // immutable and shared.
 func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = deepCopy(x)
+	var n int64
+	return countingCopy(v, &n)
+}
+
+// cowList returns l with f applied to each item, and whether f changed
+// any: l is copied at the first change, and returned itself when there is
+// none.
+func cowList(l []any, f func(any) (any, bool)) ([]any, bool) {
+	var out []any
+	for i, x := range l {
+		if nx, changed := f(x); changed {
+			if out == nil {
+				out = slices.Clone(l)
+			}
+			out[i] = nx
 		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
-		}
-		return out
 	}
-	return v
+	if out == nil {
+		return l, false
+	}
+	return out, true
+}
+
+// under returns v with f applied to its entry k when v is a map, and
+// whether f changed it: the map is copied only then.
+func under(v any, k string, f func(any) (any, bool)) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, false
+	}
+	x, changed := f(m[k])
+	if !changed {
+		return v, false
+	}
+	m = maps.Clone(m)
+	m[k] = x
+	return m, true
 }
 
 // dig follows keys through nested maps; it returns nil when one is missing.
