@@ -115,11 +115,6 @@ func (r *run) readError(abs string, err error) error {
 	return fmt.Errorf("%w: %s %s", cause, r.display[abs], fe.Msg)
 }
 
-// noteRead records that the compile read file abs (for Result.Files).
-func (r *run) noteRead(abs string) {
-	r.readLog = append(r.readLog, abs)
-}
-
 // suggestFile names the closest existing file for a missing one.
 func (r *run) suggestFile(abs string) string {
 	names, err := r.reader().DirNames(filepath.Dir(abs))

@@ -272,7 +272,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		r.ownTexts = append(r.ownTexts, cached.ownTexts...)
 		r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
 		for _, f := range cached.files {
-			r.noteRead(f)
+			r.readLog = append(r.readLog, f) // for Result.Files
 			if err := r.useFile(f); err != nil {
 				return nil, err
 			}
@@ -300,10 +300,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 			if !sc.inBundle() || !r.warnInBundle(ptr, "cycle "+id, cut, &closing) {
 				have, ok := r.cycleCuts[id]
 				if !ok || ptr < have.d.Pointer || (ptr == have.d.Pointer && r.shorterChain(i, ptr, closing, have.links)) {
-					d := Diagnostic{Pointer: ptr, Message: cut, Pos: Position{File: "Kubernetes " + sc.version + " bundle"}}
-					if !sc.inBundle() {
-						d.Pos = sc.doc.position(ptr)
-					}
+					d := Diagnostic{Pos: sc.position(ptr), Pointer: ptr, Message: cut}
 					r.cycleCuts[id] = cycleCut{d, append(r.links(i, ptr), closing)}
 				}
 			}
