@@ -260,62 +260,83 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 		cached, ok = r.local[key]
 	}
 	if ok {
-		if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
+		return r.replay(cached, ref, sc, ptr, outer)
+	}
+	if i := r.frameIndex(key); i >= 0 {
+		return r.closeCycle(i, t, sc, ptr)
+	}
+	return r.resolveTarget(t, key, ref, sc, ptr, outer)
+}
+
+// replay is a use of the cached target: what resolving it logged (its
+// warnings, files, minors and texts) is logged again, and at the outer
+// $ref its cost is charged.
+func (r *run) replay(cached *cachedTarget, ref string, sc scope, ptr string, outer bool) (map[string]any, error) {
+	if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
+		r.stopForWork(sc, ptr)
+		return nil, errStopped
+	}
+	for _, w := range cached.warnings {
+		r.addWarning(w)
+	}
+	r.minorLog = append(r.minorLog, cached.minors...)
+	r.kubeTexts = append(r.kubeTexts, cached.kubeTexts...)
+	r.ownTexts = append(r.ownTexts, cached.ownTexts...)
+	r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
+	for _, f := range cached.files {
+		r.readLog = append(r.readLog, f) // for Result.Files
+		if err := r.useFile(f); err != nil {
+			return nil, err
+		}
+	}
+	if outer {
+		if err := r.chargeSplice(cached.cost, ptr); err != nil {
+			return nil, err
+		}
+	}
+	return cached.schema, nil
+}
+
+// closeCycle is a $ref back to frame i of the stack: cut with a schema
+// that keeps any value (RecursionPreserve, one warning per cycle), else a
+// cycle error naming the chain.
+func (r *run) closeCycle(i int, t target, sc scope, ptr string) (map[string]any, error) {
+	id := r.cycleID(i)
+	closing := link{label: r.chainLabel(t)}
+	if r.c.opts.Recursion == RecursionPreserve {
+		if r.budget.chargeWork(followWork) {
 			r.stopForWork(sc, ptr)
 			return nil, errStopped
 		}
-		for _, w := range cached.warnings {
-			r.addWarning(w)
-		}
-		r.minorLog = append(r.minorLog, cached.minors...)
-		r.kubeTexts = append(r.kubeTexts, cached.kubeTexts...)
-		r.ownTexts = append(r.ownTexts, cached.ownTexts...)
-		r.replayBundle(cached.bundle, site{sc: sc, ptr: ptr, ref: ref})
-		for _, f := range cached.files {
-			r.readLog = append(r.readLog, f) // for Result.Files
-			if err := r.useFile(f); err != nil {
-				return nil, err
+		r.cuts++
+		const cut = "recursive $ref cut with x-kubernetes-preserve-unknown-fields"
+		// One warning per cycle: inside a bundle at the first $ref
+		// that leads there; in a file at the first place it closes
+		// (by pointer, so the choice does not depend on walk order).
+		if !sc.inBundle() || !r.warnInBundle(ptr, "cycle "+id, cut, &closing) {
+			have, ok := r.cycleCuts[id]
+			if !ok || ptr < have.d.Pointer || (ptr == have.d.Pointer && r.shorterChain(i, ptr, closing, have.links)) {
+				d := Diagnostic{Pos: sc.position(ptr), Pointer: ptr, Message: cut}
+				r.cycleCuts[id] = cycleCut{d, append(r.links(i, ptr), closing)}
 			}
 		}
-		if outer {
-			if err := r.chargeSplice(cached.cost, ptr); err != nil {
-				return nil, err
-			}
+		cutSchema := map[string]any{"x-kubernetes-preserve-unknown-fields": true}
+		if r.targetIsObject(t) {
+			cutSchema["type"] = "object"
 		}
-		return cached.schema, nil
+		return cutSchema, nil
 	}
-	if i := r.frameIndex(key); i >= 0 {
-		id := r.cycleID(i)
-		closing := link{label: r.chainLabel(t)}
-		if r.c.opts.Recursion == RecursionPreserve {
-			if r.budget.chargeWork(followWork) {
-				r.stopForWork(sc, ptr)
-				return nil, errStopped
-			}
-			r.cuts++
-			const cut = "recursive $ref cut with x-kubernetes-preserve-unknown-fields"
-			// One warning per cycle: inside a bundle at the first $ref
-			// that leads there; in a file at the first place it closes
-			// (by pointer, so the choice does not depend on walk order).
-			if !sc.inBundle() || !r.warnInBundle(ptr, "cycle "+id, cut, &closing) {
-				have, ok := r.cycleCuts[id]
-				if !ok || ptr < have.d.Pointer || (ptr == have.d.Pointer && r.shorterChain(i, ptr, closing, have.links)) {
-					d := Diagnostic{Pos: sc.position(ptr), Pointer: ptr, Message: cut}
-					r.cycleCuts[id] = cycleCut{d, append(r.links(i, ptr), closing)}
-				}
-			}
-			cutSchema := map[string]any{"x-kubernetes-preserve-unknown-fields": true}
-			if r.targetIsObject(t) {
-				cutSchema["type"] = "object"
-			}
-			return cutSchema, nil
-		}
-		links := r.links(i, ptr)
-		if _, chain, _, ok := r.bundleChain(ptr); ok && sc.inBundle() {
-			links = chain
-		}
-		return nil, &cycleError{links: append(links, closing), id: id}
+	links := r.links(i, ptr)
+	if _, chain, _, ok := r.bundleChain(ptr); ok && sc.inBundle() {
+		links = chain
 	}
+	return nil, &cycleError{links: append(links, closing), id: id}
+}
+
+// resolveTarget resolves and normalises the target t (key) for the first
+// time, measures it and caches it when its shape does not depend on this
+// use.
+func (r *run) resolveTarget(t target, key, ref string, sc scope, ptr string, outer bool) (map[string]any, error) {
 	if outer {
 		r.outer = &site{sc: sc, ptr: ptr, ref: ref}
 		defer func() { r.outer = nil }()
