@@ -28,7 +28,7 @@ var scalarTypes = map[string]bool{"string": true, "integer": true, "number": tru
 // author wrote become warnings; what cannot be fixed becomes an error.
 func (r *run) structural(root map[string]any, sc scope, ptr string) {
 	if t, ok := root["type"]; ok && t != "object" {
-		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: the root schema must have type object, not %v", ErrNotStructural, t))
+		r.notStructural(sc, ptr, "the root schema must have type object, not %v", t)
 	}
 	root["type"] = "object"
 	if props := asSchema(root["properties"]); props != nil {
@@ -100,6 +100,13 @@ func rootMetadataOK(md map[string]any) bool {
 	return true
 }
 
+// notStructural reports, at ptr, a schema the apiserver would refuse as
+// not structural, which the pass cannot fix: an ErrNotStructural whose
+// message is format and args, as fmt.Sprintf writes them.
+func (r *run) notStructural(sc scope, ptr, format string, args ...any) {
+	r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrNotStructural, fmt.Sprintf(format, args...)))
+}
+
 // unknownExtension is the warning for an x- key a CRD schema cannot hold,
 // dropped.
 func unknownExtension(k string) string {
@@ -150,7 +157,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			delete(s, "type")
 			maps.Copy(s, intOrString())
 		default:
-			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: a CRD schema has one type, not %v", ErrNotStructural, list))
+			r.notStructural(sc, p.join("type"), "a CRD schema has one type, not %v", list)
 			delete(s, "type")
 		}
 	}
@@ -187,10 +194,10 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	case nil:
 	case string:
 		if !scalarTypes[t] && t != "object" && t != "array" {
-			r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: unknown type %q; want object, array, string, integer, number or boolean", ErrNotStructural, t))
+			r.notStructural(sc, p.join("type"), "unknown type %q; want object, array, string, integer, number or boolean", t)
 		}
 	default:
-		r.errAt(site{sc: sc, ptr: p.join("type")}, fmt.Errorf("%w: type must be a string", ErrNotStructural))
+		r.notStructural(sc, p.join("type"), "type must be a string")
 	}
 	// additionalProperties.
 	switch a := s["additionalProperties"].(type) {
@@ -208,7 +215,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 		}
 	}
 	if items, ok := s["items"].([]any); ok {
-		r.errAt(site{sc: sc, ptr: p.join("items")}, fmt.Errorf("%w: items must be one schema; CRDs do not support tuples (a list of %d schemas)", ErrNotStructural, len(items)))
+		r.notStructural(sc, p.join("items"), "items must be one schema; CRDs do not support tuples (a list of %d schemas)", len(items))
 		delete(s, "items")
 	}
 	if s["type"] == "array" {
@@ -306,7 +313,7 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 			}
 			for _, bad := range []string{"type", "default", "additionalProperties", "nullable"} {
 				if _, has := m[bad]; has {
-					r.errAt(site{sc: sc, ptr: joinPointer(ip, bad)}, fmt.Errorf("%w: %s may hold only value validations (pattern, enum, minimum...), not %s; move it to the enclosing schema", ErrNotStructural, k, bad))
+					r.notStructural(sc, joinPointer(ip, bad), "%s may hold only value validations (pattern, enum, minimum...), not %s; move it to the enclosing schema", k, bad)
 				}
 			}
 		}
@@ -395,7 +402,7 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		case k == "description" || k == "title" || k == "example" || k == "externalDocs":
 			// The enclosing schema's text wins.
 		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
-			r.errAt(site{sc: sc, ptr: p.join(k)}, fmt.Errorf("%w: allOf entry sets %s to %v, but the enclosing schema says %v", ErrNotStructural, k, v, have))
+			r.notStructural(sc, p.join(k), "allOf entry sets %s to %v, but the enclosing schema says %v", k, v, have)
 		case k == "items" || k == "additionalProperties":
 			if dm := asSchema(have); dm != nil {
 				if sm := asSchema(v); sm != nil {
@@ -469,7 +476,7 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 	if len(missing) > 0 && !sc.inBundle() {
 		// The author's own list-map: the apiserver would refuse it, and
 		// making it atomic would change what they asked for.
-		r.errAt(site{sc: sc, ptr: p.String() + "/x-kubernetes-list-map-keys"}, fmt.Errorf("%w: list-map key %s is neither required nor defaulted, which the apiserver refuses; add it to the items' required list, or give it a default", ErrNotStructural, strings.Join(missing, ", ")))
+		r.notStructural(sc, p.String()+"/x-kubernetes-list-map-keys", "list-map key %s is neither required nor defaulted, which the apiserver refuses; add it to the items' required list, or give it a default", strings.Join(missing, ", "))
 		return
 	}
 	if len(missing) > 0 {
