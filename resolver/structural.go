@@ -113,55 +113,107 @@ func unknownExtension(k string) string {
 	return "dropped " + k + ": CRD schemas allow only the x-kubernetes extensions the apiserver knows"
 }
 
+// structuralNode makes one schema node structural. Its steps run in this
+// order, each reading what the ones before it wrote (the types a list or
+// an int-or-string gave, the type inferred, the items added).
 func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	r.flattenAllOf(s, sc, p)
 	delete(s, "$ref")
-	// Unknown and forbidden keys.
+	r.dropUnknownKeys(s, sc, p)
+	for _, k := range []string{"x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string", "x-kubernetes-embedded-resource", "nullable"} {
+		if s[k] == false {
+			delete(s, k)
+		}
+	}
+	r.typeList(s, sc, p)
+	intOrStringNode(s)
+	r.junctors(s, sc, p)
+	r.inferType(s, sc, p)
+	r.additionalProperties(s, sc, p)
+	r.items(s, sc, p)
+	r.uniqueItems(s, sc, p)
+	r.format(s)
+	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
+	// the apiserver allows list and map types only on arrays and objects.
+	if s["type"] != "array" {
+		delete(s, "x-kubernetes-list-type")
+		delete(s, "x-kubernetes-list-map-keys")
+	}
+	if t, _ := s["type"].(string); t != "object" && t != "" {
+		delete(s, "x-kubernetes-map-type")
+	}
+	if r.c.atLeast(1, 16) {
+		if !r.c.atLeast(1, 17) && !sc.inBundle() {
+			// The bundle's own stay as they are; 1.16 drops them unread.
+			r.dropExtensions(s, sc, p, "x-kubernetes-map-type")
+		}
+		r.listMap(s, sc, p)
+		r.setOfObjects(s)
+	} else {
+		r.beforeListTypes(s, sc, p)
+	}
+	// bundleDefault stays: a list-map node elsewhere may still need it. The
+	// emitter and Document.Object leave it out.
+}
+
+// drop deletes key k of s and warns msg at it.
+func (r *run) drop(s map[string]any, sc scope, p *Path, k, msg string) {
+	delete(s, k)
+	r.warn(sc, p.join(k), msg)
+}
+
+// dropUnknownKeys drops the keys a CRD schema cannot hold: extensions the
+// apiserver does not know, what is no JSONSchemaProps keyword, and the
+// keywords CRDs forbid (definitions without a word).
+func (r *run) dropUnknownKeys(s map[string]any, sc scope, p *Path) {
 	for k := range s {
 		_, known := jsonSchemaProps[k]
 		switch {
 		case k == bundleDefault:
 		case strings.HasPrefix(k, "x-kubernetes-") && crdExtensions[k]:
 		case strings.HasPrefix(k, "x-"):
-			delete(s, k)
-			r.warn(sc, p.join(k), unknownExtension(k))
+			r.drop(s, sc, p, k, unknownExtension(k))
 		case !known:
+			r.drop(s, sc, p, k, "dropped "+k+": not a CRD schema keyword")
+		case k == "definitions":
 			delete(s, k)
-			r.warn(sc, p.join(k), "dropped "+k+": not a CRD schema keyword")
 		case forbiddenKeys[k] != "":
-			if k != "definitions" {
-				r.warn(sc, p.join(k), "dropped "+k+": "+forbiddenKeys[k])
-			}
-			delete(s, k)
+			r.drop(s, sc, p, k, "dropped "+k+": "+forbiddenKeys[k])
 		}
 	}
-	for _, k := range []string{"x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string", "x-kubernetes-embedded-resource", "nullable"} {
-		if s[k] == false {
-			delete(s, k)
+}
+
+// typeList reads type written as a list: type: [string, "null"] (OpenAPI
+// 3.1) is a nullable string, [integer, string] an int-or-string.
+func (r *run) typeList(s map[string]any, sc scope, p *Path) {
+	list, ok := s["type"].([]any)
+	if !ok {
+		return
+	}
+	var types []string
+	for _, t := range list {
+		if t == "null" {
+			s["nullable"] = true
+		} else if ts, ok := t.(string); ok {
+			types = append(types, ts)
 		}
 	}
-	// type: [string, "null"] (OpenAPI 3.1) and other type lists.
-	if list, ok := s["type"].([]any); ok {
-		var types []string
-		for _, t := range list {
-			if t == "null" {
-				s["nullable"] = true
-			} else if ts, ok := t.(string); ok {
-				types = append(types, ts)
-			}
-		}
-		switch {
-		case len(types) == 1:
-			s["type"] = types[0]
-		case len(types) == 2 && slices.Contains(types, "integer") && slices.Contains(types, "string"):
-			delete(s, "type")
-			maps.Copy(s, intOrString())
-		default:
-			r.notStructural(sc, p.join("type"), "a CRD schema has one type, not %v", list)
-			delete(s, "type")
-		}
+	switch {
+	case len(types) == 1:
+		s["type"] = types[0]
+	case len(types) == 2 && slices.Contains(types, "integer") && slices.Contains(types, "string"):
+		delete(s, "type")
+		maps.Copy(s, intOrString())
+	default:
+		r.notStructural(sc, p.join("type"), "a CRD schema has one type, not %v", list)
+		delete(s, "type")
 	}
-	// IntOrString written the swagger way.
+}
+
+// intOrStringNode writes an int-or-string as the apiserver wants it: no
+// type, and anyOf integer or string. The swagger way (format:
+// int-or-string) is read too.
+func intOrStringNode(s map[string]any) {
 	if s["format"] == "int-or-string" {
 		delete(s, "format")
 		delete(s, "type")
@@ -173,8 +225,12 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			s["anyOf"] = intOrString()["anyOf"]
 		}
 	}
-	r.junctors(s, sc, p)
-	// Type inference.
+}
+
+// inferType gives a node without a type the one its keys imply; with
+// none implied, the node keeps any value, with a warning. Then it checks
+// the type.
+func (r *run) inferType(s map[string]any, sc scope, p *Path) {
 	_, hasProps := s["properties"]
 	_, hasAddl := s["additionalProperties"]
 	_, hasItems := s["items"]
@@ -199,7 +255,11 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	default:
 		r.notStructural(sc, p.join("type"), "type must be a string")
 	}
-	// additionalProperties.
+}
+
+// additionalProperties: true keeps unknown fields, false is what CRDs do
+// anyway; a schema beside properties is dropped.
+func (r *run) additionalProperties(s map[string]any, sc scope, p *Path) {
 	switch a := s["additionalProperties"].(type) {
 	case bool:
 		delete(s, "additionalProperties")
@@ -209,11 +269,14 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: false; CRDs prune unknown fields anyway")
 		}
 	case map[string]any:
-		if hasProps {
-			delete(s, "additionalProperties")
-			r.warn(sc, p.join("additionalProperties"), "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
+		if _, hasProps := s["properties"]; hasProps {
+			r.drop(s, sc, p, "additionalProperties", "dropped additionalProperties: a CRD schema cannot have both properties and additionalProperties")
 		}
 	}
+}
+
+// items: one schema, and an array has one.
+func (r *run) items(s map[string]any, sc scope, p *Path) {
 	if items, ok := s["items"].([]any); ok {
 		r.notStructural(sc, p.join("items"), "items must be one schema; CRDs do not support tuples (a list of %d schemas)", len(items))
 		delete(s, "items")
@@ -224,39 +287,25 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 			r.warn(sc, p.String(), "array without items: items may hold any value")
 		}
 	}
-	if u, ok := s["uniqueItems"]; ok {
-		delete(s, "uniqueItems")
-		if u == true {
-			if it := asSchema(s["items"]); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
-				s["x-kubernetes-list-type"] = "set"
-				r.warn(sc, p.join("uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
-			} else {
-				r.warn(sc, p.join("uniqueItems"), "dropped uniqueItems: true (CRDs forbid it; use x-kubernetes-list-type: set)")
-			}
-		}
+}
+
+// uniqueItems, which CRDs forbid, goes; a list of scalars keeps its
+// meaning as a list-type set.
+func (r *run) uniqueItems(s map[string]any, sc scope, p *Path) {
+	u, ok := s["uniqueItems"]
+	if !ok {
+		return
 	}
-	r.format(s)
-	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
-	// the apiserver allows list and map types only on arrays and objects.
-	if s["type"] != "array" {
-		delete(s, "x-kubernetes-list-type")
-		delete(s, "x-kubernetes-list-map-keys")
+	delete(s, "uniqueItems")
+	if u != true {
+		return
 	}
-	if t, _ := s["type"].(string); t != "object" && t != "" {
-		delete(s, "x-kubernetes-map-type")
-	}
-	if r.c.atLeast(1, 16) {
-		if !r.c.atLeast(1, 17) && !sc.inBundle() {
-			// The bundle's own stay as they are; 1.16 drops them unread.
-			r.dropExtensions(s, sc, p, "x-kubernetes-map-type")
-		}
-		r.listMap(s, sc, p)
-		r.setOfObjects(s)
+	if it := asSchema(s["items"]); it != nil && scalarTypes[asString(it["type"])] && s["x-kubernetes-list-type"] == nil {
+		s["x-kubernetes-list-type"] = "set"
+		r.warn(sc, p.join("uniqueItems"), "uniqueItems: true became x-kubernetes-list-type: set (CRDs forbid uniqueItems)")
 	} else {
-		r.beforeListTypes(s, sc, p)
+		r.warn(sc, p.join("uniqueItems"), "dropped uniqueItems: true (CRDs forbid it; use x-kubernetes-list-type: set)")
 	}
-	// bundleDefault stays: a list-map node elsewhere may still need it. The
-	// emitter and Document.Object leave it out.
 }
 
 func asString(v any) string {
