@@ -298,8 +298,13 @@ func (c *converter) number(n *yaml.Node, format string, args ...any) (any, error
 	return nil, nil
 }
 
+// at is the position of n in the file.
+func (c *converter) at(n *yaml.Node) Position {
+	return Position{File: c.file, Line: n.Line, Col: n.Column}
+}
+
 func (c *converter) errorf(n *yaml.Node, format string, args ...any) error {
-	return &Error{Pos: Position{File: c.file, Line: n.Line, Col: n.Column}, Err: fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)}
+	return &Error{Pos: c.at(n), Err: fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)}
 }
 
 // charge adds one value to the budget. Over it, the error is at the alias
@@ -310,9 +315,9 @@ func (c *converter) charge(n *yaml.Node, k cost) error {
 		return nil
 	}
 	if a := c.alias; a != nil {
-		return &Error{Pos: Position{File: c.file, Line: a.Line, Col: a.Column}, Err: budgetError(fmt.Sprintf("expanding YAML alias *%s (a YAML alias bomb?) brings the compile to %s", a.Value, why))}
+		return &Error{Pos: c.at(a), Err: budgetError(fmt.Sprintf("expanding YAML alias *%s (a YAML alias bomb?) brings the compile to %s", a.Value, why))}
 	}
-	return &Error{Pos: Position{File: c.file, Line: n.Line, Col: n.Column}, Err: budgetError("reading " + c.file + " brings the compile to " + why)}
+	return &Error{Pos: c.at(n), Err: budgetError("reading " + c.file + " brings the compile to " + why)}
 }
 
 // value converts n, found at JSON pointer ptr. record says whether
@@ -324,7 +329,7 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 	}
 	if record {
 		if _, seen := c.pos[ptr]; !seen {
-			c.pos[ptr] = Position{File: c.file, Line: n.Line, Col: n.Column}
+			c.pos[ptr] = c.at(n)
 		}
 	}
 	switch n.Kind {
@@ -401,7 +406,7 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 				if c.alias != nil {
 					at = c.alias
 				}
-				return &Error{Pos: Position{File: c.file, Line: at.Line, Col: at.Column}, Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.values, human(c.budget.limit)))}
+				return &Error{Pos: c.at(at), Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.values, human(c.budget.limit)))}
 			}
 			continue
 		}
@@ -412,7 +417,7 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 		kptr := ""
 		if record {
 			kptr = joinPointer(ptr, key)
-			c.pos[kptr] = Position{File: c.file, Line: k.Line, Col: k.Column}
+			c.pos[kptr] = c.at(k)
 		}
 		val, err := c.value(v, kptr, depth+1, record)
 		if err != nil {
