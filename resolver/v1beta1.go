@@ -103,7 +103,7 @@ func firstDefault(s map[string]any, at []string) ([]string, bool) {
 	}
 	for _, k := range sortedKeys(s) {
 		for _, c := range childSchemas(k, s[k]) {
-			if p, ok := firstDefault(c.schema, append(append([]string(nil), at...), c.toks...)); ok {
+			if p, ok := firstDefault(c.schema, extend(at, c.toks...)); ok {
 				return p, true
 			}
 		}
@@ -165,53 +165,64 @@ func dropKubernetesDefaults(s map[string]any, at []string, first *[]string) (map
 		delete(out, "x-kubernetes-list-map-keys")
 	}
 	for _, k := range sortedKeys(out) {
-		switch v := out[k].(type) {
-		case map[string]any:
-			if bundlefmt.SchemaValued(k) {
-				if n, ok := dropKubernetesDefaults(v, append(append([]string(nil), at...), k), first); ok {
-					change(k, n)
-				}
-			} else if bundlefmt.SchemaMaps(k) {
-				var names map[string]any
-				for _, name := range sortedKeys(v) {
-					sm, ok := v[name].(map[string]any)
-					if !ok {
-						continue
-					}
-					if n, ok := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, name), first); ok {
-						if names == nil {
-							names = maps.Clone(v)
-						}
-						names[name] = n
-					}
-				}
-				if names != nil {
-					change(k, names)
-				}
-			}
-		case []any:
-			if !bundlefmt.SchemaValued(k) && !bundlefmt.SchemaLists(k) {
-				continue
-			}
-			var items []any
-			for i, x := range v {
-				sm, ok := x.(map[string]any)
-				if !ok {
-					continue
-				}
-				if n, ok := dropKubernetesDefaults(sm, append(append([]string(nil), at...), k, itoa(i)), first); ok {
-					if items == nil {
-						items = append([]any(nil), v...)
-					}
-					items[i] = n
-				}
-			}
-			if items != nil {
-				change(k, items)
-			}
+		if v, ok := dropKubernetesDefaultsUnder(k, out[k], at, first); ok {
+			change(k, v)
 		}
 	}
 	return out, changed
+}
+
+// dropKubernetesDefaultsUnder is dropKubernetesDefaults for the schemas
+// held by key k (value v) of the schema at at: v with them changed, and
+// whether any changed (v is copied only then).
+func dropKubernetesDefaultsUnder(k string, v any, at []string, first *[]string) (any, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		if bundlefmt.SchemaValued(k) {
+			return dropKubernetesDefaults(v, extend(at, k), first)
+		}
+		if !bundlefmt.SchemaMaps(k) {
+			return v, false
+		}
+		var names map[string]any
+		for _, name := range sortedKeys(v) {
+			sm, ok := v[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			if n, ok := dropKubernetesDefaults(sm, extend(at, k, name), first); ok {
+				if names == nil {
+					names = maps.Clone(v)
+				}
+				names[name] = n
+			}
+		}
+		return names, names != nil
+	case []any:
+		if !bundlefmt.SchemaValued(k) && !bundlefmt.SchemaLists(k) {
+			return v, false
+		}
+		var items []any
+		for i, x := range v {
+			sm, ok := x.(map[string]any)
+			if !ok {
+				continue
+			}
+			if n, ok := dropKubernetesDefaults(sm, extend(at, k, itoa(i)), first); ok {
+				if items == nil {
+					items = append([]any(nil), v...)
+				}
+				items[i] = n
+			}
+		}
+		return items, items != nil
+	}
+	return v, false
+}
+
+// extend returns a new list of pointer tokens: at, then toks.
+func extend(at []string, toks ...string) []string {
+	return append(append([]string(nil), at...), toks...)
 }
 
 // listMapDefaulted reports whether s is a list-map with a key whose
