@@ -142,6 +142,11 @@ type fitNode struct {
 	copy   any
 }
 
+// at is the node at key k of n, a mapping; item the node at index i of
+// n, a list.
+func (n *fitNode) at(k string) *fitNode { return &fitNode{parent: n, key: k, idx: -1} }
+func (n *fitNode) item(i int) *fitNode  { return &fitNode{parent: n, idx: i} }
+
 // fitVisit is a schema to visit at a depth: m in the CRD compiled with
 // descriptions, bare its counterpart without Kubernetes' descriptions.
 type fitVisit struct {
@@ -185,7 +190,7 @@ func (c *Compiler) fitDocument(full, bare Document, total int, bounds []descBoun
 		}
 	}
 	root := &fitNode{idx: -1}
-	spec := &fitNode{parent: root, key: "spec", idx: -1}
+	spec := root.at("spec")
 	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
 		s, ok := dig(h, "openAPIV3Schema").(map[string]any)
 		if !ok {
@@ -193,20 +198,20 @@ func (c *Compiler) fitDocument(full, bare Document, total int, bounds []descBoun
 		}
 		bs := dig(bh, "openAPIV3Schema")
 		ptr += "/openAPIV3Schema"
-		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: &fitNode{parent: holder, key: "openAPIV3Schema", idx: -1}, upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
+		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: holder.at("openAPIV3Schema"), upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
 	}
-	validation := &fitNode{parent: spec, key: "validation", idx: -1}
+	validation := spec.at("validation")
 	schemaAt(validation, dig(full.obj, "spec", "validation"), dig(bare.obj, "spec", "validation"), "/spec/validation")
 	versions, _ := dig(full.obj, "spec", "versions").([]any)
 	bareVersions, _ := dig(bare.obj, "spec", "versions").([]any)
-	list := &fitNode{parent: spec, key: "versions", idx: -1}
+	list := spec.at("versions")
 	for i, v := range versions {
 		var bv any
 		if i < len(bareVersions) {
 			bv = dig(bareVersions[i], "schema")
 		}
-		version := &fitNode{parent: list, idx: i}
-		schemaAt(&fitNode{parent: version, key: "schema", idx: -1}, dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
+		version := list.item(i)
+		schemaAt(version.at("schema"), dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
 	}
 	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
 	if !fit.Fits {
@@ -243,60 +248,77 @@ func (f *fitter) visit(v fitVisit, depth int) {
 		return
 	}
 	bm := asSchema(v.bare)
-	upTo := v.upTo
+	upTo := f.bound(v, depth)
+	if d, ok := m["description"].(string); ok && depth <= upTo {
+		if _, own := bm["description"]; !own && !f.keep(v.node, m, d, depth) {
+			return
+		}
+	}
+	f.children(v, m, bm, upTo, depth)
+}
+
+// bound is the depth down to which v keeps Kubernetes' descriptions: its
+// parent's, unless a DescriptionsKey stands at v.
+func (f *fitter) bound(v fitVisit, depth int) int {
 	if v.track {
 		if n, ok := f.bounds[v.ptr]; ok {
-			upTo = depth + n
 			if n == allDepths {
-				upTo = allDepths
+				return allDepths
 			}
+			return depth + n
 		}
 	}
-	if d, ok := m["description"].(string); ok && depth <= upTo {
-		if _, own := bm["description"]; !own {
-			cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-			if visibleLen(m) > 1 {
-				cost++
-			}
-			if f.limit > 0 && f.size+cost > f.limit {
-				f.full = true
-				return
-			}
-			if out, ok := f.own(v.node).(map[string]any); ok {
-				out["description"] = d
-				f.size += cost
-				f.added += cost
-				f.kept++
-				f.depth = depth
-			}
-		}
+	return v.upTo
+}
+
+// keep adds d, Kubernetes' description of m (at node, at depth), to the
+// output when it fits; when it does not, the fitter is full: false.
+func (f *fitter) keep(node *fitNode, m map[string]any, d string, depth int) bool {
+	cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+	if visibleLen(m) > 1 {
+		cost++
 	}
+	if f.limit > 0 && f.size+cost > f.limit {
+		f.full = true
+		return false
+	}
+	if out, ok := f.own(node).(map[string]any); ok {
+		out["description"] = d
+		f.size += cost
+		f.added += cost
+		f.kept++
+		f.depth = depth
+	}
+	return true
+}
+
+// children visits the schemas of m (bare: bm) at the same depth, in key
+// order, and queues its properties for the next.
+func (f *fitter) children(v fitVisit, m, bm map[string]any, upTo, depth int) {
 	for _, k := range sortedKeys(m) {
 		x := m[k]
 		switch {
 		case k == "properties":
 			props := asSchema(x)
 			bp := asSchema(bm[k])
-			holder := &fitNode{parent: v.node, key: k, idx: -1}
+			holder := v.node.at(k)
 			for _, name := range sortedKeys(props) {
-				node := &fitNode{parent: holder, key: name, idx: -1}
-				f.next = append(f.next, f.child(v, props[name], bp[name], node, upTo, "properties/"+escapePointerToken(name)))
+				f.next = append(f.next, f.child(v, props[name], bp[name], holder.at(name), upTo, "properties/"+escapePointerToken(name)))
 			}
 		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 			if list, ok := x.([]any); ok {
 				bl, _ := bm[k].([]any)
-				holder := &fitNode{parent: v.node, key: k, idx: -1}
+				holder := v.node.at(k)
 				for i, item := range list {
 					var b any
 					if i < len(bl) {
 						b = bl[i]
 					}
-					node := &fitNode{parent: holder, idx: i}
-					f.visit(f.child(v, item, b, node, upTo, k+"/"+itoa(i)), depth)
+					f.visit(f.child(v, item, b, holder.item(i), upTo, k+"/"+itoa(i)), depth)
 				}
 				continue
 			}
-			f.visit(f.child(v, x, bm[k], &fitNode{parent: v.node, key: k, idx: -1}, upTo, k), depth)
+			f.visit(f.child(v, x, bm[k], v.node.at(k), upTo, k), depth)
 		}
 	}
 }
