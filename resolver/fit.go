@@ -425,67 +425,10 @@ func patchTexts(v any, isText bool, own map[string]bool) {
 // One walk of the CRD's schemas as written out (a subtree used twice is
 // walked twice), as a render walks them.
 func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int) {
-	var removed int64
-	n := 0
-	// strip returns v without kube's descriptions, and whether it
-	// removed any (v itself when not).
-	var strip func(v any) (any, bool)
-	strip = func(v any) (any, bool) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return v, false
-		}
-		var out map[string]any
-		set := func(k string, x any) {
-			if out == nil {
-				out = maps.Clone(m)
-			}
-			out[k] = x
-		}
-		if d, ok := m["description"].(string); ok && kube[d] {
-			cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-			if visibleLen(m) > 1 {
-				cost++
-			}
-			removed += cost
-			n++
-			out = maps.Clone(m)
-			delete(out, "description")
-		}
-		for k, x := range m {
-			switch {
-			case k == "properties":
-				props := asSchema(x)
-				var np map[string]any
-				for name, p := range props {
-					if s, changed := strip(p); changed {
-						if np == nil {
-							np = maps.Clone(props)
-						}
-						np[name] = s
-					}
-				}
-				if np != nil {
-					set(k, np)
-				}
-			case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
-				if l, ok := x.([]any); ok {
-					if nl, changed := cowList(l, strip); changed {
-						set(k, nl)
-					}
-				} else if s, changed := strip(x); changed {
-					set(k, s)
-				}
-			}
-		}
-		if out == nil {
-			return m, false
-		}
-		return out, true
-	}
+	st := &stripper{kube: kube}
 	// schema strips the openAPIV3Schema of holder (spec.validation or a
 	// version's schema).
-	schema := func(holder any) (any, bool) { return under(holder, "openAPIV3Schema", strip) }
+	schema := func(holder any) (any, bool) { return under(holder, "openAPIV3Schema", st.strip) }
 	obj, _ := under(full.obj, "spec", func(spec any) (any, bool) {
 		spec, validation := under(spec, "validation", schema)
 		spec, versions := under(spec, "versions", func(v any) (any, bool) {
@@ -497,5 +440,70 @@ func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int
 		})
 		return spec, validation || versions
 	})
-	return Document{Name: full.Name, obj: obj.(map[string]any), jsonSize: full.jsonSize - removed, yamlSize: full.yamlSize - removed}, n
+	return Document{Name: full.Name, obj: obj.(map[string]any), jsonSize: full.jsonSize - st.removed, yamlSize: full.yamlSize - st.removed}, st.n
+}
+
+// stripper takes Kubernetes' descriptions (kube) out of schemas for
+// withoutKubeDescriptions, counting what it took out: n descriptions,
+// removed bytes of JSON.
+type stripper struct {
+	kube    map[string]bool
+	removed int64
+	n       int
+}
+
+// strip returns v without kube's descriptions, and whether it removed
+// any (v itself when not).
+func (st *stripper) strip(v any) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, false
+	}
+	var out map[string]any
+	set := func(k string, x any) {
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		out[k] = x
+	}
+	if d, ok := m["description"].(string); ok && st.kube[d] {
+		cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+		if visibleLen(m) > 1 {
+			cost++
+		}
+		st.removed += cost
+		st.n++
+		out = maps.Clone(m)
+		delete(out, "description")
+	}
+	for k, x := range m {
+		switch {
+		case k == "properties":
+			props := asSchema(x)
+			var np map[string]any
+			for name, p := range props {
+				if s, changed := st.strip(p); changed {
+					if np == nil {
+						np = maps.Clone(props)
+					}
+					np[name] = s
+				}
+			}
+			if np != nil {
+				set(k, np)
+			}
+		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
+			if l, ok := x.([]any); ok {
+				if nl, changed := cowList(l, st.strip); changed {
+					set(k, nl)
+				}
+			} else if s, changed := st.strip(x); changed {
+				set(k, s)
+			}
+		}
+	}
+	if out == nil {
+		return m, false
+	}
+	return out, true
 }
