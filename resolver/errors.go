@@ -29,6 +29,12 @@ var (
 	ErrBudget = errors.New("compile budget exceeded")
 )
 
+// inputError is an *Error at pos wrapping ErrInput, its message format
+// and args as fmt.Sprintf writes them.
+func inputError(pos Position, format string, args ...any) *Error {
+	return &Error{Pos: pos, Err: fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))}
+}
+
 // Position is a place in a source file. Line and Col are 1-based; zero
 // means unknown (for example inside an embedded Kubernetes bundle).
 type Position struct {

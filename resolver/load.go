@@ -144,16 +144,16 @@ func withNumbers(numbers ErrorList, docs []*document, err error) ([]*document, e
 
 func checkText(file string, src []byte) error {
 	if len(src) > MaxInputBytes {
-		return &Error{Pos: Position{File: file}, Err: fmt.Errorf("%w: file is %d bytes, more than the %d MiB limit", ErrInput, len(src), MaxInputBytes>>20)}
+		return inputError(Position{File: file}, "file is %d bytes, more than the %d MiB limit", len(src), MaxInputBytes>>20)
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		line, col := lineCol(src, i)
-		return &Error{Pos: Position{File: file, Line: line, Col: col}, Err: fmt.Errorf("%w: NUL byte: this is a binary file, not YAML or JSON text", ErrInput)}
+		return inputError(Position{File: file, Line: line, Col: col}, "NUL byte: this is a binary file, not YAML or JSON text")
 	}
 	if !utf8.Valid(src) {
 		i := firstInvalidUTF8(src)
 		line, col := lineCol(src, i)
-		return &Error{Pos: Position{File: file, Line: line, Col: col}, Err: fmt.Errorf("%w: invalid UTF-8: save the file as UTF-8 text", ErrInput)}
+		return inputError(Position{File: file, Line: line, Col: col}, "invalid UTF-8: save the file as UTF-8 text")
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func yamlError(file string, src []byte, err error) error {
 	}
 	line = max(line, 1)
 	pos := Position{File: file, Line: line, Col: yamlErrorColumn(lineText(src, line), problem)}
-	return &Error{Pos: pos, Err: fmt.Errorf("%w: malformed YAML: %s", ErrInput, problem)}
+	return inputError(pos, "malformed YAML: %s", problem)
 }
 
 // isYAMLParserProblem reports whether problem is one of yaml.v3's parser
@@ -293,7 +293,7 @@ type converter struct {
 func (c *converter) number(n *yaml.Node, format string, args ...any) (any, error) {
 	*c.numbers = append(*c.numbers, c.errorf(n, format, args...).(*Error))
 	if len(*c.numbers) >= maxErrors {
-		return nil, &Error{Pos: Position{File: c.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
+		return nil, inputError(Position{File: c.file}, "reading stopped after %d numbers it cannot hold (fix these first)", maxErrors)
 	}
 	return nil, nil
 }
@@ -304,7 +304,7 @@ func (c *converter) at(n *yaml.Node) Position {
 }
 
 func (c *converter) errorf(n *yaml.Node, format string, args ...any) error {
-	return &Error{Pos: c.at(n), Err: fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)}
+	return inputError(c.at(n), format, args...)
 }
 
 // charge adds one value to the budget. Over it, the error is at the alias

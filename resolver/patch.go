@@ -34,53 +34,18 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 		return p, nil
 	}
 	if len(docs) > 1 {
-		return nil, ErrorList{{Pos: Position{File: name}, Err: fmt.Errorf("%w: a JSON patch is one document (a list of operations), not %d", ErrInput, len(docs))}}
+		return nil, ErrorList{inputError(Position{File: name}, "a JSON patch is one document (a list of operations), not %d", len(docs))}
 	}
 	d := docs[0]
 	list, ok := d.value.([]any)
 	if !ok {
-		return nil, ErrorList{{Pos: d.position(""), Err: fmt.Errorf("%w: a JSON patch is a list of operations, not %s", ErrInput, describeValue(d.value))}}
+		return nil, ErrorList{inputError(d.position(""), "a JSON patch is a list of operations, not %s", describeValue(d.value))}
 	}
 	var errs ErrorList
 	for i, item := range list {
-		ptr := "/" + itoa(i)
-		m, ok := item.(map[string]any)
-		if !ok {
-			errs = append(errs, &Error{Pos: d.position(ptr), Err: fmt.Errorf("%w: operation %d is %s, not a mapping", ErrInput, i, describeValue(item))})
-			continue
-		}
-		op := patchOp{pos: d.position(ptr)}
-		op.op, _ = m["op"].(string)
-		op.path, ok = m["path"].(string)
-		if !ok {
-			errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d has no path", ErrInput, i)})
-			continue
-		}
-		if _, err := splitPointer(op.path); err != nil {
-			errs = append(errs, &Error{Pos: d.position(ptr + "/path"), Err: fmt.Errorf("%w: operation %d: %w", ErrInput, i, err)})
-			continue
-		}
-		switch op.op {
-		case "add", "replace", "test":
-			v, ok := m["value"]
-			if !ok {
-				errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s) needs a value", ErrInput, i, op.op)})
-				continue
-			}
-			if at, found := reservedKeyIn(v, ptr+"/value"); found {
-				errs = append(errs, &Error{Pos: d.position(at), Err: errReservedKey})
-				continue
-			}
-			op.value = v
-		case "remove":
-		case "move", "copy":
-			op.from, ok = m["from"].(string)
-			if !ok {
-				errs = append(errs, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s) needs from", ErrInput, i, op.op)})
-				continue
-			}
-		default:
-			errs = append(errs, &Error{Pos: d.position(ptr + "/op"), Err: fmt.Errorf("%w: operation %d: unknown op %q; want add, remove, replace, move, copy or test", ErrInput, i, op.op)})
+		op, err := parsePatchOp(d, i, item)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		p.ops = append(p.ops, op)
@@ -89,6 +54,45 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 		return nil, errs
 	}
 	return p, nil
+}
+
+// parsePatchOp reads operation i of the patch d, item, or returns the
+// first thing wrong with it.
+func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
+	ptr := "/" + itoa(i)
+	m, ok := item.(map[string]any)
+	if !ok {
+		return patchOp{}, inputError(d.position(ptr), "operation %d is %s, not a mapping", i, describeValue(item))
+	}
+	op := patchOp{pos: d.position(ptr)}
+	op.op, _ = m["op"].(string)
+	op.path, ok = m["path"].(string)
+	if !ok {
+		return patchOp{}, inputError(op.pos, "operation %d has no path", i)
+	}
+	if _, err := splitPointer(op.path); err != nil {
+		return patchOp{}, &Error{Pos: d.position(ptr + "/path"), Err: fmt.Errorf("%w: operation %d: %w", ErrInput, i, err)}
+	}
+	switch op.op {
+	case "add", "replace", "test":
+		v, ok := m["value"]
+		if !ok {
+			return patchOp{}, inputError(op.pos, "operation %d (%s) needs a value", i, op.op)
+		}
+		if at, found := reservedKeyIn(v, ptr+"/value"); found {
+			return patchOp{}, &Error{Pos: d.position(at), Err: errReservedKey}
+		}
+		op.value = v
+	case "remove":
+	case "move", "copy":
+		op.from, ok = m["from"].(string)
+		if !ok {
+			return patchOp{}, inputError(op.pos, "operation %d (%s) needs from", i, op.op)
+		}
+	default:
+		return patchOp{}, inputError(d.position(ptr+"/op"), "operation %d: unknown op %q; want add, remove, replace, move, copy or test", i, op.op)
+	}
+	return op, nil
 }
 
 // Apply applies the patch to a copy of doc and returns the copy. An
