@@ -41,22 +41,35 @@ func (r *run) v1beta1Defaults(crd map[string]any, sc scope) {
 		}
 	}
 	if !set {
-		for i, h := range holders {
-			s, _ := h["openAPIV3Schema"].(map[string]any)
-			if at, ok := firstDefault(s, nil); ok {
-				spec["preserveUnknownFields"] = false
-				if !r.c.atLeast(1, 15) {
-					// 1.12 to 1.14 refuse every default (reported where it is
-					// written) and have no such field to set.
-					r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s), so the CRD is what apiservers from 1.15 on take; Kubernetes %s has no such field (it came in 1.15) and drops it unread", place(ptrs[i], at), r.c.version))
-					return
-				}
-				r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s): apiservers serving v1beta1 (1.16-1.21) reject defaults while it is true, its v1beta1 default; unknown fields are now pruned. Write preserveUnknownFields in the template to decide yourself", place(ptrs[i], at)))
-				return
-			}
-		}
+		r.preserveUnknownFieldsFalse(spec, holders, ptrs, sc)
 		return
 	}
+	r.preserveUnknownFieldsTrue(holders, ptrs, sc)
+}
+
+// preserveUnknownFieldsFalse sets spec.preserveUnknownFields, not
+// written, to false when a schema (in holders, at ptrs) holds a default.
+func (r *run) preserveUnknownFieldsFalse(spec map[string]any, holders []map[string]any, ptrs []string, sc scope) {
+	for i, h := range holders {
+		s, _ := h["openAPIV3Schema"].(map[string]any)
+		if at, ok := firstDefault(s, nil); ok {
+			spec["preserveUnknownFields"] = false
+			if !r.c.atLeast(1, 15) {
+				// 1.12 to 1.14 refuse every default (reported where it is
+				// written) and have no such field to set.
+				r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s), so the CRD is what apiservers from 1.15 on take; Kubernetes %s has no such field (it came in 1.15) and drops it unread", place(ptrs[i], at), r.c.version))
+				return
+			}
+			r.warn(sc, "/spec", fmt.Sprintf("set spec.preserveUnknownFields: false, as the schema has defaults (the first at %s): apiservers serving v1beta1 (1.16-1.21) reject defaults while it is true, its v1beta1 default; unknown fields are now pruned. Write preserveUnknownFields in the template to decide yourself", place(ptrs[i], at)))
+			return
+		}
+	}
+}
+
+// preserveUnknownFieldsTrue keeps the author's preserveUnknownFields:
+// true: the schemas (in holders, at ptrs) lose the defaults only
+// Kubernetes gave, with a warning, and one the author wrote is an error.
+func (r *run) preserveUnknownFieldsTrue(holders []map[string]any, ptrs []string, sc scope) {
 	for i, h := range holders {
 		s, _ := h["openAPIV3Schema"].(map[string]any)
 		if s == nil {
