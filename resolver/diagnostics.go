@@ -76,6 +76,19 @@ func (r *run) errAt(s site, err error) {
 	r.errs = append(r.errs, e)
 }
 
+// notStructural reports, at ptr, a schema the apiserver would refuse as
+// not structural, which the pass cannot fix: an ErrNotStructural whose
+// message is format and args, as fmt.Sprintf writes them.
+func (r *run) notStructural(sc scope, ptr, format string, args ...any) {
+	r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrNotStructural, fmt.Sprintf(format, args...)))
+}
+
+// badInput reports, at ptr, input the compile refuses: an ErrInput
+// whose message is format and args, as fmt.Sprintf writes them.
+func (r *run) badInput(sc scope, ptr, format string, args ...any) {
+	r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...)))
+}
+
 // maxErrors is how many errors one compile reports, the first in source
 // order. Their suggestions are worked out only then (see hinted), so
 // reporting is linear in the number of bad $refs.

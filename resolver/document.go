@@ -61,7 +61,7 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	d := sc.doc
 	obj, ok := d.value.(map[string]any)
 	if !ok {
-		r.errAt(site{sc: sc}, fmt.Errorf("%w: expected a CustomResourceDefinition mapping, found %s", ErrInput, describeValue(d.value)))
+		r.badInput(sc, "", "expected a CustomResourceDefinition mapping, found %s", describeValue(d.value))
 		return nil, false
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
@@ -75,20 +75,20 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 		if _, ok := obj["kind"]; !ok {
 			ptr = ""
 		}
-		r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, msg))
+		r.badInput(sc, ptr, "%s", msg)
 		return nil, false
 	}
 	// Fields the apiserver's strict decoding would refuse, where the
 	// author wrote them.
 	for _, p := range badFields(obj, apiVersion, "definitions") {
-		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: %s", ErrInput, p.msg))
+		r.badInput(sc, p.ptr, "%s", p.msg)
 	}
 	// Fields the target minor does not have, or keeps off by default
 	// (minor.go), where the author wrote them.
 	group := apiVersion[len("apiextensions.k8s.io/"):]
 	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
 	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, r.c.minorProps, compiledElsewhere, nil, "definitions") {
-		r.errAt(site{sc: sc, ptr: p.ptr}, fmt.Errorf("%w: field %q: %s", ErrInput, p.field, p.msg))
+		r.badInput(sc, p.ptr, "field %q: %s", p.field, p.msg)
 	}
 	switch {
 	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
@@ -97,10 +97,10 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 		// The target's bundle has only v1beta1 CRDs (1.12-1.15): its
 		// apiserver would refuse the CRD outright, an error, as validate
 		// --k8s-version says (CheckMinor).
-		r.errAt(site{sc: sc, ptr: "/apiVersion"}, fmt.Errorf("%w: apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: write the template as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later", ErrInput, r.c.version))
+		r.badInput(sc, "/apiVersion", "apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: write the template as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later", r.c.version)
 	}
 	if spec, _ := obj["spec"].(map[string]any); spec == nil {
-		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no spec", ErrInput))
+		r.badInput(sc, "/spec", "the CRD has no spec")
 		return nil, false
 	}
 	return &templateDoc{sc: sc, obj: obj, apiVersion: apiVersion}, true
@@ -127,7 +127,7 @@ func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
 		found++
 		sptr := ptr + "/openAPIV3Schema"
 		if _, ok := schema.(map[string]any); !ok {
-			r.errAt(site{sc: sc, ptr: sptr}, fmt.Errorf("%w: openAPIV3Schema must be a mapping, not %s", ErrInput, describeValue(schema)))
+			r.badInput(sc, sptr, "openAPIV3Schema must be a mapping, not %s", describeValue(schema))
 			return
 		}
 		orig, _ := lookupPointer(sc.doc.value, sptr)
@@ -155,7 +155,7 @@ func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
 		if t.apiVersion == apiextensionsV1beta1 {
 			where = "spec.validation.openAPIV3Schema or " + where
 		}
-		r.errAt(site{sc: sc, ptr: "/spec"}, fmt.Errorf("%w: the CRD has no schema; write one at %s", ErrInput, where))
+		r.badInput(sc, "/spec", "the CRD has no schema; write one at %s", where)
 	}
 	// A $ref anywhere else (names, printer columns...) is not a schema
 	// and is not resolved: say so rather than pass it through.
@@ -249,7 +249,7 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 // c added, stays within the budget and the nesting limit.
 func (r *run) checkOutput(sc scope, c cost, what string) bool {
 	if c.depth > maxDepth {
-		r.errAt(site{sc: sc}, fmt.Errorf("%w: %s nests more than %d levels deep", ErrInput, what, maxDepth))
+		r.badInput(sc, "", "%s nests more than %d levels deep", what, maxDepth)
 		return false
 	}
 	if why := r.budget.over(r.output.plus(c)); why != "" {

@@ -100,13 +100,6 @@ func rootMetadataOK(md map[string]any) bool {
 	return true
 }
 
-// notStructural reports, at ptr, a schema the apiserver would refuse as
-// not structural, which the pass cannot fix: an ErrNotStructural whose
-// message is format and args, as fmt.Sprintf writes them.
-func (r *run) notStructural(sc scope, ptr, format string, args ...any) {
-	r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrNotStructural, fmt.Sprintf(format, args...)))
-}
-
 // unknownExtension is the warning for an x- key a CRD schema cannot hold,
 // dropped.
 func unknownExtension(k string) string {
@@ -546,7 +539,7 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
 	r.dropExtensions(s, sc, p, "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type")
 	if _, ok := s["default"]; ok && !sc.inBundle() {
-		r.errAt(site{sc: sc, ptr: p.join("default")}, fmt.Errorf("%w: Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on, off by default): remove it or pass --k8s-version 1.16 or later", ErrInput, r.c.version))
+		r.badInput(sc, p.join("default"), "Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on, off by default): remove it or pass --k8s-version 1.16 or later", r.c.version)
 	}
 }
 

@@ -81,9 +81,9 @@ func (r *run) preserveUnknownFieldsTrue(holders []map[string]any, ptrs []string,
 			r.warn(sc, "/spec/preserveUnknownFields", fmt.Sprintf("preserveUnknownFields: true, and apiservers reject defaults beside it: list-maps with a key that only Kubernetes defaults (the first at %s) are atomic lists in this CRD, without that default (server-side apply replaces them whole)", place(ptrs[i], first)))
 		}
 		if at, ok := firstDefault(h["openAPIV3Schema"].(map[string]any), nil); ok && !r.c.atLeast(1, 15) {
-			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and Kubernetes %s refuses defaults in CRD schemas whatever preserveUnknownFields says (a field it does not have: it came in 1.15): remove the default, or pass --k8s-version 1.16 or later", ErrInput, place(ptrs[i], at), r.c.version))
+			r.badInput(sc, "/spec/preserveUnknownFields", "preserveUnknownFields: true, but the schema sets a default at %s, and Kubernetes %s refuses defaults in CRD schemas whatever preserveUnknownFields says (a field it does not have: it came in 1.15): remove the default, or pass --k8s-version 1.16 or later", place(ptrs[i], at), r.c.version)
 		} else if ok {
-			r.errAt(site{sc: sc, ptr: "/spec/preserveUnknownFields"}, fmt.Errorf("%w: preserveUnknownFields: true, but the schema sets a default at %s, and apiservers reject defaults unless preserveUnknownFields is false: set it to false (unknown fields are then pruned) or remove the default", ErrInput, place(ptrs[i], at)))
+			r.badInput(sc, "/spec/preserveUnknownFields", "preserveUnknownFields: true, but the schema sets a default at %s, and apiservers reject defaults unless preserveUnknownFields is false: set it to false (unknown fields are then pruned) or remove the default", place(ptrs[i], at))
 		}
 	}
 }
