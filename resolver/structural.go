@@ -34,9 +34,7 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 	if props := asSchema(root["properties"]); props != nil {
 		if md := asSchema(props["metadata"]); md != nil && !rootMetadataOK(md) {
 			r.warn(sc, joinPointer(joinPointer(ptr, "properties"), "metadata"), "the apiserver allows only type: object (and name/generateName constraints) for the root metadata; the rest was dropped")
-			props = maps.Clone(props)
-			props["metadata"] = map[string]any{"type": "object"}
-			root["properties"] = props
+			cloneAt(root, "properties")["metadata"] = map[string]any{"type": "object"}
 		}
 	}
 	r.normalize(root, sc, ptr)
@@ -417,13 +415,11 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 				r.stopForWork(sc, p.String())
 				return rest
 			}
-			dp = maps.Clone(dp) // may be shared
-			dst[k] = dp
+			dp = cloneAt(dst, k)
 			for name, ps := range sp {
-				if dps, ok := dp[name].(map[string]any); ok {
+				if _, ok := dp[name].(map[string]any); ok {
 					if pm, ok := ps.(map[string]any); ok {
-						dps = maps.Clone(dps)
-						dp[name] = dps
+						dps := cloneAt(dp, name)
 						if more := r.mergeSchema(dps, pm, sc, p.Child(k).Child(name)); len(more) > 0 {
 							dps["allOf"] = append(listOf(dps["allOf"]), more)
 						}
@@ -446,10 +442,9 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
 			r.notStructural(sc, p.join(k), "allOf entry sets %s to %v, but the enclosing schema says %v", k, v, have)
 		case k == "items" || k == "additionalProperties":
-			if dm := asSchema(have); dm != nil {
+			if asSchema(have) != nil {
 				if sm := asSchema(v); sm != nil {
-					dm = maps.Clone(dm)
-					dst[k] = dm
+					dm := cloneAt(dst, k)
 					if more := r.mergeSchema(dm, sm, sc, p.Child(k)); len(more) > 0 {
 						dm["allOf"] = append(listOf(dm["allOf"]), more)
 					}
@@ -500,17 +495,14 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		if d, ok := prop[bundleDefault]; ok {
 			// items may be shared with other uses of its definition, where
 			// the key is no list-map key: change a copy.
-			prop = maps.Clone(prop)
+			items = cloneAt(s, "items")
+			props = cloneAt(items, "properties")
+			prop = cloneAt(props, name)
 			prop["default"] = d
 			delete(prop, "nullable")
 			// bundleDefault stays beside it: it marks the default as
 			// Kubernetes', which a v1beta1 CRD may have to give up (see
 			// v1beta1Defaults).
-			props = maps.Clone(props)
-			props[name] = prop
-			items = maps.Clone(items)
-			items["properties"] = props
-			s["items"] = items
 			continue
 		}
 		missing = append(missing, name)
@@ -575,9 +567,7 @@ func (r *run) setOfObjects(s map[string]any) {
 	if items == nil || items["type"] != "object" || items["x-kubernetes-map-type"] == "atomic" {
 		return
 	}
-	items = maps.Clone(items) // may be shared
-	items["x-kubernetes-map-type"] = "atomic"
-	s["items"] = items
+	cloneAt(s, "items")["x-kubernetes-map-type"] = "atomic"
 }
 
 // minor returns the minor of the target Kubernetes version (1.minor), or
@@ -606,6 +596,14 @@ func parseVersion(v string) (major, minor int) {
 		return -1, -1
 	}
 	return ma, mi
+}
+
+// cloneAt replaces m[k], a mapping that may be shared, with a copy, and
+// returns the copy for the caller to change.
+func cloneAt(m map[string]any, k string) map[string]any {
+	c := maps.Clone(m[k].(map[string]any))
+	m[k] = c
+	return c
 }
 
 // asSchema returns v as a schema mapping; nil when it is not one.
