@@ -27,8 +27,8 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, cost, bo
 	if !ok {
 		return nil, cost{}, false
 	}
-	crd, ok := r.resolveSchemas(t)
-	if !ok || len(r.errs) > errsBefore {
+	crd := r.resolveSchemas(t)
+	if len(r.errs) > errsBefore {
 		return nil, cost{}, false
 	}
 	if crd, ok = r.postSteps(crd); !ok {
@@ -108,8 +108,8 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 
 // resolveSchemas copies the template without its definitions, with every
 // openAPIV3Schema resolved (resolve.go) and made structural
-// (structural.go). It reports false when there was nothing to compile.
-func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
+// (structural.go).
+func (r *run) resolveSchemas(t *templateDoc) *crdDoc {
 	sc := t.sc
 	out := make(map[string]any, len(t.obj))
 	for k, v := range t.obj {
@@ -160,7 +160,7 @@ func (r *run) resolveSchemas(t *templateDoc) (*crdDoc, bool) {
 	// A $ref anywhere else (names, printer columns...) is not a schema
 	// and is not resolved: say so rather than pass it through.
 	r.scanRefs(out, sc, "a $ref outside openAPIV3Schema is not resolved; write the value out, or move the $ref into the schema", false)
-	return &crdDoc{t: t, obj: out}, true
+	return &crdDoc{t: t, obj: out}
 }
 
 // postSteps finishes a compiled CRD: the v1beta1 rules on defaults
