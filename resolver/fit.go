@@ -190,29 +190,7 @@ func (c *Compiler) fitDocument(full, bare Document, total int, bounds []descBoun
 		}
 	}
 	root := &fitNode{idx: -1}
-	spec := root.at("spec")
-	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
-		s, ok := dig(h, "openAPIV3Schema").(map[string]any)
-		if !ok {
-			return
-		}
-		bs := dig(bh, "openAPIV3Schema")
-		ptr += "/openAPIV3Schema"
-		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: holder.at("openAPIV3Schema"), upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
-	}
-	validation := spec.at("validation")
-	schemaAt(validation, dig(full.obj, "spec", "validation"), dig(bare.obj, "spec", "validation"), "/spec/validation")
-	versions, _ := dig(full.obj, "spec", "versions").([]any)
-	bareVersions, _ := dig(bare.obj, "spec", "versions").([]any)
-	list := spec.at("versions")
-	for i, v := range versions {
-		var bv any
-		if i < len(bareVersions) {
-			bv = dig(bareVersions[i], "schema")
-		}
-		version := list.item(i)
-		schemaAt(version.at("schema"), dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
-	}
+	f.queueSchemas(root, full.obj, bare.obj)
 	fit := DescriptionFit{Total: total, Depth: -1, Limit: limit, Fits: f.limit == 0 || f.size <= f.limit}
 	if !fit.Fits {
 		return Document{Name: bare.Name, obj: bare.obj, jsonSize: bare.jsonSize, yamlSize: bare.yamlSize, fit: &fit}
@@ -237,6 +215,33 @@ func (c *Compiler) fitDocument(full, bare Document, total int, bounds []descBoun
 		obj = root.copy.(map[string]any)
 	}
 	return Document{Name: bare.Name, obj: obj, jsonSize: f.size, yamlSize: sat(bare.yamlSize + 2*f.added), fit: &fit}
+}
+
+// queueSchemas queues the visits of the CRD's schemas at depth 0 (full's,
+// each with its counterpart in bare): spec.validation's, then each
+// version's, below root.
+func (f *fitter) queueSchemas(root *fitNode, full, bare map[string]any) {
+	spec := root.at("spec")
+	schemaAt := func(holder *fitNode, h, bh any, ptr string) {
+		s, ok := dig(h, "openAPIV3Schema").(map[string]any)
+		if !ok {
+			return
+		}
+		bs := dig(bh, "openAPIV3Schema")
+		ptr += "/openAPIV3Schema"
+		f.visits = append(f.visits, fitVisit{m: s, bare: bs, node: holder.at("openAPIV3Schema"), upTo: allDepths, ptr: ptr, track: f.prefix[ptr]})
+	}
+	schemaAt(spec.at("validation"), dig(full, "spec", "validation"), dig(bare, "spec", "validation"), "/spec/validation")
+	versions, _ := dig(full, "spec", "versions").([]any)
+	bareVersions, _ := dig(bare, "spec", "versions").([]any)
+	list := spec.at("versions")
+	for i, v := range versions {
+		var bv any
+		if i < len(bareVersions) {
+			bv = dig(bareVersions[i], "schema")
+		}
+		schemaAt(list.item(i).at("schema"), dig(v, "schema"), bv, "/spec/versions/"+itoa(i)+"/schema")
+	}
 }
 
 // visit visits one schema at depth: its description, then, in key order,
