@@ -124,6 +124,14 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	r.items(s, sc, p)
 	r.uniqueItems(s, sc, p)
 	r.format(s)
+	r.listAndMapTypes(s, sc, p)
+	// bundleDefault stays: a list-map node elsewhere may still need it. The
+	// emitter and Document.Object leave it out.
+}
+
+// listAndMapTypes keeps the x-kubernetes list and map types the target
+// Kubernetes knows, where the apiserver allows them.
+func (r *run) listAndMapTypes(s map[string]any, sc scope, p *Path) {
 	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
 	// the apiserver allows list and map types only on arrays and objects.
 	if s["type"] != "array" {
@@ -143,8 +151,6 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 	} else {
 		r.beforeListTypes(s, sc, p)
 	}
-	// bundleDefault stays: a list-map node elsewhere may still need it. The
-	// emitter and Document.Object leave it out.
 }
 
 // drop deletes key k of s and warns msg at it.
