@@ -162,8 +162,8 @@ type fitVisit struct {
 // by depth (visits holds the next depth's), each depth in document order,
 // adding the descriptions that fit to a copy-on-write of the CRD without
 // them: what no kept description lies under stays shared with it (and
-// with the compile's cached targets), and nothing deeper
-// than the first description that does not fit is visited.
+// with the compile's cached targets), and nothing deeper than the first
+// description that does not fit is visited.
 type fitter struct {
 	bounds map[string]int  // DescriptionsKey bounds by pointer
 	prefix map[string]bool // every pointer on the way to a bound
@@ -340,8 +340,9 @@ func (f *fitter) child(v fitVisit, x, b any, node *fitNode, upTo int, tail strin
 }
 
 // own returns the output's copy of node: the bare CRD's value there,
-// copied once (a mapping shallowly, a list as a new list) and set in its parent's copy, so that a description can
-// be added to it. nil when bare has no such value.
+// copied once (a mapping shallowly, a list as a new list) and set in its
+// parent's copy, so that a description can be added to it. nil when bare
+// has no such value.
 func (f *fitter) own(n *fitNode) any {
 	if n.copy != nil {
 		return n.copy
@@ -425,8 +426,8 @@ func patchTexts(v any, isText bool, own map[string]bool) {
 // withoutKubeDescriptions returns the CRD full without Kubernetes'
 // descriptions (kube) in its schemas, as a compile with
 // RemoveDescriptions would give it (TestFitWithoutRoomIsTheBareCompile),
-// and how many it took out: maps holding one, and
-// those on the way to them, are copied, the rest is shared with full.
+// and how many it took out: maps holding one, and those on the way to
+// them, are copied, the rest is shared with full.
 // One walk of the CRD's schemas as written out (a subtree used twice is
 // walked twice), as a render walks them.
 func withoutKubeDescriptions(full Document, kube map[string]bool) (Document, int) {
