@@ -135,11 +135,9 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	outs := make([]*Output, len(todo))
 	errs := make([]error, len(todo))
 	order := make([]int, len(todo))
-	opts := make([]resolver.Options, len(todo))
 	keys := make([]string, len(todo))
 	for i, t := range todo {
-		opts[i] = t.Policy.options(p.Dir)
-		order[i], keys[i] = i, compilerKey(opts[i])
+		order[i], keys[i] = i, compilerKey(t.Policy.options(p.Dir))
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
@@ -148,7 +146,7 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 		wg.Go(func() {
 			compilers := map[string]*resolver.Compiler{}
 			for _, i := range order[w*len(todo)/workers : (w+1)*len(todo)/workers] {
-				outs[i], errs[i] = p.compile(compilers, todo[i], opts[i], keys[i])
+				outs[i], errs[i] = p.compile(compilers, todo[i])
 			}
 		})
 	}
@@ -162,9 +160,11 @@ func compilerKey(opts resolver.Options) string {
 		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, opts.FitDescriptions)
 }
 
-// compile compiles t with the Compiler of key (compilerKey of opts, t's
-// options), made on first use.
-func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, opts resolver.Options, key string) (*Output, error) {
+// compile compiles t with the Compiler its options need (compilerKey),
+// made on first use.
+func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
+	opts := t.Policy.options(p.Dir)
+	key := compilerKey(opts)
 	opts.Parsed = p.parsed // shared definitions parsed once, by Open
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
