@@ -362,13 +362,8 @@ func FindConfig(dir string) (string, error) {
 	}
 	top := fileio.GitTop(dir)
 	for {
-		p := filepath.Join(dir, ConfigFileName)
-		fi, err := os.Lstat(p)
-		switch {
-		case err == nil && !fi.IsDir():
-			return p, nil
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return "", err
+		if file, err := configIn(dir); err != nil || file != "" {
+			return file, err
 		}
 		parent := filepath.Dir(dir)
 		if top == "" || dir == top || parent == dir {
@@ -396,13 +391,23 @@ func FindConfigFor(dir, wd string) (string, error) {
 	}
 	for d := dir; d != wd && strings.HasPrefix(d, wd+string(filepath.Separator)); {
 		d = filepath.Dir(d)
-		fi, err := os.Lstat(filepath.Join(d, ConfigFileName))
-		switch {
-		case err == nil && !fi.IsDir():
-			return filepath.Join(d, ConfigFileName), nil
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return "", err
+		if file, err := configIn(d); err != nil || file != "" {
+			return file, err
 		}
+	}
+	return "", nil
+}
+
+// configIn returns the ConfigFileName in dir, "" when there is none (or
+// a directory of that name).
+func configIn(dir string) (string, error) {
+	file := filepath.Join(dir, ConfigFileName)
+	fi, err := os.Lstat(file)
+	switch {
+	case err == nil && !fi.IsDir():
+		return file, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", err
 	}
 	return "", nil
 }

@@ -244,8 +244,8 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 	return out, want, cur, nil
 }
 
-// missing reports whether a read of an output file found nothing there (a
-// dangling link is something: it is refused).
+// missing reports whether a read or stat through the door found nothing
+// there (a dangling link is something: it is refused).
 func missing(err error) bool {
 	return errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink)
 }

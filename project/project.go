@@ -367,7 +367,7 @@ func (p *Project) siblingPatch(template string) (string, error) {
 		}
 		fi, err := p.reader.Stat(stem + s)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
+		case missing(err):
 			continue
 		case err != nil:
 			return "", fmt.Errorf("%w: patch of %s: %w", ErrConfig, p.Rel(template), err)
