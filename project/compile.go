@@ -189,8 +189,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 		}
 	}
 	// Open read every template and parsed it (classify): CompilePatched
-	// compiles that text, not a second read of the file (1,000 templates
-	// read twice were 8,000 system calls of a build).
+	// compiles that text, not a second read of the file.
 	res, err := c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch)
 	if err != nil {
 		return nil, err
@@ -286,9 +285,8 @@ type parsedPatch struct {
 }
 
 // parsePatch parses the patch file path, whose text is src, once per
-// project and text: the templates of several sets share their patches
-// (this repository's three, parsed by yaml.v3 for their anchors, once per
-// set). A Patch is read-only, so the Compilers of every worker share it.
+// project and text: the templates of several sets share their patches.
+// A Patch is read-only, so the Compilers of every worker share it.
 func (p *Project) parsePatch(path string, src []byte) (*resolver.Patch, error) {
 	p.patchMu.Lock()
 	defer p.patchMu.Unlock()

@@ -252,9 +252,8 @@ func missing(err error) bool {
 
 // streamMissing stages o's one output file, missing, when build asks for
 // nothing else (no Compare), by rendering o straight into the temporary
-// file, a bounded piece at a time: the text is never held whole (a 1.6 MB
-// output was 400 fresh pages of buffer, about 1.2 ms of page faults on
-// this machine, besides the file's own pages). ok reports whether it did.
+// file, a bounded piece at a time: the text is never held whole. ok
+// reports whether it did.
 // An output written to several paths is rendered once into a buffer
 // instead (planOutput), as is one to compare with a file on disk.
 func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*FileStatus, ok bool, err error) {
