@@ -479,9 +479,7 @@ func fsWalk(dir string, fn func(path string) error) error {
 			}
 			return nil
 		}
-		name := d.Name()
-		ext := strings.ToLower(filepath.Ext(name))
-		if (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(name) || fileio.IsTemp(name) || name == ConfigFileName || !d.Type().IsRegular() {
+		if !mayBeTemplate(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
 		return fn(p)

@@ -290,8 +290,7 @@ func (p *Project) checkCovered(files [][]string, globErrs []error) error {
 		}
 		for _, n := range names {
 			f := filepath.Join(dir, n)
-			ext := strings.ToLower(filepath.Ext(n))
-			if covered[f] || (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(n) || n == ConfigFileName || fileio.IsTemp(n) {
+			if covered[f] || !mayBeTemplate(n) {
 				continue
 			}
 			if fi, err := p.reader.Stat(f); err != nil || !fi.Mode().IsRegular() {
@@ -322,6 +321,14 @@ func outputName(template string) string {
 		return base
 	}
 	return strings.TrimSuffix(base, ext) + ".yaml"
+}
+
+// mayBeTemplate reports whether a file of this name may hold a template:
+// a .yaml, .yml or .json file (any case) that is no patch file, no
+// temporary file of a build and not the configuration.
+func mayBeTemplate(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return (ext == ".yaml" || ext == ".yml" || ext == ".json") && !IsPatchFile(name) && !fileio.IsTemp(name) && name != ConfigFileName
 }
 
 // patchSuffixes are the names of patch files: NAME.patch.yaml etc.
