@@ -271,12 +271,6 @@ func DescribeFit(fit resolver.DescriptionFit, limit string) string {
 	return s + ", fits " + formatBytes(int64(fit.Limit))
 }
 
-func commas(n int) string {
-	s := formatBytes(n)
-	s, _, _ = strings.Cut(s, " ")
-	return s
-}
-
 // parsedPatch is a patch file's text and what ParsePatch made of it.
 type parsedPatch struct {
 	src   []byte
@@ -299,18 +293,6 @@ func (p *Project) parsePatch(path string, src []byte) (*resolver.Patch, error) {
 	}
 	p.patches[path] = parsedPatch{src: src, patch: patch, err: err}
 	return patch, err
-}
-
-// FormatSize renders a byte count for people: "812 B", "181.4 KiB".
-func FormatSize(n int) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	}
 }
 
 // Affected selects the outputs a change to the named files can alter:
