@@ -323,7 +323,7 @@ func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int)
 	if err != nil {
 		return nil, false, 0
 	}
-	if names, isCRD = crdNamesOf(docs); !isCRD {
+	if names, isCRD = crdNames(docs); !isCRD {
 		return names, false, 0
 	}
 	var count func(v any)
