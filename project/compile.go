@@ -64,9 +64,6 @@ func (o *Output) Append(dst []byte) ([]byte, error) {
 	return out, nil
 }
 
-// yamlSize is about the size of what Append writes (resolver.Result.YAMLSize).
-func (o *Output) yamlSize() int64 { return o.res.YAMLSize() }
-
 // Bytes returns the file content in a buffer of its own (Append to nil).
 func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
 

@@ -132,13 +132,14 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	workers := min(runtime.GOMAXPROCS(0), len(outs))
 	var failed atomic.Int64 // the first output that failed
 	failed.Store(int64(len(outs)))
-	// Largest first: a worker's buffers then grow once, to the largest
+	// Largest first (resolver.Result.YAMLSize: about the size of what
+	// Append writes): a worker's buffers then grow once, to the largest
 	// output, instead of once per larger output.
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(outs[b].yamlSize(), outs[a].yamlSize()) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(outs[b].res.YAMLSize(), outs[a].res.YAMLSize()) })
 	var next, live, peak atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
