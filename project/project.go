@@ -236,10 +236,7 @@ func (p *Project) discover() error {
 				ErrConfig, p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", i)), i, strings.Join(set.Templates, ", "))
 		}
 	}
-	for f := range sources {
-		p.Sources = append(p.Sources, f)
-	}
-	slices.Sort(p.Sources)
+	p.Sources = slices.Sorted(maps.Keys(sources))
 	return nil
 }
 
@@ -337,12 +334,7 @@ var patchSuffixes = []string{".patch.yaml", ".patch.yml", ".patch.json"}
 // IsPatchFile reports whether name is a patch file (NAME.patch.yaml, .yml
 // or .json), which is never a template.
 func IsPatchFile(name string) bool {
-	for _, s := range patchSuffixes {
-		if strings.HasSuffix(name, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(patchSuffixes, func(s string) bool { return strings.HasSuffix(name, s) })
 }
 
 // siblingPatch returns the NAME.patch.* file beside template, or "". A
