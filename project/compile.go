@@ -18,9 +18,8 @@ import (
 
 // Output is one compiled template. It holds the compiled CRDs, not their
 // text: Append and Render write the file content (GeneratedHeader, then the
-// CRD YAML) on demand, the same bytes on every call, mostly copies of
-// fragments the Compiler rendered once. A build of a thousand templates
-// then holds one file's text per core, not a thousand.
+// CRD YAML) on demand, the same bytes on every call. A build of a thousand
+// templates then holds one file's text per core, not a thousand.
 type Output struct {
 	Template *Template
 	// KubeVersion is the Kubernetes minor compiled against, e.g. "1.30".
