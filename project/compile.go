@@ -18,9 +18,8 @@ import (
 
 // Output is one compiled template. It holds the compiled CRDs, not their
 // text: Append and Render write the file content (GeneratedHeader, then the
-// CRD YAML) on demand, the same bytes on every call, mostly copies of
-// fragments the Compiler rendered once. A build of a thousand templates
-// then holds one file's text per core, not a thousand.
+// CRD YAML) on demand, the same bytes on every call. A build of a thousand
+// templates then holds one file's text per core, not a thousand.
 type Output struct {
 	Template *Template
 	// KubeVersion is the Kubernetes minor compiled against, e.g. "1.30".
@@ -63,9 +62,6 @@ func (o *Output) Append(dst []byte) ([]byte, error) {
 	}
 	return out, nil
 }
-
-// yamlSize is about the size of what Append writes (resolver.Result.YAMLSize).
-func (o *Output) yamlSize() int64 { return o.res.YAMLSize() }
 
 // Bytes returns the file content in a buffer of its own (Append to nil).
 func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
@@ -135,11 +131,9 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 	outs := make([]*Output, len(todo))
 	errs := make([]error, len(todo))
 	order := make([]int, len(todo))
-	opts := make([]resolver.Options, len(todo))
 	keys := make([]string, len(todo))
 	for i, t := range todo {
-		opts[i] = t.Policy.options(p.Dir)
-		order[i], keys[i] = i, compilerKey(opts[i])
+		order[i], keys[i] = i, compilerKey(t.Policy.options(p.Dir))
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
@@ -148,7 +142,7 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 		wg.Go(func() {
 			compilers := map[string]*resolver.Compiler{}
 			for _, i := range order[w*len(todo)/workers : (w+1)*len(todo)/workers] {
-				outs[i], errs[i] = p.compile(compilers, todo[i], opts[i], keys[i])
+				outs[i], errs[i] = p.compile(compilers, todo[i])
 			}
 		})
 	}
@@ -162,9 +156,11 @@ func compilerKey(opts resolver.Options) string {
 		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, opts.FitDescriptions)
 }
 
-// compile compiles t with the Compiler of key (compilerKey of opts, t's
-// options), made on first use.
-func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, opts resolver.Options, key string) (*Output, error) {
+// compile compiles t with the Compiler its options need (compilerKey),
+// made on first use.
+func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) (*Output, error) {
+	opts := t.Policy.options(p.Dir)
+	key := compilerKey(opts)
 	opts.Parsed = p.parsed // shared definitions parsed once, by Open
 	// Templates with the same options share a Compiler, and with it the
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
@@ -189,8 +185,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template, 
 		}
 	}
 	// Open read every template and parsed it (classify): CompilePatched
-	// compiles that text, not a second read of the file (1,000 templates
-	// read twice were 8,000 system calls of a build).
+	// compiles that text, not a second read of the file.
 	res, err := c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch)
 	if err != nil {
 		return nil, err
@@ -272,12 +267,6 @@ func DescribeFit(fit resolver.DescriptionFit, limit string) string {
 	return s + ", fits " + formatBytes(int64(fit.Limit))
 }
 
-func commas(n int) string {
-	s := formatBytes(n)
-	s, _, _ = strings.Cut(s, " ")
-	return s
-}
-
 // parsedPatch is a patch file's text and what ParsePatch made of it.
 type parsedPatch struct {
 	src   []byte
@@ -286,9 +275,8 @@ type parsedPatch struct {
 }
 
 // parsePatch parses the patch file path, whose text is src, once per
-// project and text: the templates of several sets share their patches
-// (this repository's three, parsed by yaml.v3 for their anchors, once per
-// set). A Patch is read-only, so the Compilers of every worker share it.
+// project and text: the templates of several sets share their patches.
+// A Patch is read-only, so the Compilers of every worker share it.
 func (p *Project) parsePatch(path string, src []byte) (*resolver.Patch, error) {
 	p.patchMu.Lock()
 	defer p.patchMu.Unlock()
@@ -301,18 +289,6 @@ func (p *Project) parsePatch(path string, src []byte) (*resolver.Patch, error) {
 	}
 	p.patches[path] = parsedPatch{src: src, patch: patch, err: err}
 	return patch, err
-}
-
-// FormatSize renders a byte count for people: "812 B", "181.4 KiB".
-func FormatSize(n int) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	}
 }
 
 // Affected selects the outputs a change to the named files can alter:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -275,14 +276,6 @@ func (c *Config) recordLines(doc *yaml.Node) {
 	}
 }
 
-func setPolicies(sets []Set) []Policy {
-	var out []Policy
-	for _, s := range sets {
-		out = append(out, s.Policy)
-	}
-	return out
-}
-
 // FailOn values.
 const (
 	FailOnChange   = "change"
@@ -329,7 +322,11 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	if c.FailOn != "" && c.FailOn != FailOnChange && c.FailOn != FailOnBreaking {
 		return nil, fmt.Errorf("%w: %s: failOn %q: want %q or %q", ErrConfig, name, c.FailOn, FailOnChange, FailOnBreaking)
 	}
-	for _, p := range append([]Policy{c.Policy}, setPolicies(c.Sets)...) {
+	policies := []Policy{c.Policy}
+	for _, s := range c.Sets {
+		policies = append(policies, s.Policy)
+	}
+	for _, p := range policies {
 		if b, err := resolver.ParseSize(p.Budget); p.Budget != "" && err == nil && b > MaxBudget {
 			return nil, fmt.Errorf("%w: %s: budget %q is above the ceiling of %s: no CRD etcd can store needs that much (the default is %s)", ErrConfig, name, p.Budget, resolver.Size(MaxBudget), resolver.DefaultBudget)
 		}
@@ -362,13 +359,8 @@ func FindConfig(dir string) (string, error) {
 	}
 	top := fileio.GitTop(dir)
 	for {
-		p := filepath.Join(dir, ConfigFileName)
-		fi, err := os.Lstat(p)
-		switch {
-		case err == nil && !fi.IsDir():
-			return p, nil
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return "", err
+		if file, err := configIn(dir); err != nil || file != "" {
+			return file, err
 		}
 		parent := filepath.Dir(dir)
 		if top == "" || dir == top || parent == dir {
@@ -396,13 +388,23 @@ func FindConfigFor(dir, wd string) (string, error) {
 	}
 	for d := dir; d != wd && strings.HasPrefix(d, wd+string(filepath.Separator)); {
 		d = filepath.Dir(d)
-		fi, err := os.Lstat(filepath.Join(d, ConfigFileName))
-		switch {
-		case err == nil && !fi.IsDir():
-			return filepath.Join(d, ConfigFileName), nil
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return "", err
+		if file, err := configIn(d); err != nil || file != "" {
+			return file, err
 		}
+	}
+	return "", nil
+}
+
+// configIn returns the ConfigFileName in dir, "" when there is none (or
+// a directory of that name).
+func configIn(dir string) (string, error) {
+	file := filepath.Join(dir, ConfigFileName)
+	fi, err := os.Lstat(file)
+	switch {
+	case err == nil && !fi.IsDir():
+		return file, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", err
 	}
 	return "", nil
 }
@@ -423,10 +425,8 @@ func checkOutputs(name string, c *Config, i int, set Set) error {
 		if strings.TrimSpace(dir) == "" {
 			return fmt.Errorf("%w: %s: sets[%d].outputs[%d] is empty; name a directory (e.g. dist)", ErrConfig, at, i, j)
 		}
-		for _, elem := range strings.FieldsFunc(filepath.ToSlash(dir), func(r rune) bool { return r == '/' }) {
-			if elem == ".git" {
-				return fmt.Errorf("%w: %s: sets[%d].outputs[%d] %q is inside a .git directory; outputs never go there", ErrConfig, at, i, j, dir)
-			}
+		if slices.Contains(strings.Split(filepath.ToSlash(dir), "/"), ".git") {
+			return fmt.Errorf("%w: %s: sets[%d].outputs[%d] %q is inside a .git directory; outputs never go there", ErrConfig, at, i, j, dir)
 		}
 	}
 	return nil

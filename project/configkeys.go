@@ -3,6 +3,7 @@ package project
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -135,9 +136,9 @@ func checkValue(name, path string, v *yaml.Node, kind valueKind) error {
 	want := func(what string) error {
 		got := nodeKind(v)
 		if v.Kind == yaml.ScalarNode && v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			got = "the quoted string " + strconvQuote(v.Value)
+			got = "the quoted string " + strconv.Quote(v.Value)
 		} else if v.Kind == yaml.ScalarNode {
-			got = strconvQuote(v.Value)
+			got = strconv.Quote(v.Value)
 		}
 		return fmt.Errorf("%w: %s: %s: want %s, not %s", ErrConfig, at, path, what, got)
 	}
@@ -216,10 +217,8 @@ func quoteKey(k string) string {
 	if k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == "" {
 		return k
 	}
-	return strconvQuote(k)
+	return strconv.Quote(k)
 }
-
-func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 // suggestConfigKey offers the key meant: a known alias, else the nearest
 // key valid where it stands.

@@ -32,7 +32,7 @@
 // caller holding a list of changed files can select exactly the templates
 // that reach them (Affected). An Output keeps the compiled CRDs, not their
 // text: Append and Render write the file content on demand (the same bytes
-// every time, mostly copies of fragments the Compiler rendered once).
+// every time).
 //
 // # Plan and apply
 //

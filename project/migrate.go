@@ -36,8 +36,7 @@ import (
 // CRDs, and a later bump of kubernetesVersion takes effect.
 
 // pinRE matches a pinned bundle ref; group 1 or 2 holds the minor, group 3
-// the definition name. Linear (RE2). Compiled on first use: compiling it
-// at start cost every run of the binary some 50 us, and only migrate
+// the definition name. Linear (RE2). Compiled on first use: only migrate
 // needs it.
 var pinRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:python://k8s_crd_resolver/schemata/k8s-(\d+\.\d+)(?:\.\d+)?\.json|https?://raw\.githubusercontent\.com/kubernetes/kubernetes/(?:v|release-)(\d+\.\d+)(?:\.\d+)?/api/openapi-spec/swagger\.json)#/definitions/([A-Za-z0-9_.\-]+)`)
@@ -324,7 +323,7 @@ func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int)
 	if err != nil {
 		return nil, false, 0
 	}
-	if names, isCRD = crdNamesOf(docs); !isCRD {
+	if names, isCRD = crdNames(docs); !isCRD {
 		return names, false, 0
 	}
 	var count func(v any)
@@ -480,9 +479,7 @@ func fsWalk(dir string, fn func(path string) error) error {
 			}
 			return nil
 		}
-		name := d.Name()
-		ext := strings.ToLower(filepath.Ext(name))
-		if (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(name) || fileio.IsTemp(name) || name == ConfigFileName || !d.Type().IsRegular() {
+		if !mayBeTemplate(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
 		return fn(p)

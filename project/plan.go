@@ -132,13 +132,14 @@ func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
 	workers := min(runtime.GOMAXPROCS(0), len(outs))
 	var failed atomic.Int64 // the first output that failed
 	failed.Store(int64(len(outs)))
-	// Largest first: a worker's buffers then grow once, to the largest
+	// Largest first (resolver.Result.YAMLSize: about the size of what
+	// Append writes): a worker's buffers then grow once, to the largest
 	// output, instead of once per larger output.
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(outs[b].yamlSize(), outs[a].yamlSize()) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(outs[b].res.YAMLSize(), outs[a].res.YAMLSize()) })
 	var next, live, peak atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -244,17 +245,16 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 	return out, want, cur, nil
 }
 
-// missing reports whether a read of an output file found nothing there (a
-// dangling link is something: it is refused).
+// missing reports whether a read or stat through the door found nothing
+// there (a dangling link is something: it is refused).
 func missing(err error) bool {
 	return errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink)
 }
 
 // streamMissing stages o's one output file, missing, when build asks for
 // nothing else (no Compare), by rendering o straight into the temporary
-// file, a bounded piece at a time: the text is never held whole (a 1.6 MB
-// output was 400 fresh pages of buffer, about 1.2 ms of page faults on
-// this machine, besides the file's own pages). ok reports whether it did.
+// file, a bounded piece at a time: the text is never held whole. ok
+// reports whether it did.
 // An output written to several paths is rendered once into a buffer
 // instead (planOutput), as is one to compare with a file on disk.
 func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*FileStatus, ok bool, err error) {

@@ -236,10 +236,7 @@ func (p *Project) discover() error {
 				ErrConfig, p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", i)), i, strings.Join(set.Templates, ", "))
 		}
 	}
-	for f := range sources {
-		p.Sources = append(p.Sources, f)
-	}
-	slices.Sort(p.Sources)
+	p.Sources = slices.Sorted(maps.Keys(sources))
 	return nil
 }
 
@@ -290,8 +287,7 @@ func (p *Project) checkCovered(files [][]string, globErrs []error) error {
 		}
 		for _, n := range names {
 			f := filepath.Join(dir, n)
-			ext := strings.ToLower(filepath.Ext(n))
-			if covered[f] || (ext != ".yaml" && ext != ".yml" && ext != ".json") || IsPatchFile(n) || n == ConfigFileName || fileio.IsTemp(n) {
+			if covered[f] || !mayBeTemplate(n) {
 				continue
 			}
 			if fi, err := p.reader.Stat(f); err != nil || !fi.Mode().IsRegular() {
@@ -324,18 +320,21 @@ func outputName(template string) string {
 	return strings.TrimSuffix(base, ext) + ".yaml"
 }
 
+// mayBeTemplate reports whether a file of this name may hold a template:
+// a .yaml, .yml or .json file (any case) that is no patch file, no
+// temporary file of a build and not the configuration.
+func mayBeTemplate(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return (ext == ".yaml" || ext == ".yml" || ext == ".json") && !IsPatchFile(name) && !fileio.IsTemp(name) && name != ConfigFileName
+}
+
 // patchSuffixes are the names of patch files: NAME.patch.yaml etc.
 var patchSuffixes = []string{".patch.yaml", ".patch.yml", ".patch.json"}
 
 // IsPatchFile reports whether name is a patch file (NAME.patch.yaml, .yml
 // or .json), which is never a template.
 func IsPatchFile(name string) bool {
-	for _, s := range patchSuffixes {
-		if strings.HasSuffix(name, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(patchSuffixes, func(s string) bool { return strings.HasSuffix(name, s) })
 }
 
 // siblingPatch returns the NAME.patch.* file beside template, or "". A
@@ -367,7 +366,7 @@ func (p *Project) siblingPatch(template string) (string, error) {
 		}
 		fi, err := p.reader.Stat(stem + s)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fileio.ErrDanglingLink):
+		case missing(err):
 			continue
 		case err != nil:
 			return "", fmt.Errorf("%w: patch of %s: %w", ErrConfig, p.Rel(template), err)

@@ -95,12 +95,29 @@ func checkSize(template, crd string, annots map[string]string, jsonSize int64, a
 // formatBytes renders an exact byte count with its binary size:
 // "262,079 bytes (255.9 KiB)".
 func formatBytes[N int | int64](n N) string {
+	if n < 1<<10 {
+		return commas(n) + " bytes"
+	}
+	return commas(n) + " bytes (" + FormatSize(int(n)) + ")"
+}
+
+// commas renders n with a comma between groups of three digits: "262,079".
+func commas[N int | int64](n N) string {
 	s := strconv.FormatInt(int64(n), 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
-	if n < 1<<10 {
-		return s + " bytes"
+	return s
+}
+
+// FormatSize renders a byte count for people: "812 B", "181.4 KiB".
+func FormatSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 	}
-	return s + " bytes (" + FormatSize(int(n)) + ")"
 }

@@ -16,8 +16,9 @@ import (
 // TakesOver reports whether the existing file old, which lacks the
 // generated header, may be replaced by an output holding the CRDs names:
 // every document of it is a CustomResourceDefinition whose metadata.name
-// is one of names. It reads the file once, linearly, and nothing of a
-// file it refuses is kept or shown.
+// is one of names. It reads the file once, linearly (resolver.Decode: no
+// pairwise key checks, its expansion budgeted), and nothing of a file it
+// refuses is kept or shown.
 func TakesOver(old *io.SectionReader, names []string) bool {
 	if len(names) == 0 || old.Size() > maxTakeoverBytes {
 		return false
@@ -26,7 +27,11 @@ func TakesOver(old *io.SectionReader, names []string) bool {
 	if err != nil {
 		return false
 	}
-	got, ok := crdNames(data)
+	docs, err := resolver.Decode("existing file", data, 0)
+	if err != nil {
+		return false
+	}
+	got, ok := crdNames(docs)
 	if !ok || len(got) == 0 {
 		return false
 	}
@@ -42,20 +47,10 @@ func TakesOver(old *io.SectionReader, names []string) bool {
 // etcd is far smaller, even as indented YAML.
 const maxTakeoverBytes = 64 << 20
 
-// crdNames returns the metadata.name of each document of data, and
+// crdNames returns the metadata.name of each decoded document, and
 // whether every document (empty ones aside) is a CustomResourceDefinition
-// with a name. It reads with resolver.Decode: linear in the file (no
-// pairwise key checks), its expansion budgeted.
-func crdNames(data []byte) ([]string, bool) {
-	docs, err := resolver.Decode("existing file", data, 0)
-	if err != nil {
-		return nil, false
-	}
-	return crdNamesOf(docs)
-}
-
-// crdNamesOf is crdNames of decoded documents.
-func crdNamesOf(docs []any) ([]string, bool) {
+// with a name.
+func crdNames(docs []any) ([]string, bool) {
 	var names []string
 	for _, d := range docs {
 		m, _ := d.(map[string]any)
