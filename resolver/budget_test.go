@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -327,6 +328,46 @@ func TestNumbers(t *testing.T) {
 	for _, src := range []string{`v: "1e400"`, "v: '.nan'", "v: !!str 1e400", "v: inf", "v: 1.2.3"} {
 		if _, err := parseDocuments("f", []byte(src)); err != nil {
 			t.Errorf("%q is a string: %v", src, err)
+		}
+	}
+}
+
+// TestNumbersReportedTogether: both readers report every number they
+// cannot hold, in source order, and stop at maxErrors with one more error
+// saying so.
+func TestNumbersReportedTogether(t *testing.T) {
+	for _, n := range []int{3, maxErrors + 5} {
+		var y, j strings.Builder
+		j.WriteString("[")
+		for i := range n {
+			fmt.Fprintf(&y, "- 1e%d\n", 400+i)
+			if i > 0 {
+				j.WriteString(", ")
+			}
+			fmt.Fprintf(&j, "1e%d", 400+i)
+		}
+		j.WriteString("]")
+		for _, src := range []string{y.String(), j.String()} {
+			_, err := parseDocuments("f", []byte(src))
+			var l ErrorList
+			if !errors.As(err, &l) {
+				t.Fatalf("%d numbers: want an ErrorList, got %v", n, err)
+			}
+			want := min(n, maxErrors)
+			if n >= maxErrors {
+				want++ // the error that stops the reading
+			}
+			if len(l) != want {
+				t.Fatalf("%d numbers: %d errors, want %d: %v", n, len(l), want, err)
+			}
+			for i, e := range l[:min(n, maxErrors)] {
+				if !strings.Contains(e.Error(), fmt.Sprintf("1e%d is out of range", 400+i)) {
+					t.Errorf("%d numbers: error %d is %v", n, i, e)
+				}
+			}
+			if n >= maxErrors && l[len(l)-1].Error() != fmt.Sprintf("f: bad input: reading stopped after %d numbers it cannot hold (fix these first)", maxErrors) {
+				t.Errorf("last error: %v", l[len(l)-1])
+			}
 		}
 	}
 }

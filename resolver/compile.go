@@ -352,7 +352,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 		return nil, asList(err)
 	}
 	if len(docs) == 0 {
-		return nil, ErrorList{{Pos: Position{File: display}, Err: fmt.Errorf("%w: the file holds no document", ErrInput)}}
+		return nil, ErrorList{inputError(Position{File: display}, "the file holds no document")}
 	}
 	root := c.opts.Root
 	if root == "" {

@@ -44,7 +44,7 @@ func (r *run) finish(display string) ([]Diagnostic, ErrorList) {
 		r.settleBundleErrors()
 		sortErrors(r.errs)
 		if more := len(r.errs) - maxErrors; more > 0 {
-			r.errs = append(r.errs[:maxErrors:maxErrors], &Error{Pos: Position{File: display}, Err: fmt.Errorf("%w: and %d more errors (fix these first)", ErrInput, more)})
+			r.errs = append(r.errs[:maxErrors:maxErrors], inputError(Position{File: display}, "and %d more errors (fix these first)", more))
 		}
 		for _, e := range r.errs {
 			reveal(e)

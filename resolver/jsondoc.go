@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -115,7 +114,7 @@ func (r *jsonDocReader) position(off int) Position {
 }
 
 func (r *jsonDocReader) errorAt(off int, format string, args ...any) error {
-	return &Error{Pos: r.position(min(off, len(r.data))), Err: fmt.Errorf("%w: malformed JSON: "+format, append([]any{ErrInput}, args...)...)}
+	return inputError(r.position(min(off, len(r.data))), "malformed JSON: "+format, args...)
 }
 
 // read reads the token that starts at start, turning jsontext's errors
@@ -151,7 +150,7 @@ func (r *jsonDocReader) charge(start int, c cost) error {
 func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 	start, _ := r.next(depth > 0)
 	if depth > maxDepth {
-		return nil, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: nested more than %d levels deep", ErrInput, maxDepth)}
+		return nil, inputError(r.position(start), "nested more than %d levels deep", maxDepth)
 	}
 	if start >= len(r.data) {
 		return nil, r.errorAt(start, "unexpected end of input")
@@ -182,10 +181,8 @@ func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 		s := tok.String()
 		v = json.Number(s)
 		if msg := checkNumber(s); msg != "" {
-			// Reported with every other such number (see converter.number).
-			r.numbers = append(r.numbers, &Error{Pos: r.position(start), Err: fmt.Errorf("%w: %s", ErrInput, msg)})
-			if len(r.numbers) >= maxErrors {
-				return nil, &Error{Pos: Position{File: r.file}, Err: fmt.Errorf("%w: reading stopped after %d numbers it cannot hold (fix these first)", ErrInput, maxErrors)}
+			if err := addNumberError(&r.numbers, r.file, inputError(r.position(start), "%s", msg)); err != nil {
+				return nil, err
 			}
 			v = nil
 		}
@@ -210,7 +207,7 @@ func (r *jsonDocReader) object(ptr string, depth, start int) (any, error) {
 		}
 		k := tok.String()
 		if _, dup := m[k]; dup {
-			return nil, &Error{Pos: r.position(at), Err: fmt.Errorf("%w: key %q is written twice in this mapping", ErrInput, k)}
+			return nil, inputError(r.position(at), "key %q is written twice in this mapping", k)
 		}
 		if err := r.charge(at, cost{bytes: jsonStringLen(k) + 2}); err != nil {
 			return nil, err

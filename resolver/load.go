@@ -291,11 +291,18 @@ type converter struct {
 // conversion go on (with null in its place), so every such number in the
 // file is reported, not only the first; past maxErrors it stops.
 func (c *converter) number(n *yaml.Node, format string, args ...any) (any, error) {
-	*c.numbers = append(*c.numbers, c.errorf(n, format, args...).(*Error))
-	if len(*c.numbers) >= maxErrors {
-		return nil, inputError(Position{File: c.file}, "reading stopped after %d numbers it cannot hold (fix these first)", maxErrors)
+	return nil, addNumberError(c.numbers, c.file, inputError(c.at(n), format, args...))
+}
+
+// addNumberError records e, a number of file that cannot be read, in
+// numbers (both readers report every such number at the end, see
+// withNumbers); at maxErrors it returns the error that stops the reading.
+func addNumberError(numbers *ErrorList, file string, e *Error) error {
+	*numbers = append(*numbers, e)
+	if len(*numbers) >= maxErrors {
+		return inputError(Position{File: file}, "reading stopped after %d numbers it cannot hold (fix these first)", maxErrors)
 	}
-	return nil, nil
+	return nil
 }
 
 // at is the position of n in the file.
