@@ -120,10 +120,13 @@ type cost struct {
 	bytes  int64 // compact JSON bytes, HTML-escaped as encoding/json does
 	indent int64 // the sum of every value's nesting depth below this one (YAML indents each level by two spaces)
 	depth  int64 // the deepest nesting below this value
+	// partial: measuring stopped at the budget, so the value is larger
+	// than this says (and over the budget).
+	partial bool
 }
 
 func (c cost) plus(d cost) cost {
-	return cost{nodes: sat(c.nodes + d.nodes), bytes: sat(c.bytes + d.bytes), indent: sat(c.indent + d.indent), depth: max(c.depth, d.depth)}
+	return cost{nodes: sat(c.nodes + d.nodes), bytes: sat(c.bytes + d.bytes), indent: sat(c.indent + d.indent), depth: max(c.depth, d.depth), partial: c.partial || d.partial}
 }
 
 func (c cost) minus(d cost) cost {
@@ -164,6 +167,10 @@ func newBudget(limit Size) *budget {
 
 // over explains how c exceeds the budget, or returns "".
 func (b *budget) over(c cost) string {
+	if c.partial {
+		// Measuring stopped once past the budget: say only that.
+		return fmt.Sprintf("more than the %d values a %s budget allows (one per %d bytes)", b.values, human(b.limit), budgetValueCost)
+	}
 	switch {
 	case c.bytes > b.limit:
 		have, limit := human(c.bytes), human(b.limit)
@@ -191,6 +198,7 @@ func countString(n int64) string {
 func (b *budget) charge(c cost) string {
 	u := &b.used
 	u.nodes, u.bytes, u.indent = sat(u.nodes+c.nodes), sat(u.bytes+c.bytes), sat(u.indent+c.indent)
+	u.partial = u.partial || c.partial
 	return b.over(*u)
 }
 
@@ -209,25 +217,36 @@ func budgetError(msg string) error {
 	return fmt.Errorf("%w: %s%s", ErrBudget, msg, raiseHint)
 }
 
-// measurer computes costs. The costs of maps it has finished are kept in
-// memo (the Compiler's sizes), so a subtree shared by many uses is walked
-// once: a $ref expanding to 10^20 values costs a few hundred steps to
-// measure. Only the schema nodes of resolved $ref targets are remembered
-// (those in normalized): they never change once resolved. Data maps
-// (defaults, examples) and the properties mappings are walked with their
-// parent.
-type measurer struct {
-	memo       map[uintptr]cost
-	normalized mapSet // nil: remember nothing (the walk is over maps that may still change)
+// measure returns the cost of v, a resolved schema or document. It walks
+// the whole expansion (a finished $ref target is counted at every use, as
+// it is written out at every use), and stops as soon as that is over the
+// compile's value budget: the cost it then returns is marked partial and
+// is over the budget.
+func (r *run) measure(v any) cost {
+	m := measurer{left: r.budget.values + 1}
+	c := m.measure(v)
+	if m.left < 0 {
+		c.partial = true
+	}
+	return c
 }
 
-func (m measurer) measure(v any) cost {
+// measurer computes costs. left is how many more values it may walk
+// (maps, lists and the scalars it is called on); once that is spent it
+// stops walking, and the cost it returns is less than the value's.
+type measurer struct {
+	left int64
+}
+
+// unlimited walks any value whole: one already built, or a patch's.
+func unlimited() *measurer { return &measurer{left: math.MaxInt64} }
+
+func (m *measurer) measure(v any) cost {
+	if m.left--; m.left < 0 {
+		return cost{nodes: 1}
+	}
 	switch t := v.(type) {
 	case map[string]any:
-		id := mapID(t)
-		if c, ok := m.memo[id]; ok {
-			return c
-		}
 		c := cost{nodes: 1, bytes: 2}
 		n := 0
 		for k, x := range t {
@@ -250,9 +269,6 @@ func (m measurer) measure(v any) cost {
 		}
 		if n > 1 {
 			c.bytes = sat(c.bytes + int64(n-1))
-		}
-		if m.normalized.has(t) {
-			m.memo[id] = c
 		}
 		return c
 	case []any:

@@ -48,8 +48,7 @@ func naiveCost(t *testing.T, v any) cost {
 
 // TestMeasureMatchesEncodingJSON: the budget's byte count is exactly the
 // compact JSON encoding/json writes (escapes included), for awkward
-// strings and for compiled CRDs whose $ref targets are shared (measured
-// through the memo).
+// strings and for compiled CRDs whose $ref targets are shared.
 func TestMeasureMatchesEncodingJSON(t *testing.T) {
 	values := []any{
 		nil, true, false, json.Number("-1.5e10"), "", "plain", `quote " backslash \ slash /`,
@@ -59,7 +58,7 @@ func TestMeasureMatchesEncodingJSON(t *testing.T) {
 		map[string]any{"kept": "x", bundleDefault: "left out, as the emitter does"},
 	}
 	for _, v := range values {
-		if got, want := (measurer{}).measure(v), naiveCost(t, v); got != want {
+		if got, want := unlimited().measure(v), naiveCost(t, v); got != want {
 			t.Errorf("%#v: measure %+v, want %+v", v, got, want)
 		}
 	}
@@ -68,13 +67,13 @@ func TestMeasureMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 2 { // the second compile measures through the cache
+		for range 2 { // the second compile takes the targets from the cache
 			res, err := c.Compile("daskcluster.yaml", []byte(benchTemplate))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range res.Documents {
-				got := measurer{memo: c.sizes}.measure(d.obj)
+				got := unlimited().measure(d.obj)
 				if want := naiveCost(t, d.obj); got != want {
 					t.Errorf("remove=%t: measure %+v, want %+v", remove, got, want)
 				}

@@ -99,15 +99,6 @@ type Compiler struct {
 	bundles     map[string]Definitions
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	// normalized holds the schema nodes the structural pass has finished;
-	// sizes the cost of those among them that are resolved $ref targets'
-	// (they never change once resolved). They are the compiler's only
-	// records by identity, kept because a resolved target is one map
-	// shared by every place that uses it: with them the structural pass
-	// and the measure are linear in the distinct maps, not in the expanded
-	// CRD (docs/performance.md).
-	normalized mapSet
-	sizes      map[uintptr]cost
 	// minorProps holds the properties of the bundle's apiextensions
 	// definitions that templates are judged by (minor.go), by short name
 	// prefixed with the group ("v1.JSONSchemaProps"); read only.
@@ -163,8 +154,6 @@ func New(opts Options) (*Compiler, error) {
 		bundles:    map[string]Definitions{version: b},
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
-		normalized: mapSet{},
-		sizes:      map[uintptr]cost{},
 		minorProps: map[string]map[string]any{},
 		roots:      map[string]string{},
 	}

@@ -175,8 +175,8 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 		}
 	}
 	// What the document is, exactly, before anything materialises it
-	// (the patch copies it whole): shared $ref targets are measured once.
-	size := measurer{memo: r.c.sizes}.measure(out)
+	// (the patch copies it whole).
+	size := r.measure(out)
 	if !r.checkOutput(sc, size, "the compiled CRD") {
 		return nil, false
 	}
@@ -200,10 +200,7 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 		if r.checkPatchMinor(p, out, crd.t.apiVersion[len("apiextensions.k8s.io/"):]); len(r.errs) > errsBefore {
 			return nil, false
 		}
-		// The patch copied on write what it changed: what it left is the
-		// same maps, resolved targets among them, whose remembered costs
-		// still hold (and nothing new is remembered).
-		size = measurer{memo: r.c.sizes}.measure(out)
+		size = r.measure(out)
 		if !r.checkOutput(sc, size, "the patched CRD") {
 			return nil, false
 		}
@@ -223,9 +220,6 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 	walk = func(v any, p *Path, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
-			if r.c.normalized.has(t) {
-				return // a resolved $ref target, holding none (patches copy what they change)
-			}
 			for k, x := range t {
 				switch {
 				case k == "$ref" && (p.parent == nil || p.tok != "properties"):

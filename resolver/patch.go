@@ -191,7 +191,7 @@ func (op patchOp) growth(doc any) cost {
 	if toks, _ := splitPointer(op.path); len(toks) > 0 {
 		key.bytes = jsonStringLen(toks[len(toks)-1]) + 2
 	}
-	var m measurer
+	m := unlimited()
 	switch op.op {
 	case "add", "replace":
 		return m.measure(op.value).plus(key)

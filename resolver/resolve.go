@@ -45,13 +45,13 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 			}
 			m[k] = r.resolveKey(k, x, sc, ptr)
 		}
-		return m
+		return unfinishedNode(m)
 	}
 	r.descriptionsKeyAt(m, sc, ptr, hasRef)
 	if d, ok := m["description"].(string); ok && !inPlace {
 		r.ownTexts = append(r.ownTexts, d)
 	}
-	out := map[string]any{}
+	out := unfinishedNode(map[string]any{})
 	if hasRef {
 		refPtr := joinPointer(ptr, "$ref")
 		s, isString := ref.(string)
@@ -62,7 +62,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 				r.errAt(site{sc: sc, ptr: refPtr, ref: s}, err)
 			}
 		} else {
-			// base is shared with the cache: copy what gets written.
+			// base is finished and shared with the cache and every other
+			// use: out takes its keys, and the structural pass never
+			// visits what came from it (see unfinishedNode).
 			maps.Copy(out, base)
 			if m["properties"] != nil {
 				if p := asSchema(out["properties"]); p != nil {
@@ -75,9 +77,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		if k == "$ref" || k == "definitions" || k == DescriptionsKey {
 			continue
 		}
-		if k == bundleDefault && !inPlace {
-			// The compiler's own key for Kubernetes' defaults: written by
-			// an author it is an unknown extension, like any other.
+		if (k == bundleDefault || k == unfinishedKey) && !inPlace {
+			// The compiler's own keys: written by an author they are
+			// unknown extensions, like any other.
 			r.warn(sc, joinPointer(ptr, k), unknownExtension(k))
 			continue
 		}
@@ -225,8 +227,10 @@ func countingCopy(v any, n *int64) any {
 	return v
 }
 
-// cachedTarget is a resolved, normalised $ref target. schema is shared by
-// every use: it is never modified (passes copy what they change).
+// cachedTarget is a resolved, normalised $ref target. schema is finished:
+// shared by every use and never modified (the structural pass visits only
+// unfinished nodes, and every later pass copies what it changes;
+// TestCachedTargetsNeverChange holds it).
 type cachedTarget struct {
 	schema map[string]any
 	// warnings holds each once: a target replays its targets' warnings at
@@ -392,9 +396,21 @@ func (r *run) resolveTarget(t target, key, ref string, sc scope, ptr string, out
 	if r.stopped || resolved == nil {
 		return nil, errStopped
 	}
-	// Measuring remembers the cost of every schema of the target: it is
-	// shared from now on and never modified.
-	c := measurer{memo: r.c.sizes, normalized: r.c.normalized}.measure(resolved)
+	// From here on the target is finished: shared by every use and never
+	// written again. Measuring it walks its expansion, which ends as soon
+	// as it is over the budget (a $ref bomb costs a budget's worth of
+	// steps, not its size).
+	c := r.measure(resolved)
+	if c.partial {
+		// Over the budget by itself: no compile could use it, and the
+		// targets that use it would each measure it again.
+		at := site{sc: sc, ptr: ptr, ref: ref}
+		if r.outer != nil {
+			at = *r.outer
+		}
+		r.stop(at, budgetError("the schema it expands to is "+r.budget.over(c)))
+		return nil, errStopped
+	}
 	// Resolved and normalised targets are cached, with the warnings they
 	// raised (replayed on every use), for the life of the Compiler; the
 	// template's own, which may change between Compile calls, for this

@@ -34,15 +34,15 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 	if props := asSchema(root["properties"]); props != nil {
 		if md := asSchema(props["metadata"]); md != nil && !rootMetadataOK(md) {
 			r.warn(sc, joinPointer(joinPointer(ptr, "properties"), "metadata"), "the apiserver allows only type: object (and name/generateName constraints) for the root metadata; the rest was dropped")
-			cloneAt(root, "properties")["metadata"] = map[string]any{"type": "object"}
+			cloneAt(root, "properties")["metadata"] = unfinishedNode(map[string]any{"type": "object"})
 		}
 	}
 	r.normalize(root, sc, ptr)
 }
 
-// normalize runs the structural pass over s, skipping subtrees that are
-// already done. s itself must be a map this compile owns; the pass copies
-// any shared node before changing it.
+// normalize runs the structural pass over the unfinished nodes of s (see
+// unfinishedNode), parents first, and finishes them. s itself must be
+// unfinished.
 func (r *run) normalize(s map[string]any, sc scope, ptr string) {
 	Walk(normalizer{r, sc}, s, RootPath(ptr))
 }
@@ -52,33 +52,48 @@ type normalizer struct {
 	sc scope
 }
 
+// Visit makes an unfinished node structural and walks on into its
+// children; a finished node, and so everything below it, is left alone.
 func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
 	if n.r.stopped {
 		return nil
 	}
-	if n.r.c.normalized.has(s) {
+	if _, ok := s[unfinishedKey].(unfinished); !ok {
 		return nil
 	}
+	delete(s, unfinishedKey)
 	n.r.structuralNode(s, n.sc, p)
-	n.r.c.normalized.add(s)
 	return n
 }
 
-// mapSet is a set of maps by identity (their address). It holds the maps
-// it names, so no address it is keyed by is reused while it lives; what
-// is keyed by the same addresses elsewhere (Compiler.sizes) only ever
-// names maps of the set.
-type mapSet map[uintptr]map[string]any
+// unfinishedKey is the private key that marks a schema node the structural
+// pass has still to visit. Its value is always unfinished{}, a type no
+// decoder makes, so no input can pass for a mark (and an author's key of
+// that name is dropped as an unknown extension).
+//
+// Nodes are marked where they are made: every node resolveSchema builds
+// (or, in a bundle definition's fresh decode, takes over), and every copy
+// the pass itself makes to change what it copies (cloneSchemaAt). A node
+// without the mark is finished: a resolved $ref target's, shared by every
+// use and by the Compiler's cache, which nothing writes to. The pass removes
+// each mark as it visits the node, so none is left in a finished tree: the
+// structural pass is the one place that tells the two apart, by what the
+// nodes hold, never by their addresses.
+const unfinishedKey = "x-k8s-crd-resolver-unfinished"
 
-func (s mapSet) has(m map[string]any) bool { _, ok := s[mapID(m)]; return ok }
-func (s mapSet) add(m map[string]any)      { s[mapID(m)] = m }
+// unfinished is the value of unfinishedKey.
+type unfinished struct{}
 
-// mapID is the address of a map.
-func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
+// unfinishedNode marks m unfinished and returns it.
+func unfinishedNode(m map[string]any) map[string]any {
+	m[unfinishedKey] = unfinished{}
+	return m
+}
 
 func rootMetadataOK(md map[string]any) bool {
 	for k, v := range md {
 		switch k {
+		case unfinishedKey:
 		case "type":
 			if v != "object" {
 				return false
@@ -336,6 +351,7 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 		default:
 			continue
 		}
+		own := false
 		for i, item := range list {
 			m, ok := item.(map[string]any)
 			if !ok {
@@ -346,15 +362,20 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 				ip = p.join(k)
 			}
 			if _, has := m["description"]; has {
-				m = maps.Clone(m)
+				m = unfinishedNode(maps.Clone(m))
 				delete(m, "description")
 				if k == "not" {
 					s[k] = m
 				} else {
+					// list may be a finished node's: change a copy.
+					if i == 0 || !own {
+						list, own = slices.Clone(list), true
+						s[k] = list
+					}
 					list[i] = m
 				}
 			}
-			if k == "anyOf" && s["x-kubernetes-int-or-string"] == true && len(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
+			if k == "anyOf" && s["x-kubernetes-int-or-string"] == true && keywords(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
 				continue
 			}
 			for _, bad := range []string{"type", "default", "additionalProperties", "nullable"} {
@@ -381,7 +402,7 @@ func (r *run) flattenAllOf(s map[string]any, sc scope, p *Path) {
 			continue
 		}
 		if rest := r.mergeSchema(s, m, sc, p.Child("allOf").Child(itoa(i))); len(rest) > 0 {
-			keep = append(keep, rest)
+			keep = append(keep, unfinishedNode(rest))
 		}
 	}
 	if len(keep) == 0 {
@@ -410,6 +431,8 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		v := src[k]
 		have, exists := dst[k]
 		switch {
+		case k == unfinishedKey:
+			// src's mark, not a keyword: dst is marked or being visited.
 		case !exists:
 			dst[k] = v
 		case k == "properties":
@@ -425,9 +448,9 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 			for name, ps := range sp {
 				if _, ok := dp[name].(map[string]any); ok {
 					if pm, ok := ps.(map[string]any); ok {
-						dps := cloneAt(dp, name)
+						dps := cloneSchemaAt(dp, name)
 						if more := r.mergeSchema(dps, pm, sc, p.Child(k).Child(name)); len(more) > 0 {
-							dps["allOf"] = append(listOf(dps["allOf"]), more)
+							dps["allOf"] = slices.Concat(listOf(dps["allOf"]), []any{unfinishedNode(more)})
 						}
 					}
 				} else {
@@ -435,14 +458,15 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 				}
 			}
 		case k == "required":
-			req, _ := have.([]any)
+			// have may be a finished node's list: the merged list is new.
+			req := slices.Clone(listOf(have))
 			for _, x := range listOf(v) {
 				if !slices.Contains(req, x) {
 					req = append(req, x)
 				}
 			}
 			dst[k] = req
-		case reflect.DeepEqual(have, v):
+		case sameSchemaValue(have, v):
 		case k == "description" || k == "title" || k == "example" || k == "externalDocs":
 			// The enclosing schema's text wins.
 		case k == "type" || k == "x-kubernetes-list-type" || k == "x-kubernetes-map-type" || k == "default":
@@ -450,9 +474,9 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		case k == "items" || k == "additionalProperties":
 			if asSchema(have) != nil {
 				if sm := asSchema(v); sm != nil {
-					dm := cloneAt(dst, k)
+					dm := cloneSchemaAt(dst, k)
 					if more := r.mergeSchema(dm, sm, sc, p.Child(k)); len(more) > 0 {
-						dm["allOf"] = append(listOf(dm["allOf"]), more)
+						dm["allOf"] = slices.Concat(listOf(dm["allOf"]), []any{unfinishedNode(more)})
 					}
 				}
 			}
@@ -461,6 +485,48 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string
 		}
 	}
 	return rest
+}
+
+// keywords is the number of keys of schema node m, its mark left out.
+func keywords(m map[string]any) int {
+	if _, ok := m[unfinishedKey]; ok {
+		return len(m) - 1
+	}
+	return len(m)
+}
+
+// sameSchemaValue reports whether a and b hold the same value, whether or
+// not their nodes are finished (reflect.DeepEqual but for the marks).
+func sameSchemaValue(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || keywords(x) != keywords(y) {
+			return false
+		}
+		for k, xv := range x {
+			if k == unfinishedKey {
+				continue
+			}
+			yv, ok := y[k]
+			if !ok || !sameSchemaValue(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameSchemaValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func listOf(v any) []any {
@@ -501,9 +567,9 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 		if d, ok := prop[bundleDefault]; ok {
 			// items may be shared with other uses of its definition, where
 			// the key is no list-map key: change a copy.
-			items = cloneAt(s, "items")
+			items = cloneSchemaAt(s, "items")
 			props = cloneAt(items, "properties")
-			prop = cloneAt(props, name)
+			prop = cloneSchemaAt(props, name)
 			prop["default"] = d
 			delete(prop, "nullable")
 			// bundleDefault stays beside it: it marks the default as
@@ -573,7 +639,7 @@ func (r *run) setOfObjects(s map[string]any) {
 	if items == nil || items["type"] != "object" || items["x-kubernetes-map-type"] == "atomic" {
 		return
 	}
-	cloneAt(s, "items")["x-kubernetes-map-type"] = "atomic"
+	cloneSchemaAt(s, "items")["x-kubernetes-map-type"] = "atomic"
 }
 
 // minor returns the minor of the target Kubernetes version (1.minor), or
@@ -604,12 +670,19 @@ func parseVersion(v string) (major, minor int) {
 	return ma, mi
 }
 
-// cloneAt replaces m[k], a mapping that may be shared, with a copy, and
-// returns the copy for the caller to change.
+// cloneAt replaces m[k], a mapping that may be finished (shared), with a
+// copy, and returns the copy for the caller to change. For a mapping of
+// schemas (properties); a schema is copied by cloneSchemaAt.
 func cloneAt(m map[string]any, k string) map[string]any {
 	c := maps.Clone(m[k].(map[string]any))
 	m[k] = c
 	return c
+}
+
+// cloneSchemaAt is cloneAt for a schema: the copy is unfinished, so the
+// structural pass visits it (what the caller adds is judged like the rest).
+func cloneSchemaAt(m map[string]any, k string) map[string]any {
+	return unfinishedNode(cloneAt(m, k))
 }
 
 // asSchema returns v as a schema mapping; nil when it is not one.
