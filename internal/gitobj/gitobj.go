@@ -72,7 +72,7 @@ type Entry struct {
 // directory).
 func (e Entry) Regular() bool { return e.Type == "blob" && (e.Mode == "100644" || e.Mode == "100755") }
 
-// Tree lists the entries of commit below each of paths (slash-separated, relative to the
+// Tree lists the entries of commit (an id, as Commit returns it) below each of paths (slash-separated, relative to the
 // top level; none: the whole tree), every level deep when recursive, else the entries of
 // the directories paths name (a path ending in "/") or the entries paths name. Sorted as
 // git sorts them.
@@ -81,7 +81,7 @@ func (r *Repo) Tree(ctx context.Context, commit string, recursive bool, paths ..
 	if recursive {
 		args = append(args, "-r")
 	}
-	args = append(args, "--end-of-options", commit, "--")
+	args = append(args, commit, "--") // commit is an id (Commit): no option
 	args = append(args, paths...)
 	out, err := run(ctx, r.Top, nil, args...)
 	if err != nil {
