@@ -142,7 +142,7 @@ func TestCheckBaseSeesARegeneratedBreakingChange(t *testing.T) {
 	commitAll(t, dir, "size back, and shade")
 	stdout, stderr, code = runCmd(t, dir, "", "check", "--no-validate", "--fail-on-breaking", "--base", "main")
 	require.Equal(t, 0, code, stdout+stderr)
-	require.Contains(t, stdout, "property-added")
+	require.Contains(t, stdout, ".spec: +shade")
 	require.Contains(t, stdout, "total: 0 breaking, 1 compatible")
 
 	// A revision the repository does not have is bad input.
@@ -186,8 +186,8 @@ func TestBaseFollowsOutputs(t *testing.T) {
 	} {
 		stdout, stderr, code := runCmd(t, dir, "", args...)
 		require.Equal(t, 1, code, "%v: %s", args, stdout+stderr)
-		require.Contains(t, stdout, "dist/gadget.yaml:\n  widgets.example.com v1: 0 breaking, 1 compatible\n    compatible:\n      property-added: ", args)
-		require.Contains(t, stdout, "dist/gizmo.yaml:\n  gizmos.example.com: 1 breaking, 0 compatible\n    breaking:\n      (root): crd removed", args)
+		require.Contains(t, stdout, "dist/gadget.yaml:\n  widgets.example.com v1: 0 breaking, 1 compatible\n    compatible:\n      .spec: +shade\n", args)
+		require.Contains(t, stdout, "dist/gizmo.yaml:\n  gizmos.example.com: 1 breaking, 0 compatible\n    breaking:\n      crd-removed: the new set has no such CRD: once it is deleted from a cluster, every stored object of it is deleted too\n        (root): crd removed\n", args)
 		require.Contains(t, stdout, "dist/sprocket.yaml:\n  sprockets.example.com: 0 breaking, 1 compatible\n    compatible:\n      (root): crd added", args)
 		require.Contains(t, stdout, "total: 1 breaking, 2 compatible", args)
 		require.NotContains(t, stdout, "widgets.example.com: 1 breaking", args)
@@ -293,7 +293,7 @@ func TestDiffHelpIsTrue(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	out := filepath.Join(dir, "dist/widget.yaml")
 	data := string(must(os.ReadFile(out)))
-	edited := strings.Replace(data, "              size:\n                type: integer\n", "", 1)
+	edited := strings.Replace(data, "                size:\n                  type: integer\n", "", 1)
 	require.NotEqual(t, data, edited)
 	require.NoError(t, os.WriteFile(out, []byte(edited), 0o644))
 	stdout, stderr, code = runCmd(t, dir, "", "diff")
