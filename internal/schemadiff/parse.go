@@ -36,28 +36,36 @@ var ErrDuplicate = errors.New("listed twice")
 var ErrConcatenated = errors.New("two documents run together")
 
 // Concatenated reports whether data, a YAML stream, holds a document whose top-level
-// apiVersion or kind is written twice, the second time at line (1-based): what files
-// joined without "---" look like (cat dist/*.yaml). Only lines that start in column 1
+// apiVersion or kind is written again after other top-level keys (metadata, spec...), the
+// second time at line (1-based): what files joined without "---" look like (cat
+// dist/*.yaml), rather than one key written twice. Only lines that start a key in column 1
 // are read (a block scalar's lines are indented), and "---" starts a new document. One
 // pass over data.
 func Concatenated(data []byte) (line int, key string, ok bool) {
 	var seen [2]bool
+	other := false // a top-level key other than apiVersion and kind
 	keys := [2]string{"apiVersion", "kind"}
 	n := 0
 	for l := range bytes.Lines(data) {
 		n++
 		if rest, found := bytes.CutPrefix(l, []byte("---")); found && (len(rest) == 0 || strings.ContainsRune(" \t\r\n", rune(rest[0]))) {
-			seen = [2]bool{}
+			seen, other = [2]bool{}, false
 			continue
 		}
+		if len(l) == 0 || strings.ContainsRune(" \t\r\n#-", rune(l[0])) || !bytes.Contains(l, []byte(":")) {
+			continue
+		}
+		known := false
 		for i, k := range keys {
 			if rest, found := bytes.CutPrefix(l, []byte(k)); found && len(rest) > 0 && rest[0] == ':' {
-				if seen[i] {
+				known = true
+				if seen[i] && other {
 					return n, k, true
 				}
 				seen[i] = true
 			}
 		}
+		other = other || !known
 	}
 	return 0, "", false
 }
