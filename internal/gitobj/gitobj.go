@@ -22,6 +22,7 @@ import (
 	"io"
 	"os/exec"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -104,7 +105,8 @@ func (r *Repo) Tree(ctx context.Context, commit string, recursive bool, paths ..
 
 // Files lists the files of the work tree below each of paths (relative to the top level)
 // that a commit would hold: those in the index and those not ignored (git ls-files
-// --cached --others --exclude-standard). A file deleted but not yet staged is listed.
+// --cached --others --exclude-standard), sorted. A file deleted but not yet staged is
+// listed.
 func (r *Repo) Files(ctx context.Context, paths ...string) ([]string, error) {
 	args := append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--"}, paths...)
 	out, err := run(ctx, r.Top, nil, args...)
@@ -119,6 +121,7 @@ func (r *Repo) Files(ctx context.Context, paths ...string) ([]string, error) {
 			names = append(names, n)
 		}
 	}
+	slices.Sort(names)
 	return names, nil
 }
 
