@@ -72,6 +72,7 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 	// to list: the project directory and output directories outside it.
 	configured := map[string]string{}
 	places := []string{dir}
+	outside := map[string]bool{} // output directories outside the project directory
 	for _, t := range proj.Templates {
 		for _, out := range t.Outputs {
 			rel, err := filepath.Rel(proj.Dir, out)
@@ -84,8 +85,9 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 				v = t.Policy.KubernetesVersion
 			}
 			configured[key] = v
-			if !below(dir, key) && !slices.Contains(places, path.Dir(key)) {
-				places = append(places, path.Dir(key))
+			if d := path.Dir(key); !below(dir, key) && !outside[d] {
+				outside[d] = true
+				places = append(places, d)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package doctest
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +115,8 @@ func TestCIDocRunsOnAGitHistory(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(slices.Clone(env), extra...)
 		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			return string(out), ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)
