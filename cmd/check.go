@@ -25,6 +25,21 @@ type checkReport struct {
 	Changes *schemadiff.Report `json:"changes,omitempty"`
 	// ChangesError says why the comparison failed (an output on disk that is no CRD).
 	ChangesError string `json:"changesError,omitempty"`
+	// Base compares the outputs as committed at --base with the working tree's (nil
+	// without --base).
+	Base *checkBase `json:"base,omitempty"`
+
+	groups []diffGroup
+}
+
+// checkBase is what check --base found: the changes of the outputs since a revision.
+type checkBase struct {
+	// Ref is the revision as given.
+	Ref string `json:"ref"`
+	// Files counts the output files compared (on either side).
+	Files int `json:"files"`
+	// Changes compares the outputs at Ref with the working tree's, schema by schema.
+	Changes *schemadiff.Report `json:"changes"`
 
 	groups []diffGroup
 }
@@ -44,7 +59,7 @@ type checkRemark struct {
 
 func newCheckCmd() *cobra.Command {
 	var f projectFlags
-	var output string
+	var output, base string
 	var summaryOnly, failOnBreaking bool
 	c := &cobra.Command{
 		Use:   "check [FILE]...",
@@ -65,6 +80,13 @@ only when a change is breaking: stale outputs with only compatible changes are
 reported and pass. Changes are classified with the update rules of each set's
 Kubernetes version (validation ratcheting only from 1.30: see "diff --help").
 
+With --base REF check also compares the outputs as committed at REF (a branch,
+tag or commit, read from git's object store: no checkout, no network; a shallow
+clone needs REF fetched) with the working tree's, as "diff --base REF" does,
+and exits 1 when a change since REF is breaking: the gate of a pull request,
+whose outputs the pre-commit hook has already rebuilt. Without --base, outputs
+that are up to date leave --fail-on-breaking nothing to judge: check says so.
+
 With FILE arguments only the templates that read one of them are checked, in the
 projects the files belong to; unexpected files are looked for whatever the files
 (see build). Compile errors exit 2; an output the apiserver would reject exits 1.`,
@@ -78,7 +100,10 @@ projects the files belong to; unexpected files are looked for whatever the files
   k8s-crd-resolver check --no-validate
 
   # Fail CI only on what breaks stored custom resources, without the text diff
-  k8s-crd-resolver check --fail-on-breaking --summary-only`,
+  k8s-crd-resolver check --fail-on-breaking --summary-only
+
+  # The pull-request gate: up to date, and nothing breaking since the base branch
+  k8s-crd-resolver check --fail-on-breaking --base origin/main`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q: want text or json", output)
@@ -100,6 +125,11 @@ projects the files belong to; unexpected files are looked for whatever the files
 			if !rep.UpToDate && rep.ChangesError == "" {
 				rep.Changes = totalOf(rep.groups)
 			}
+			if base != "" {
+				if rep.Base, err = checkSinceBase(c, comps, base); err != nil {
+					return err
+				}
+			}
 			// The flag, when given, wins over the configuration either way.
 			breakingOnly := len(comps) > 0 && comps[0].proj.Config.FailOn == project.FailOnBreaking
 			if c.Flags().Changed("fail-on-breaking") {
@@ -112,7 +142,12 @@ projects the files belong to; unexpected files are looked for whatever the files
 			} else {
 				printCheckReport(c.OutOrStdout(), rep, summaryOnly, breakingOnly)
 			}
+			if rep.UpToDate && breakingOnly && base == "" {
+				fmt.Fprintln(c.ErrOrStderr(), "note: check --fail-on-breaking compared nothing: the outputs are up to date with the templates, so no schema change was there to judge; to judge what a pull request changes, compare its outputs with its base: --base REF (e.g. --base origin/main)")
+			}
 			switch {
+			case rep.Base != nil && rep.Base.Changes.Breaking > 0:
+				return quietExit(exitProblems)
 			case rep.UpToDate:
 				return nil
 			case !breakingOnly, rep.Changes == nil, rep.Changes.Breaking > 0:
@@ -124,6 +159,7 @@ projects the files belong to; unexpected files are looked for whatever the files
 	f.register(c)
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, or json: {upToDate, stale, missing, unexpected, warnings, changes}")
 	c.Flags().BoolVar(&summaryOnly, "summary-only", false, "print the schema changes and the file lists, without the unified diff")
+	c.Flags().StringVar(&base, "base", "", "also compare the outputs as committed at this git revision (e.g. origin/main) with the working tree's, and fail on a breaking change since then")
 	c.Flags().BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects (the configuration's failOn: breaking)")
 	return c
 }
@@ -184,6 +220,14 @@ func addToCheckReport(rep *checkReport, comp *compiled, plan *project.Plan, diff
 }
 
 func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly bool) {
+	if b := rep.Base; b != nil {
+		if b.Changes.Empty() {
+			fmt.Fprintf(w, "no schema change since %s (%d output file(s) compared)\n", safetext.Quote(b.Ref), b.Files)
+		} else {
+			fmt.Fprintf(w, "schema changes since %s (k8s-crd-resolver diff --base %s):\n", safetext.Quote(b.Ref), safetext.Quote(b.Ref))
+			printDiffGroups(w, b.groups, b.Changes, false)
+		}
+	}
 	if rep.UpToDate {
 		return
 	}
@@ -211,7 +255,29 @@ func printCheckReport(w io.Writer, rep *checkReport, summaryOnly, breakingOnly b
 		fmt.Fprintf(w, "unexpected: %s (%s)\n", q(u.File), u.Reason) // orphanReason quotes its names
 	}
 	fmt.Fprintf(w, "%d stale, %d missing, %d unexpected: run `k8s-crd-resolver build` and commit the result\n", len(rep.Stale), len(rep.Missing), len(rep.Unexpected))
-	if breakingOnly && rep.Changes != nil && rep.Changes.Breaking == 0 {
+	if breakingOnly && rep.Changes != nil && rep.Changes.Breaking == 0 && (rep.Base == nil || rep.Base.Changes.Breaking == 0) {
 		fmt.Fprintln(w, "no breaking change: check passes (failing on breaking changes only)")
 	}
+}
+
+// checkSinceBase compares the outputs of every project of comps as committed at rev with
+// the working tree's, each classified with its set's Kubernetes version.
+func checkSinceBase(c *cobra.Command, comps []*compiled, rev string) (*checkBase, error) {
+	b := &checkBase{Ref: rev}
+	for _, comp := range comps {
+		minors := map[string]string{}
+		for _, o := range comp.every {
+			for _, p := range o.Template.Outputs {
+				minors[p] = o.KubeVersion
+			}
+		}
+		cmp, err := compareWithBase(c.Context(), comp.proj, rev, minors, comp.proj.Config.Policy.KubernetesVersion)
+		if err != nil {
+			return nil, err
+		}
+		b.Files += cmp.files
+		b.groups = append(b.groups, cmp.groups...)
+	}
+	b.Changes = totalOf(b.groups)
+	return b, nil
 }

@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +24,7 @@ import (
 )
 
 func newDiffCmd() *cobra.Command {
-	var output, from, to, config, minor string
+	var output, from, to, config, minor, base string
 	var failOnBreaking, allowOutside, allowLarge bool
 	c := &cobra.Command{
 		Use:   "diff [OLD NEW]",
@@ -30,11 +33,23 @@ func newDiffCmd() *cobra.Command {
 as text) and classifies every change as compatible or breaking for custom
 resources already stored in a cluster. It compares
 
-  - with no arguments: the committed outputs of the project with what build
-    would write now (like check, it compiles in memory and writes nothing);
+  - with no arguments: the project's output files as they are in the working
+    tree (committed or not) with what build would write now (like check, it
+    compiles in memory and writes nothing); once build has run, nothing differs;
+  - with --base REF: the project's outputs as committed at REF (a branch, tag
+    or commit, read from git's object store: no checkout, no network; a shallow
+    clone needs REF fetched) with the working tree's: what a pull request
+    changes. Every output on either side is compared: one added or removed is
+    reported so, and a CRD that moved to another file is compared with its old
+    self;
   - with --from and --to: the project's templates compiled for two Kubernetes
     versions, e.g. before bumping kubernetesVersion;
-  - with OLD NEW: two files, YAML or JSON streams of CRDs ("-" is standard input).
+  - with OLD NEW: two files, YAML or JSON streams of CRDs separated by "---"
+    ("-" is standard input), or two directories (their *.yaml, *.yml and
+    *.json files, paired by name, moved CRDs followed as with --base). Either
+    may be REF:PATH, a file or directory as committed at REF (PATH relative to
+    the repository's top level, or to the working directory when it starts
+    with ./), e.g. "diff main:dist dist".
 
 For each CRD version and schema path it reports added and removed properties,
 type changes, required fields added or removed, bounds, lengths, item limits,
@@ -49,15 +64,15 @@ update, or clients lose an endpoint, name or selector; docs/diff.md gives every
 rule and its reason, validation ratcheting included.
 
 Changes are classified with the update rules of the Kubernetes version the new
-CRDs are applied in: a project's outputs with their set's kubernetesVersion,
---from/--to with --to, OLD NEW with --k8s-version (default: the newest
-embedded). Validation ratcheting is on by default from 1.30: for an older
-version no change is marked ratcheted but what the list-type check skips on its
-own, and updates that leave an offending value unchanged fail too. A change of
-what the version does not keep in a CRD (x-kubernetes-validations before 1.25,
-a rule's optionalOldSelf before 1.30, selectableFields before 1.31, ...: dropped,
-or the CRD refused under strict field validation) affects no stored object
-there: compatible, with that reason.
+CRDs are applied in: a project's outputs (no arguments, --base) with their
+set's kubernetesVersion, --from/--to with --to, OLD NEW with --k8s-version
+(default: the newest embedded). Validation ratcheting is on by default from
+1.30: for an older version no change is marked ratcheted but what the list-type
+check skips on its own, and updates that leave an offending value unchanged
+fail too. A change of what the version does not keep in a CRD
+(x-kubernetes-validations before 1.25, a rule's optionalOldSelf before 1.30,
+selectableFields before 1.31, ...: dropped, or the CRD refused under strict
+field validation) affects no stored object there: compatible, with that reason.
 
 --output json prints {"changes": [{"crd", "version", "path", "kind",
 "breaking", "reason", "old", "new", ...}], "breaking", "compatible",
@@ -69,8 +84,15 @@ breaking. 2 on bad input.`,
 		Example: `  # What bumping kubernetesVersion from 1.21 to 1.37 changes for users
   k8s-crd-resolver diff --from 1.21 --to 1.37
 
-  # What the committed dist/ lacks compared with a fresh build
+  # What dist/ in the working tree lacks compared with a fresh build
   k8s-crd-resolver diff
+
+  # What a pull request changes in the outputs, against its base branch
+  k8s-crd-resolver diff --base origin/main --fail-on-breaking
+
+  # Two directories, or a directory as committed at a revision
+  k8s-crd-resolver diff old-dist/ dist/
+  k8s-crd-resolver diff v1.2.0:dist dist
 
   # A CRD installed in a cluster against a new one, for a CI gate, with the cluster's rules
   kubectl get crd daskclusters.kubernetes.dask.org -o yaml | k8s-crd-resolver diff --k8s-version 1.29 --fail-on-breaking - dist/daskcluster.yaml`,
@@ -84,6 +106,9 @@ breaking. 2 on bad input.`,
 			if from != "" && len(args) > 0 {
 				return fmt.Errorf("--from/--to compare the project's templates and take no files")
 			}
+			if base != "" && (len(args) > 0 || from != "") {
+				return fmt.Errorf("--base compares the project's outputs as committed at REF with the working tree's, and takes no files and no --from/--to; to compare two commits' files give REF:PATH as OLD or NEW")
+			}
 			if len(args) != 0 && len(args) != 2 {
 				return fmt.Errorf("give OLD and NEW, or no files at all (see '%s --help')", c.CommandPath())
 			}
@@ -92,17 +117,21 @@ breaking. 2 on bad input.`,
 			}
 			var groups []diffGroup
 			var err error
+			single := false
 			switch {
 			case len(args) == 2:
-				groups, err = diffFiles(c, args, allowOutside, minor)
+				groups, single, err = diffFiles(c, args, allowOutside, minor)
 			default:
 				opts := project.Options{ConfigFile: config, AllowLarge: allowLarge}
 				if c.Flags().Changed("allow-outside-root") {
 					opts.Policy.AllowOutsideRoot = &allowOutside
 				}
-				if from != "" {
+				switch {
+				case from != "":
 					groups, err = diffVersions(c, opts, from, to)
-				} else {
+				case base != "":
+					groups, err = diffBase(c, opts, base)
+				default:
 					groups, err = diffProject(c, opts)
 				}
 			}
@@ -115,7 +144,7 @@ breaking. 2 on bad input.`,
 					return err
 				}
 			} else {
-				printDiffGroups(c.OutOrStdout(), groups, total, len(args) == 2)
+				printDiffGroups(c.OutOrStdout(), groups, total, single)
 			}
 			if (failOnBreaking && total.Breaking > 0) || (!failOnBreaking && !total.Empty()) {
 				return quietExit(exitProblems)
@@ -126,6 +155,7 @@ breaking. 2 on bad input.`,
 	fs := c.Flags()
 	fs.StringVarP(&output, "output", "o", "text", "output format: text, or json: {changes, breaking, compatible, descriptionsChanged}")
 	fs.Bool("summary-only", false, "accepted as check takes it: diff prints the schema changes and never a unified diff")
+	fs.StringVar(&base, "base", "", "compare the project's outputs as committed at this git revision (a branch, tag or commit; read from git's object store, no checkout) with the working tree's")
 	fs.StringVar(&from, "from", "", "compile the project's templates for this Kubernetes version as the old side (with --to)")
 	fs.StringVar(&minor, "k8s-version", "", "classify OLD NEW with the update rules of this Kubernetes version, the cluster's (default: the newest embedded)")
 	fs.StringVar(&to, "to", "", "compile the project's templates for this Kubernetes version as the new side (with --from)")
@@ -300,43 +330,98 @@ func totalOf(groups []diffGroup) *schemadiff.Report {
 	return total
 }
 
-func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string) ([]diffGroup, error) {
+// diffFiles compares OLD and NEW (args): two files, or two directories (their *.yaml,
+// *.yml and *.json files, paired by name: a CRD that moved to another file is compared
+// with its old self), each a path, "-" (standard input) or REV:PATH (as committed, read
+// from git's object store). single reports the two-file form (one report, no file names).
+func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string) (groups []diffGroup, single bool, err error) {
 	if args[0] == "-" && args[1] == "-" {
-		return nil, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
+		return nil, false, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
 	defer reader.Close()
-	var data [2][]byte
+	var sides [2][]outputFile
+	var dirs [2]bool
 	for i, name := range args {
-		if name == "-" {
-			data[i], err = reader.ReadFrom("<stdin>", c.InOrStdin())
-		} else {
-			data[i], err = reader.ReadExplicit(name)
+		if sides[i], dirs[i], err = diffSide(c, reader, name); err != nil {
+			return nil, false, err
 		}
-		if err != nil {
-			return nil, err
-		}
-		if err := notATemplate(name, data[i]); err != nil {
-			return nil, err
+		for _, f := range sides[i] {
+			if err := notATemplate(f.shown, f.data); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	rules, err := schemadiff.RulesFor(minor)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	old, err := schemadiff.Parse(args[0], data[0], 0)
+	switch {
+	case dirs[0] != dirs[1]:
+		return nil, false, fmt.Errorf("%s is a directory and %s a file: give two files or two directories", args[slices.Index(dirs[:], true)], args[slices.Index(dirs[:], false)])
+	case dirs[0] && len(sides[0])+len(sides[1]) == 0:
+		return nil, false, fmt.Errorf("%s and %s hold no .yaml, .yml or .json file: nothing to compare", args[0], args[1])
+	case dirs[0]:
+		shown := map[string]string{}
+		for _, side := range sides {
+			for _, f := range side {
+				shown[f.key] = f.shown // the new side's name when both have one
+			}
+		}
+		reps, err := compareOutputFiles(sides[0], sides[1], func(string) string { return minor })
+		if err != nil {
+			return nil, false, err
+		}
+		var names []string
+		var changed []*schemadiff.Report
+		for _, r := range reps {
+			if !r.Report.Empty() {
+				names = append(names, shown[r.Name])
+				changed = append(changed, r.Report)
+			}
+		}
+		groups, err := groupReports(names, changed)
+		return groups, false, err
+	}
+	old, err := schemadiff.Parse(sides[0][0].shown, sides[0][0].data, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	new, err := schemadiff.Parse(args[1], data[1], 0)
+	new, err := schemadiff.Parse(sides[1][0].shown, sides[1][0].data, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return []diffGroup{{rep: schemadiff.CompareFor(old, new, rules)}}, nil
+	return []diffGroup{{rep: schemadiff.CompareFor(old, new, rules)}}, true, nil
+}
+
+// diffSide reads one side of diff OLD NEW: standard input ("-"), REV:PATH (a path that
+// does not exist and holds a colon), a directory's listed files, or a file.
+func diffSide(c *cobra.Command, reader *fileio.Reader, name string) ([]outputFile, bool, error) {
+	if name == "-" {
+		data, err := reader.ReadFrom("<stdin>", c.InOrStdin())
+		return []outputFile{{key: "<stdin>", shown: "<stdin>", data: data}}, false, err
+	}
+	fi, statErr := os.Stat(name)
+	if rev, _, ok := strings.Cut(name, ":"); ok && rev != "" && errors.Is(statErr, fs.ErrNotExist) {
+		return gitSide(c.Context(), reader, name)
+	}
+	if statErr == nil && fi.IsDir() {
+		names, contents, err := reader.ReadListed(name)
+		if err != nil {
+			return nil, false, err
+		}
+		files := make([]outputFile, len(names))
+		for i, n := range names {
+			files[i] = outputFile{key: filepath.Base(n), shown: n, data: contents[i]}
+		}
+		return files, true, nil
+	}
+	data, err := reader.ReadExplicit(name)
+	return []outputFile{{key: name, shown: name, data: data}}, false, err
 }
 
 // openAndCompile opens the project of the working directory and compiles every template

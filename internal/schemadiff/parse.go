@@ -1,8 +1,10 @@
 package schemadiff
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -29,6 +31,45 @@ var ErrNoCRD = errors.New("no CustomResourceDefinition")
 // cluster ends up with depends on the order they are applied in, so neither is compared.
 var ErrDuplicate = errors.New("listed twice")
 
+// ErrConcatenated marks a YAML stream in which a document starts again without the
+// "---" line that separates documents: files joined with cat.
+var ErrConcatenated = errors.New("two documents run together")
+
+// Concatenated reports whether data, a YAML stream, holds a document whose top-level
+// apiVersion or kind is written again after other top-level keys (metadata, spec...), the
+// second time at line (1-based): what files joined without "---" look like (cat
+// dist/*.yaml), rather than one key written twice. Only lines that start a key in column 1
+// are read (a block scalar's lines are indented), and "---" starts a new document. One
+// pass over data.
+func Concatenated(data []byte) (line int, key string, ok bool) {
+	var seen [2]bool
+	other := false // a top-level key other than apiVersion and kind
+	keys := [2]string{"apiVersion", "kind"}
+	n := 0
+	for l := range bytes.Lines(data) {
+		n++
+		if rest, found := bytes.CutPrefix(l, []byte("---")); found && (len(rest) == 0 || strings.ContainsRune(" \t\r\n", rune(rest[0]))) {
+			seen, other = [2]bool{}, false
+			continue
+		}
+		if len(l) == 0 || strings.ContainsRune(" \t\r\n#-", rune(l[0])) || !bytes.Contains(l, []byte(":")) {
+			continue
+		}
+		known := false
+		for i, k := range keys {
+			if rest, found := bytes.CutPrefix(l, []byte(k)); found && len(rest) > 0 && rest[0] == ':' {
+				known = true
+				if seen[i] && other {
+					return n, k, true
+				}
+				seen[i] = true
+			}
+		}
+		other = other || !known
+	}
+	return 0, "", false
+}
+
 // Parse reads a YAML or JSON stream and returns its CRDs in order. name is used in messages;
 // budget bounds what the stream may expand to (0: the compiler's default). It reads as the
 // compiler reads templates (resolver.Decode: linear in the input, duplicate keys refused).
@@ -37,6 +78,9 @@ var ErrDuplicate = errors.New("listed twice")
 func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
 	docs, err := resolver.Decode(name, data, budget)
 	if err != nil {
+		if line, key, ok := Concatenated(data); ok {
+			return nil, fmt.Errorf("%s:%d: %w: the top-level key %q starts again here without a \"---\" line before it (files joined with cat have none): put \"---\" between documents, or give diff the directories (k8s-crd-resolver diff OLD_DIR NEW_DIR)", name, line, ErrConcatenated, key)
+		}
 		return nil, err
 	}
 	objs := make([]map[string]any, len(docs))
