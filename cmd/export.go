@@ -94,6 +94,9 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 			if err != nil {
 				return err
 			}
+			if err := exportable(a, in); err != nil {
+				return err
+			}
 			for _, i := range in {
 				inputs = append(inputs, i)
 				names = append(names, i.Name)
@@ -152,6 +155,38 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 		}
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), safetext.Quote(dir), written, len(files)-written)
+	return nil
+}
+
+// exportable refuses an argument (a file, or a directory's files in) that
+// holds no CustomResourceDefinition, naming it, as nothing exported is no
+// success; and a CRD template: its $refs would be exported as schemas that
+// accept anything.
+func exportable(arg string, in []jsonschema.Input) error {
+	crds := false
+	for _, i := range in {
+		docs, err := resolver.DecodeDocuments(i.Name, i.Content, 0)
+		if err != nil {
+			return nil // Export reports it
+		}
+		for _, d := range docs {
+			m, _ := d.Value.(map[string]any)
+			if m["kind"] == "List" {
+				crds = true // kubectl get crd -o yaml: Export looks into it
+			}
+			if m["kind"] != "CustomResourceDefinition" {
+				continue
+			}
+			crds = true
+			if ptr, ok := firstRef(d.Value, ""); ok {
+				return fmt.Errorf("%s: %s is a CRD template (a $ref at %s), not a compiled CRD: export writes the schemas of compiled CRDs; compile it first (k8s-crd-resolver build, or k8s-crd-resolver resolve %s --output-file compiled.yaml), or run export with no arguments to export the project's outputs",
+					d.Position(ptr), safetext.Quote(i.Name), ptr, safetext.Quote(i.Name))
+			}
+		}
+	}
+	if !crds {
+		return fmt.Errorf("%s holds no CustomResourceDefinition: export writes the JSON Schemas of CRDs (nothing exported is no success); give compiled CRDs, or no argument to export the project's outputs", safetext.Quote(arg))
+	}
 	return nil
 }
 

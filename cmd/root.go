@@ -220,7 +220,15 @@ func notACommand(c *cobra.Command, args []string) error {
 func usageArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return fmt.Errorf("%s (got %d argument(s)); see '%s --help'", what, len(args), c.CommandPath())
+			got := ""
+			if len(args) > 0 {
+				quoted := make([]string, len(args))
+				for i, a := range args {
+					quoted[i] = safetext.Quote(a)
+				}
+				got = ": " + strings.Join(quoted, " ")
+			}
+			return fmt.Errorf("%s (got %d argument(s)%s); see '%s --help'", what, len(args), got, c.CommandPath())
 		}
 		return nil
 	}

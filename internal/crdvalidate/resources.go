@@ -87,7 +87,9 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			continue
 		}
 		if len(docs) == 0 {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: "the file holds no document"})
+			// What kubectl and kubectl-validate make of it too: no object,
+			// so nothing to judge, and said.
+			results[i].Warnings = append(results[i].Warnings, project.Problem{Message: "the file holds no object (it is empty, or only comments): nothing to judge"})
 			continue
 		}
 		var crds []json.RawMessage
@@ -154,6 +156,9 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		}
 	}
 	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
+	if !opts.Examples {
+		notJudged(results, resources, len(crdDocs) > 0, opts.IgnoreMissing)
+	}
 	var stored []Stored
 	for _, r := range resources {
 		res := &results[r.file]
@@ -326,6 +331,45 @@ type resource struct {
 
 	problems, warnings []project.Problem
 	stored             map[string]any
+	// builtin is where an object of Kubernetes' own kinds stands, its
+	// message its apiVersion and kind; Line is 0 for any other object.
+	builtin project.Problem
+}
+
+// notJudged says what was not judged: objects of Kubernetes' own kinds,
+// which validate does not judge (the apiserver's CRD code does not). When
+// nothing else was (no CRD, no custom resource judged), each is a problem,
+// as nothing judged is no pass (a warning with ignoreMissing); otherwise
+// the first of each file gets a warning counting them.
+func notJudged(results []project.ValidationResult, resources []*resource, crds, ignoreMissing bool) {
+	judged := crds || slices.ContainsFunc(resources, func(r *resource) bool { return r.builtin.Message == "" })
+	byFile := map[int][]*resource{}
+	for _, r := range resources {
+		if r.builtin.Message != "" {
+			byFile[r.file] = append(byFile[r.file], r)
+		}
+	}
+	for file, rs := range byFile {
+		if !judged {
+			for _, r := range rs {
+				p := r.builtin
+				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", p.Message)
+				if ignoreMissing {
+					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", r.builtin.Message)
+					r.warnings = append(r.warnings, p)
+					continue
+				}
+				r.problems = append(r.problems, p)
+			}
+			continue
+		}
+		p := rs[0].builtin
+		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", p.Message, len(rs)-1)
+		if len(rs) == 1 {
+			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].builtin.Message)
+		}
+		results[file].Warnings = append(results[file].Warnings, p)
+	}
 }
 
 // judge judges the resource against its CRD.
@@ -344,7 +388,9 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		group, _, _ := strings.Cut(apiVersion, "/")
 		switch {
 		case !isCustomGroup(r.obj):
-			// Kubernetes' own kinds (a chart's Deployments): not ours to judge.
+			// Kubernetes' own kinds (a chart's Deployments): not ours to
+			// judge, but said (notJudged).
+			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
 		case len(cat.groups[group]) > 0:
 			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, resolver.DidYouMean(kind, cat.groups[group])))
 		case opts.Examples:
