@@ -20,7 +20,7 @@ import (
 
 func newResolveCmd() *cobra.Command {
 	f := compileFlags{validate: true}
-	var output string
+	var output, format string
 	c := &cobra.Command{
 		Use:   "resolve FILE|- [--output-file OUT]",
 		Short: "Compile one CRD template to standard output or a file",
@@ -48,15 +48,28 @@ needs --force.`,
   cat template.yaml | k8s-crd-resolver resolve - -j fix.patch.yaml`,
 		Args: usageArgs(1, "resolve takes one template file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
+			switch {
+			case format == "yaml", format == "json":
+				f.format = format
+			case c.Flags().Changed("output-file"):
+				return fmt.Errorf("-o %s: want yaml or json (the output format; --output-file %s names the file)", safetext.Quote(format), safetext.Quote(output))
+			default:
+				// -o FILE, the destination resolve took before -o
+				// named a format everywhere: kept for scripts.
+				output, f.format = format, "yaml"
+			}
 			if output == "" {
 				output = "-"
+			}
+			if f.format == "json" && output != "-" {
+				return fmt.Errorf("-o json writes to standard output: an output file carries the generated header, a YAML comment JSON has no room for; redirect standard output instead")
 			}
 			return runCompile(c, f, args[0], output)
 		},
 	}
 	f.register(c)
 	c.Flags().StringVar(&output, "output-file", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
-	outputAlias(c, &output, "output-file")
+	c.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml, or json (one CRD as an object, several as a kind: List, as kubectl prints them; standard output only). Any other value is taken as --output-file, as resolve took -o FILE before")
 	c.Flags().BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation (by the k8s-crd-resolver-validate companion)")
 	return c
 }
@@ -130,6 +143,13 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents); err != nil {
 		return err
 	}
+	if dst == "-" && f.format == "json" {
+		objs := make([]map[string]any, len(res.Documents))
+		for i, d := range res.Documents {
+			objs[i] = d.Object()
+		}
+		return writeJSON(c.OutOrStdout(), objs)
+	}
 	if dst == "-" {
 		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
 		if err := res.WriteYAML(w); err != nil {
@@ -176,6 +196,9 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 		if reportProblems(c.ErrOrStderr(), results) {
 			return quietExit(exitProblems)
 		}
+	}
+	if dst == "-" && f.format == "json" {
+		return writeJSON(c.OutOrStdout(), o.Objects())
 	}
 	if dst == "-" {
 		return o.RenderBody(c.OutOrStdout()) // standard output gets no header
@@ -267,6 +290,22 @@ func reportProblems(w io.Writer, results []project.ValidationResult) bool {
 		}
 	}
 	return bad
+}
+
+// writeJSON writes one object as itself, several as a kind: List (what
+// kubectl get -o json prints), indented.
+func writeJSON(w io.Writer, objs []map[string]any) error {
+	var v any = objs[0]
+	if len(objs) != 1 {
+		items := make([]any, len(objs))
+		for i, o := range objs {
+			items[i] = o
+		}
+		v = map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func absPath(wd, name string) string {

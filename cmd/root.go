@@ -57,9 +57,10 @@ With two arguments and no command it works like the Python k8s-crd-resolver:
 SRC and DST are files, "-" is standard input or output.
 
 As in kubectl, helm and kubeconform, -o/--output always names an output format
-(check, diff, validate: text or json), so that one spelling means one thing in
-every command; a command that writes files takes --output-file (resolve) or
---output-dir (export), and the -o FILE and -o DIR they took before still work.
+(check, diff, validate: text or json; resolve: yaml or json), so that one
+spelling means one thing in every command; a command that writes files takes
+--output-file (resolve) or --output-dir (export), and the -o FILE and -o DIR
+they took before still work (resolve: any -o value but yaml and json).
 Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 		Example: `  # The Python tool's command line, unchanged
   k8s-crd-resolver -r -j daskcluster.patch.yaml daskcluster.yaml dist/daskcluster.yaml

@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestResolveOutputFormat: resolve's -o is a format, as everywhere: -o json
+// prints JSON (and writes no file named json), -o yaml YAML; any other
+// value is still the output file resolve took before.
+func TestResolveOutputFormat(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	stdout, stderr, code := runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "--k8s-version", "1.30", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var crd map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &crd), stdout)
+	require.Equal(t, "CustomResourceDefinition", crd["kind"])
+	require.NoFileExists(t, filepath.Join(dir, "json"))
+
+	yamlOut, stderr, code := runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "--k8s-version", "1.30", "--output", "yaml")
+	require.Equal(t, 0, code, stderr)
+	plain, _, _ := runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "--k8s-version", "1.30")
+	require.Equal(t, plain, yamlOut)
+
+	// Inside a project too (templates/*.yaml), and never to a file.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(template), 0o644))
+	stdout, stderr, code = runCmd(t, dir, "", "resolve", "templates/widget.yaml", "--no-validate", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &crd), stdout)
+	_, stderr, code = runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "-o", "json", "--output-file", "out.json")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "-o json writes to standard output")
+	_, stderr, code = runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "-o", "xml", "--output-file", "out.yaml")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "want yaml or json")
+}
