@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,4 +40,21 @@ func TestResolveOutputFormat(t *testing.T) {
 	_, stderr, code = runCmd(t, dir, "", "resolve", "widget.yaml", "--no-validate", "-o", "xml", "--output-file", "out.yaml")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "want yaml or json")
+}
+
+// TestResolveSizeWarningOutsideProject: a CRD too large for client-side
+// apply gets the same warning from resolve outside a project as inside one.
+func TestResolveSizeWarningOutsideProject(t *testing.T) {
+	dir := t.TempDir()
+	tpl := strings.Replace(template, "{$ref: io.k8s.api.core.v1.LocalObjectReference}", "{$ref: defs.yaml#/definitions/Spec}", 1)
+	defs := "definitions:\n  Spec: {type: object, description: " + strings.Repeat("x", 300<<10) + "}\n"
+	for _, where := range []string{"", "templates/"} { // outside a project, then in the default one
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, where), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, where+"widget.yaml"), []byte(tpl), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, where+"defs.yaml"), []byte(defs), 0o644))
+		_, stderr, code := runCmd(t, dir, "", "resolve", where+"widget.yaml", "--no-validate", "--k8s-version", "1.30", "--output-file", "out.yaml")
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stderr, "warning: ", where)
+		require.Contains(t, stderr, "client-side `kubectl apply` would copy it into its last-applied-configuration annotation", where)
+	}
 }

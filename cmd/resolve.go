@@ -130,6 +130,12 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 	}
+	// The size warning a project's compile gives, outside one too.
+	for _, d := range res.Documents {
+		if w := project.SizeWarning(d.Name, d.Annotations(), d.JSONSize(), f.opts.RemoveDescriptions); w != "" {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s\n", safetext.Quote(src), w)
+		}
+	}
 	name := "<stdin>"
 	if src != "-" {
 		// The header names the template relative to the project root, so
