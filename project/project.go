@@ -120,7 +120,7 @@ func Open(workDir string, opts Options) (*Project, error) {
 		}
 	}
 	if err := opts.Policy.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, flagError(err) // the command line's flags: no configuration
 	}
 	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
 	if err := p.discover(); err != nil {
