@@ -21,8 +21,13 @@ func newExportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "export",
 		Short: "Export the schemas of CRDs for other tools",
-		Args:  usageArgs(0, "give what to export: jsonschema"),
-		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("export %s: unknown format%s; export writes jsonschema (see '%s --help')", safetext.Quote(args[0]), resolver.DidYouMean(args[0], []string{"jsonschema"}), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newExportJSONSchemaCmd())
 	return c

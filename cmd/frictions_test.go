@@ -58,3 +58,47 @@ func TestResolveSizeWarningOutsideProject(t *testing.T) {
 		require.Contains(t, stderr, "client-side `kubectl apply` would copy it into its last-applied-configuration annotation", where)
 	}
 }
+
+// TestFlagValuesNamedAsFlags: a bad value of a flag that overrides the
+// configuration is named as the flag, with what it takes, not as "bad
+// configuration: fitDescriptions".
+func TestFlagValuesNamedAsFlags(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(template), 0o644))
+	for _, args := range [][]string{
+		{"resolve", "templates/widget.yaml", "--no-validate", "--fit-descriptions", "huge"},
+	} {
+		_, stderr, code := runCmd(t, dir, "", args...)
+		require.Equal(t, 2, code, "%q", args)
+		require.Contains(t, stderr, `error: --fit-descriptions "huge": want client-side-apply, helm or a size such as 200KiB`, "%q", args)
+		require.NotContains(t, stderr, "configuration", "%q", args)
+	}
+	_, stderr, code := runCmd(t, dir, "", "check", "--no-validate", "--k8s-version", "latest")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `error: --k8s-version "latest": unknown Kubernetes version`)
+}
+
+// TestFlagTyposSuggest: an unknown flag or export format gets a "did you
+// mean"; resolve takes --validate as the root command does.
+func TestFlagTyposSuggest(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widget.yaml"), []byte(template), 0o644))
+	for args, want := range map[*[]string]string{
+		{"resolve", "widget.yaml", "--k8s-versoin", "1.30"}: "error: unknown flag: --k8s-versoin; did you mean --k8s-version?",
+		{"build", "--no-validat"}:                           "error: unknown flag: --no-validat; did you mean --no-validate?",
+		{"check", "--summary-onyl"}:                         "did you mean --summary-only?",
+		{"export", "json-schema"}:                           `error: export json-schema: unknown format; did you mean jsonschema?`,
+		{"--k8s-versoin=1.30", "widget.yaml", "-"}:          "did you mean --k8s-version?",
+	} {
+		_, stderr, code := runCmd(t, dir, "", *args...)
+		require.Equal(t, 2, code, "%q", *args)
+		require.Contains(t, stderr, want, "%q", *args)
+	}
+	// resolve --validate: validation asked for, so a missing companion is an error.
+	t.Setenv("PATH", t.TempDir())
+	_, stderr, code := runCmd(t, dir, "", "resolve", "widget.yaml", "--validate")
+	require.Equal(t, 2, code, stderr)
+	require.NotContains(t, stderr, "unknown flag")
+	require.Contains(t, stderr, "companion binary not found")
+}

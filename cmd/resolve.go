@@ -70,6 +70,7 @@ needs --force.`,
 	f.register(c)
 	c.Flags().StringVar(&output, "output-file", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
 	c.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml, or json (one CRD as an object, several as a kind: List, as kubectl prints them; standard output only). Any other value is taken as --output-file, as resolve took -o FILE before")
+	c.Flags().BoolVar(&f.validate, "validate", true, "validate the output with the apiserver's code (the default; given, a missing k8s-crd-resolver-validate is an error rather than a warning), as the root command's --validate")
 	c.Flags().BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation (by the k8s-crd-resolver-validate companion)")
 	return c
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
@@ -97,6 +98,8 @@ Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 	root.SetVersionTemplate(`{{k8sCRDResolverVersion}}`)
 	root.SetOut(out)
 	root.SetErr(errOut)
+	// Every command inherits it: an unknown flag gets a "did you mean".
+	root.SetFlagErrorFunc(flagSuggestion)
 	if !commands {
 		crash.Guard(root, "k8s-crd-resolver")
 		return root
@@ -214,6 +217,26 @@ func notACommand(c *cobra.Command, args []string) error {
 		return nil // the usage message says what the line takes
 	}
 	return fmt.Errorf("%s (run '%s --help' for the commands; a template named %s would need a path, e.g. ./%s)", msg, c.CommandPath(), args[0], args[0])
+}
+
+// flagSuggestion adds to cobra's "unknown flag: --k8s-versoin" the
+// command's nearest flag ("; did you mean --k8s-version?").
+func flagSuggestion(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	name, _, _ = strings.Cut(name, "=")
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := resolver.DidYouMean(name, names); s != "" {
+		return fmt.Errorf("%w%s", err, strings.Replace(s, "did you mean ", "did you mean --", 1))
+	}
+	return err
 }
 
 // usageArgs checks the number of positional arguments with a message that
