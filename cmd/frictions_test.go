@@ -102,3 +102,41 @@ func TestFlagTyposSuggest(t *testing.T) {
 	require.NotContains(t, stderr, "unknown flag")
 	require.Contains(t, stderr, "companion binary not found")
 }
+
+// TestWarningsNameShownPaths: in a build or check of several projects,
+// warnings name each template as opened from the working directory
+// (svc/templates/widget.yaml), not as its project names it.
+func TestWarningsNameShownPaths(t *testing.T) {
+	root := t.TempDir()
+	tpl := strings.Replace(template, "LocalObjectReference}", "LocalObjectReference, unknownKey: 1}", 1)
+	for name, content := range map[string]string{
+		".git/HEAD":                 "",
+		"svc/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\n",
+		"svc/templates/widget.yaml": tpl,
+		"api/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\n",
+		"api/templates/widget.yaml": tpl,
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	for _, args := range [][]string{{"build", "--no-validate"}, {"check", "--no-validate", "-o", "json"}} {
+		stdout, stderr, _ := runCmd(t, root, "", args...)
+		for _, p := range []string{"svc", "api"} {
+			require.Contains(t, stdout, p+"/templates/widget.yaml:17:", "%q: %s", args, stderr)
+		}
+		require.NotRegexp(t, `(?m)(warning: |"message": ")templates/`, stdout, "%q", args)
+	}
+}
+
+// TestResolveWarningNamesShownPath: resolve of a template in a project
+// below the working directory names it as opened from there.
+func TestResolveWarningNamesShownPath(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "svc/templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "svc/.crd-resolver.yaml"), []byte("kubernetesVersion: \"1.30\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "svc/templates/widget.yaml"), []byte(strings.Replace(template, "LocalObjectReference}", "LocalObjectReference, unknownKey: 1}", 1)), 0o644))
+	_, stderr, code := runCmd(t, root, "", "resolve", "svc/templates/widget.yaml", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "warning: svc/templates/widget.yaml:17:")
+}

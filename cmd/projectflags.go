@@ -84,6 +84,14 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return nil, quietExit(exitBadInput)
 	}
+	// Warnings name files as the user opens them from the working
+	// directory (svc/templates/w.yaml), as errors do: two projects'
+	// templates/w.yaml are two files.
+	for _, o := range outs {
+		for i, w := range o.Warnings {
+			o.Warnings[i] = shownPositions(proj, w)
+		}
+	}
 	res := &compiled{proj: proj, outs: outs, every: outs}
 	if len(files) > 0 || f.filesOnly {
 		res.outs = proj.Affected(outs, wd, files)

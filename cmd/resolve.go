@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -185,12 +186,12 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 	}
 	outs, err := proj.Compile(func(x *project.Template) bool { return x == t })
 	if err != nil {
-		printErrors(c.ErrOrStderr(), err)
+		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return quietExit(exitBadInput)
 	}
 	o := outs[0]
 	for _, w := range o.Warnings {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", shownPositions(proj, w))
 	}
 	if v, err := f.validator(c); err != nil {
 		return err

@@ -675,11 +675,9 @@ func ForTemplate(wd, template string, opts Options) (*Project, *Template, error)
 		}
 		opts.ConfigFile = file
 	}
-	dir := filepath.Dir(template)
-	if opts.ConfigFile == "" {
-		dir = wd
-	}
-	p, err := Open(dir, opts)
+	// From wd: the project names files as the user opens them from there
+	// (Shown); the configuration is opts.ConfigFile's, or wd's default.
+	p, err := Open(wd, opts)
 	if err != nil {
 		return nil, nil, err
 	}
