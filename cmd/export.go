@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,7 +111,12 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	}
 	files, err := jsonschema.Export(inputs)
 	if err != nil {
-		return err
+		// One line per problem (a collision is one per file name), each
+		// quoted only where it could forge a line.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", safetext.Quote(line))
+		}
+		return quietExit(exitBadInput)
 	}
 	if len(files) == 0 {
 		return errors.New("no CustomResourceDefinition with a schema among the inputs")

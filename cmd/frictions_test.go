@@ -140,3 +140,22 @@ func TestResolveWarningNamesShownPath(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "warning: svc/templates/widget.yaml:17:")
 }
+
+// TestExportCollisionReadable: two CRDs giving the same kind and version
+// differently are one plain error line per file name, not a quoted Go
+// string holding \n.
+func TestExportCollisionReadable(t *testing.T) {
+	dir := t.TempDir()
+	compiled := strings.Replace(template, "{$ref: io.k8s.api.core.v1.LocalObjectReference}", "{type: object}", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(compiled), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.yaml"), []byte(strings.ReplaceAll(compiled, "example.com", "example.org")), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "export", "jsonschema", "--output-dir", ".", "a.yaml", "b.yaml")
+	require.Equal(t, 2, code, stderr)
+	require.NotContains(t, stderr, `\n`)
+	require.NotContains(t, stderr, `"a.yaml`)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 2, stderr)
+	for _, l := range lines {
+		require.Regexp(t, `^error: a\.yaml: .* and b\.yaml: .* both give widget_v1(-strict)?\.json, differently`, l)
+	}
+}
