@@ -159,3 +159,31 @@ func TestExportCollisionReadable(t *testing.T) {
 		require.Regexp(t, `^error: a\.yaml: .* and b\.yaml: .* both give widget_v1(-strict)?\.json, differently`, l)
 	}
 }
+
+// TestRenamedTemplateReportedMoved: after git mv of a template (what
+// docs/pre-commit.md describes), the hooks report its CRD moved, not
+// removed: build's removal line and check's unexpected line say where it
+// went, and no schema change is printed.
+func TestRenamedTemplateReportedMoved(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("kubernetesVersion: \"1.30\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(template), 0o644))
+	_, stderr, code := runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.Rename(filepath.Join(dir, "templates/widget.yaml"), filepath.Join(dir, "templates/gadget.yaml")))
+	const moved = `dist/widget.yaml (its CRD widgets.example.com moved to dist/gadget.yaml, compiled from templates/gadget.yaml: moved, not removed, so no stored object is affected)`
+
+	stdout, _, code := runCmd(t, dir, "", "check", "--no-validate", "--files-only", "templates/gadget.yaml")
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, "unexpected: "+moved+"\n")
+	require.NotContains(t, stdout, "schema changes")
+
+	stdout, _, code = runCmd(t, dir, "", "build", "--no-validate", "--fail-on-change", "--quiet", "--files-only", "templates/gadget.yaml")
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, "removed "+moved+"\n")
+	require.NotContains(t, stdout, "crd-removed")
+	require.NotContains(t, stdout, "schema changes")
+	require.NoFileExists(t, filepath.Join(dir, "dist/widget.yaml"))
+}

@@ -43,6 +43,9 @@ type compiled struct {
 	// every holds the outputs of all the project's templates (outs only
 	// those the file arguments select).
 	every []*project.Output
+	// reasons are orphanReason's, by path, said before build removes the
+	// orphans (a moved CRD is read from the file).
+	reasons map[string]string
 }
 
 // compileProject opens the project r, compiles every template, keeps
