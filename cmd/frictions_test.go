@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // TestResolveOutputFormat: resolve's -o is a format, as everywhere: -o json
@@ -186,4 +188,32 @@ func TestRenamedTemplateReportedMoved(t *testing.T) {
 	require.NotContains(t, stdout, "crd-removed")
 	require.NotContains(t, stdout, "schema changes")
 	require.NoFileExists(t, filepath.Join(dir, "dist/widget.yaml"))
+}
+
+// TestResolveRejectionHasLine: what the apiserver would reject is reported
+// at the template's line of the field (or of the nearest value the template
+// writes), in a project or not.
+func TestResolveRejectionHasLine(t *testing.T) {
+	companionOnPath(t)
+	dir := t.TempDir()
+	bad := strings.Replace(template, "plural: widgets", "plural: Widgets", 1)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	for _, name := range []string{"bad.yaml", "templates/bad.yaml"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(bad), 0o644))
+		_, stderr, code := runCmd(t, dir, "", "resolve", name, "--k8s-version", "1.30")
+		require.Equal(t, 1, code, stderr)
+		require.Contains(t, stderr, "error: "+name+`:7:25: widgets.example.com: spec.names.plural: Invalid value: "Widgets"`, name)
+		require.Contains(t, stderr, "(the apiserver would reject the output)\n", name)
+	}
+	for _, tc := range []struct{ field, ptr string }{
+		{"spec.validation.openAPIV3Schema.properties[spec].properties[name].type", "/spec/versions/0/schema/openAPIV3Schema/properties/spec"},
+		{"spec.versions[0].schema.openAPIV3Schema.type", "/spec/versions/0/schema/openAPIV3Schema/type"},
+		{"metadata.labels[app.kubernetes.io/name]", "/metadata"},
+	} {
+		docs, err := resolver.DecodeDocuments("t.yaml", []byte(template), 0)
+		require.NoError(t, err)
+		line, col := fieldLine(docs, "widgets.example.com", tc.field)
+		want := docs[0].Position(tc.ptr)
+		require.Equal(t, []int{want.Line, want.Col}, []int{line, col}, tc.field)
+	}
 }

@@ -104,15 +104,8 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		}
 	}
 
-	// validate's work is the companion's: built once, found on PATH.
-	bin := t.TempDir()
-	pkg, err := filepath.Abs("k8s-crd-resolver-validate")
-	require.NoError(t, err)
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = pkg
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// validate's work is the companion's.
+	companionOnPath(t)
 
 	goldenFile, err := filepath.Abs("../testdata/cmd/nothing-judged.txt")
 	require.NoError(t, err)
@@ -150,6 +143,20 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		})
 	}
 	golden.Check(t, goldenFile, []byte(matrix.String()))
+}
+
+// companionOnPath builds k8s-crd-resolver-validate (the build cache makes
+// it quick after the first) and puts it first on PATH for the test.
+func companionOnPath(t *testing.T) {
+	t.Helper()
+	bin := t.TempDir()
+	pkg, err := filepath.Abs("k8s-crd-resolver-validate")
+	require.NoError(t, err)
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = pkg
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // gateFixture is a git work tree with templates/widget.yaml, a compiled

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -148,7 +149,7 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	for _, d := range res.Documents {
 		names = append(names, d.Name)
 	}
-	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents); err != nil {
+	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents, data); err != nil {
 		return err
 	}
 	if dst == "-" && f.format == "json" {
@@ -201,7 +202,8 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 		if err != nil {
 			return err
 		}
-		if reportProblems(c.ErrOrStderr(), results) {
+		src, _ := proj.Reader().ReadFile(t.Path) // for the lines of the problems; unread: none
+		if reportProblems(c.ErrOrStderr(), results, proj.Shown(t.Path), src) {
 			return quietExit(exitProblems)
 		}
 	}
@@ -260,7 +262,7 @@ func (f compileFlags) validator(c *cobra.Command) (*pluginValidator, error) {
 
 // validateDocs validates compiled documents as the apiserver would, when
 // validator says so; problems are printed and exit 1.
-func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, docs []resolver.Document) error {
+func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, docs []resolver.Document, src []byte) error {
 	v, err := f.validator(c)
 	if err != nil || v == nil {
 		return err
@@ -278,26 +280,102 @@ func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, d
 	if err != nil {
 		return err
 	}
-	if reportProblems(c.ErrOrStderr(), results) {
+	if reportProblems(c.ErrOrStderr(), results, name, src) {
 		return quietExit(exitProblems)
 	}
 	return nil
 }
 
 // reportProblems prints what the apiserver would reject, and its
-// warnings; it reports whether anything would be rejected.
-func reportProblems(w io.Writer, results []project.ValidationResult) bool {
+// warnings, each at the line of the template (name, whose text is src) that
+// holds its field, or the nearest enclosing one that the template writes (a
+// $ref that brought the field in); it reports whether anything would be
+// rejected.
+func reportProblems(w io.Writer, results []project.ValidationResult, name string, src []byte) bool {
+	docs, _ := resolver.DecodeDocuments(name, src, 0)
+	at := func(p project.Problem) string {
+		if p.Line == 0 {
+			p.Line, p.Column = fieldLine(docs, p.CRD, p.Field)
+		}
+		if p.Line == 0 {
+			return safetext.Quote(name) + ": " + p.String()
+		}
+		return p.In(name)
+	}
 	bad := false
 	for _, r := range results {
 		for _, p := range r.Problems {
-			fmt.Fprintf(w, "error: %s: the apiserver would reject the output: %s\n", safetext.Quote(r.Name), p)
+			fmt.Fprintf(w, "error: %s (the apiserver would reject the output)\n", at(p))
 			bad = true
 		}
 		for _, p := range r.Warnings {
-			fmt.Fprintf(w, "warning: %s: %s\n", safetext.Quote(r.Name), p)
+			fmt.Fprintf(w, "warning: %s\n", at(p))
 		}
 	}
 	return bad
+}
+
+// fieldLine is where the template documents docs write the apiserver's
+// field path of the CRD named crd (the first CRD when none is named), or
+// the nearest enclosing value they write; 0, 0 when none.
+func fieldLine(docs []resolver.Decoded, crd, field string) (int, int) {
+	var doc *resolver.Decoded
+	for i, d := range docs {
+		m, _ := d.Value.(map[string]any)
+		if m["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		name, _ := m["metadata"].(map[string]any)["name"].(string)
+		if doc == nil || name == crd {
+			doc = &docs[i]
+		}
+	}
+	if doc == nil {
+		return 0, 0
+	}
+	segs := fieldSegments(field)
+	// The apiserver reports a schema all versions share under spec.validation.
+	if len(segs) >= 2 && segs[0] == "spec" && segs[1] == "validation" {
+		segs = append([]string{"spec", "versions", "0", "schema"}, segs[2:]...)
+	}
+	for n := len(segs); n >= 0; n-- {
+		ptr := ""
+		for _, s := range segs[:n] {
+			ptr += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+		}
+		if pos := doc.Position(ptr); pos.Line > 0 {
+			return pos.Line, pos.Col
+		}
+	}
+	return 0, 0
+}
+
+// fieldSegments splits an apiserver field path
+// (spec.versions[0].schema.openAPIV3Schema.properties[app.kubernetes.io/x])
+// into its keys and indexes.
+func fieldSegments(field string) []string {
+	var out []string
+	for field != "" {
+		switch field[0] {
+		case '.':
+			field = field[1:]
+		case '[':
+			end := strings.IndexByte(field, ']')
+			if end < 0 {
+				return append(out, field[1:])
+			}
+			out = append(out, field[1:end])
+			field = field[end+1:]
+		default:
+			end := strings.IndexAny(field, ".[")
+			if end < 0 {
+				end = len(field)
+			}
+			out = append(out, field[:end])
+			field = field[end:]
+		}
+	}
+	return out
 }
 
 // writeJSON writes one object as itself, several as a kind: List (what
