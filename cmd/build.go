@@ -121,6 +121,12 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 	if failOnChange {
 		groups, groupsErr = cmp.groups(comp.proj, plan, comp.every)
 	}
+	comp.reasons = map[string]string{}
+	for _, fs := range plan.Files {
+		if fs.State == project.Orphan {
+			comp.reasons[fs.Path] = orphanReason(comp, fs)
+		}
+	}
 	done, err := plan.Apply()
 	if err != nil {
 		printErrors(c.ErrOrStderr(), err) // every file refused, one line each

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +22,13 @@ func newExportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "export",
 		Short: "Export the schemas of CRDs for other tools",
-		Args:  usageArgs(0, "give what to export: jsonschema"),
-		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("export %s: unknown format%s; export writes jsonschema (see '%s --help')", safetext.Quote(args[0]), resolver.DidYouMean(args[0], []string{"jsonschema"}), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newExportJSONSchemaCmd())
 	return c
@@ -94,6 +100,9 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 			if err != nil {
 				return err
 			}
+			if err := exportable(a, in); err != nil {
+				return err
+			}
 			for _, i := range in {
 				inputs = append(inputs, i)
 				names = append(names, i.Name)
@@ -102,7 +111,12 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	}
 	files, err := jsonschema.Export(inputs)
 	if err != nil {
-		return err
+		// One line per problem (a collision is one per file name), each
+		// quoted only where it could forge a line.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", safetext.Quote(line))
+		}
+		return quietExit(exitBadInput)
 	}
 	if len(files) == 0 {
 		return errors.New("no CustomResourceDefinition with a schema among the inputs")
@@ -152,6 +166,38 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 		}
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), safetext.Quote(dir), written, len(files)-written)
+	return nil
+}
+
+// exportable refuses an argument (a file, or a directory's files in) that
+// holds no CustomResourceDefinition, naming it, as nothing exported is no
+// success; and a CRD template: its $refs would be exported as schemas that
+// accept anything.
+func exportable(arg string, in []jsonschema.Input) error {
+	crds := false
+	for _, i := range in {
+		docs, err := resolver.DecodeDocuments(i.Name, i.Content, 0)
+		if err != nil {
+			return nil // Export reports it
+		}
+		for _, d := range docs {
+			m, _ := d.Value.(map[string]any)
+			if m["kind"] == "List" {
+				crds = true // kubectl get crd -o yaml: Export looks into it
+			}
+			if m["kind"] != "CustomResourceDefinition" {
+				continue
+			}
+			crds = true
+			if ptr, ok := firstRef(d.Value, ""); ok {
+				return fmt.Errorf("%s: %s is a CRD template (a $ref at %s), not a compiled CRD: export writes the schemas of compiled CRDs; compile it first (k8s-crd-resolver build, or k8s-crd-resolver resolve %s --output-file compiled.yaml), or run export with no arguments to export the project's outputs",
+					d.Position(ptr), safetext.Quote(i.Name), ptr, safetext.Quote(i.Name))
+			}
+		}
+	}
+	if !crds {
+		return fmt.Errorf("%s holds no CustomResourceDefinition: export writes the JSON Schemas of CRDs (nothing exported is no success); give compiled CRDs, or no argument to export the project's outputs", safetext.Quote(arg))
+	}
 	return nil
 }
 

@@ -23,6 +23,8 @@ type compileFlags struct {
 	// only when asked (--validate, the Python tool's line); noValidate is
 	// resolve's --no-validate.
 	validate, noValidate bool
+	// format is resolve's -o: yaml ("" too) or json.
+	format string
 }
 
 func (f *compileFlags) register(c *cobra.Command) {

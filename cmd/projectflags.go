@@ -43,6 +43,9 @@ type compiled struct {
 	// every holds the outputs of all the project's templates (outs only
 	// those the file arguments select).
 	every []*project.Output
+	// reasons are orphanReason's, by path, said before build removes the
+	// orphans (a moved CRD is read from the file).
+	reasons map[string]string
 }
 
 // compileProject opens the project r, compiles every template, keeps
@@ -83,6 +86,14 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 	if err != nil {
 		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return nil, quietExit(exitBadInput)
+	}
+	// Warnings name files as the user opens them from the working
+	// directory (svc/templates/w.yaml), as errors do: two projects'
+	// templates/w.yaml are two files.
+	for _, o := range outs {
+		for i, w := range o.Warnings {
+			o.Warnings[i] = shownPositions(proj, w)
+		}
 	}
 	res := &compiled{proj: proj, outs: outs, every: outs}
 	if len(files) > 0 || f.filesOnly {

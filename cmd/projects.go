@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // projectRun is one project a build or check acts on.
@@ -113,7 +116,14 @@ func configsBelow(dir string) ([]string, error) {
 // (projectRuns), all of them before anything is written. Each gets every
 // file argument: names outside it are ignored by its selection (Affected),
 // and a template may reach a file of another project through a $ref.
+//
+// Nothing judged is no pass: a FILE that does not exist or is a directory
+// is an error (pre-commit passes files that exist), and so, without
+// --files-only, is a FILE no template reads (fileArgsRead).
 func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []string) ([]*compiled, error) {
+	if err := fileArgsExist(c, files); err != nil {
+		return nil, err
+	}
 	runs, err := f.projectRuns(wd, files)
 	if err != nil {
 		return nil, err
@@ -128,7 +138,102 @@ func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []stri
 			out = append(out, comp)
 		}
 	}
+	if len(files) > 0 && !f.filesOnly {
+		if err := f.fileArgsRead(c, wd, files, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// fileArgsExist fails, naming each, on FILE arguments that are not there
+// or are directories: build and check take the files that changed.
+func fileArgsExist(c *cobra.Command, files []string) error {
+	var bad []string
+	for _, name := range files {
+		fi, err := os.Stat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			what := ""
+			if strings.ContainsAny(name, "*?[") {
+				what = " (a glob that matched nothing, passed on by the shell as it is?)"
+			}
+			bad = append(bad, fmt.Sprintf("%s does not exist%s: %s's FILE arguments are files that changed (what pre-commit passes); give existing files, or none to %s every template", safetext.Quote(name), what, c.Name(), c.Name()))
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("%s: %v", safetext.Quote(name), err))
+		case fi.IsDir():
+			bad = append(bad, fmt.Sprintf("%s is a directory: %s's FILE arguments are files that changed; run it with no FILE to %s every project at or below the working directory", safetext.Quote(name), c.Name(), c.Name()))
+		}
+	}
+	return fileArgErrors(c, bad)
+}
+
+// fileArgsRead fails, naming each, on FILE arguments that no template of
+// comps reads (a template, a file a $ref or patch of one reaches, one of
+// its outputs, a configuration, or a generated file whose template is
+// gone): nothing would judge them, and nothing judged is no pass. A file
+// that holds no object at all (empty, or only comments) has nothing to
+// judge: a note says so. (--files-only, the hooks, ignores such files:
+// pre-commit passes every staged YAML file.)
+func (f *projectFlags) fileArgsRead(c *cobra.Command, wd string, files []string, comps []*compiled) error {
+	read := map[string]bool{}
+	for _, comp := range comps {
+		read[comp.proj.ConfigFile] = true
+		for _, o := range comp.every {
+			for _, p := range slices.Concat(o.Files, o.Template.Outputs) {
+				read[p] = true
+			}
+		}
+	}
+	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), f.allowOutside, resolver.MaxInputBytes)
+	defer reader.Close()
+	var bad []string
+	for _, name := range files {
+		if read[absPath(wd, name)] {
+			continue
+		}
+		content, err := reader.ReadExplicit(name)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if project.IsGenerated(content) {
+			continue // an output: outputs no template produces are looked for whatever the files
+		}
+		q := safetext.Quote(name)
+		docs, err := resolver.DecodeDocuments(name, content, 0)
+		switch {
+		case err == nil && len(docs) == 0:
+			fmt.Fprintf(c.ErrOrStderr(), "note: %s holds no object (it is empty, or only comments): nothing to %s there\n", q, c.Name())
+		case err == nil && slices.ContainsFunc(docs, func(d resolver.Decoded) bool {
+			m, _ := d.Value.(map[string]any)
+			return m["kind"] == "CustomResourceDefinition"
+		}):
+			bad = append(bad, fmt.Sprintf("%s holds a CustomResourceDefinition, but no set of the project takes it as a template: nothing was %s; add it to a set's templates in %s (or compile it alone: k8s-crd-resolver resolve %s)", q, pastOf(c.Name()), project.ConfigFileName, q))
+		default:
+			bad = append(bad, fmt.Sprintf("%s: no template reads it (it is no template, no file a $ref or patch of one reaches, no output): nothing was %s; give the files templates read, or none to %s every template (--files-only, as the pre-commit hooks run, ignores such files)", q, pastOf(c.Name()), c.Name()))
+		}
+	}
+	return fileArgErrors(c, bad)
+}
+
+// pastOf is "built" for build, "checked" for check.
+func pastOf(verb string) string {
+	if verb == "build" {
+		return "built"
+	}
+	return verb + "ed"
+}
+
+// fileArgErrors prints each message as an error line and exits 2, or is nil.
+func fileArgErrors(c *cobra.Command, msgs []string) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", m)
+	}
+	return quietExit(exitBadInput)
 }
 
 // shownPositions rewrites the file of each line of text (compile errors,

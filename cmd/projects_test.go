@@ -11,7 +11,8 @@ import (
 
 // TestProjectsOfFiles: in a repository whose projects live in svc/ and
 // api/ (no configuration at the root), build and check run from the root
-// find each file's project, ignore a YAML file of none, act on every
+// find each file's project, ignore a YAML file of none with --files-only
+// (refuse it without), act on every
 // project without files, and name files as they are opened from the root,
 // compile errors included.
 func TestProjectsOfFiles(t *testing.T) {
@@ -27,9 +28,14 @@ func TestProjectsOfFiles(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
 	}
-	stdout, stderr, code := runCmd(t, root, "", "build", "--no-validate", "deploy/values.yaml")
+	// The hooks (--files-only) pass every staged YAML file: one no template
+	// reads is ignored. Named by hand, it is judged by nothing: an error.
+	stdout, stderr, code := runCmd(t, root, "", "build", "--no-validate", "--files-only", "deploy/values.yaml")
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stdout+stderr, "a file of no project: nothing to do, and no error")
+	_, stderr, code = runCmd(t, root, "", "build", "--no-validate", "deploy/values.yaml")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "error: deploy/values.yaml: no template reads it")
 
 	stdout, stderr, code = runCmd(t, root, "", "check", "--no-validate", "--summary-only", "svc/templates/widget.yaml")
 	require.Equal(t, 1, code, stderr)

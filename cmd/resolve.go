@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +22,7 @@ import (
 
 func newResolveCmd() *cobra.Command {
 	f := compileFlags{validate: true}
-	var output string
+	var output, format string
 	c := &cobra.Command{
 		Use:   "resolve FILE|- [--output-file OUT]",
 		Short: "Compile one CRD template to standard output or a file",
@@ -48,15 +50,29 @@ needs --force.`,
   cat template.yaml | k8s-crd-resolver resolve - -j fix.patch.yaml`,
 		Args: usageArgs(1, "resolve takes one template file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
+			switch {
+			case format == "yaml", format == "json":
+				f.format = format
+			case c.Flags().Changed("output-file"):
+				return fmt.Errorf("-o %s: want yaml or json (the output format; --output-file %s names the file)", safetext.Quote(format), safetext.Quote(output))
+			default:
+				// -o FILE, the destination resolve took before -o
+				// named a format everywhere: kept for scripts.
+				output, f.format = format, "yaml"
+			}
 			if output == "" {
 				output = "-"
+			}
+			if f.format == "json" && output != "-" {
+				return fmt.Errorf("-o json writes to standard output: an output file carries the generated header, a YAML comment JSON has no room for; redirect standard output instead")
 			}
 			return runCompile(c, f, args[0], output)
 		},
 	}
 	f.register(c)
 	c.Flags().StringVar(&output, "output-file", "", "write here instead of standard output, with the generated header (atomically: a failed run leaves it untouched; see --force)")
-	outputAlias(c, &output, "output-file")
+	c.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml, or json (one CRD as an object, several as a kind: List, as kubectl prints them; standard output only). Any other value is taken as --output-file, as resolve took -o FILE before")
+	c.Flags().BoolVar(&f.validate, "validate", true, "validate the output with the apiserver's code (the default; given, a missing k8s-crd-resolver-validate is an error rather than a warning), as the root command's --validate")
 	c.Flags().BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation (by the k8s-crd-resolver-validate companion)")
 	return c
 }
@@ -117,6 +133,12 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 	}
+	// The size warning a project's compile gives, outside one too.
+	for _, d := range res.Documents {
+		if w := project.SizeWarning(d.Name, d.Annotations(), d.JSONSize(), f.opts.RemoveDescriptions); w != "" {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s\n", safetext.Quote(src), w)
+		}
+	}
 	name := "<stdin>"
 	if src != "-" {
 		// The header names the template relative to the project root, so
@@ -127,8 +149,15 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	for _, d := range res.Documents {
 		names = append(names, d.Name)
 	}
-	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents); err != nil {
+	if err := f.validateDocs(c, name, comp.KubeVersion(), res.Documents, data); err != nil {
 		return err
+	}
+	if dst == "-" && f.format == "json" {
+		objs := make([]map[string]any, len(res.Documents))
+		for i, d := range res.Documents {
+			objs[i] = d.Object()
+		}
+		return writeJSON(c.OutOrStdout(), objs)
 	}
 	if dst == "-" {
 		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
@@ -158,12 +187,12 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 	}
 	outs, err := proj.Compile(func(x *project.Template) bool { return x == t })
 	if err != nil {
-		printErrors(c.ErrOrStderr(), err)
+		printErrors(c.ErrOrStderr(), errors.New(shownPositions(proj, err.Error())))
 		return quietExit(exitBadInput)
 	}
 	o := outs[0]
 	for _, w := range o.Warnings {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", shownPositions(proj, w))
 	}
 	if v, err := f.validator(c); err != nil {
 		return err
@@ -173,9 +202,13 @@ func compileInProject(c *cobra.Command, f compileFlags, wd string, proj *project
 		if err != nil {
 			return err
 		}
-		if reportProblems(c.ErrOrStderr(), results) {
+		src, _ := proj.Reader().ReadFile(t.Path) // for the lines of the problems; unread: none
+		if reportProblems(c.ErrOrStderr(), results, proj.Shown(t.Path), src) {
 			return quietExit(exitProblems)
 		}
+	}
+	if dst == "-" && f.format == "json" {
+		return writeJSON(c.OutOrStdout(), o.Objects())
 	}
 	if dst == "-" {
 		return o.RenderBody(c.OutOrStdout()) // standard output gets no header
@@ -229,7 +262,7 @@ func (f compileFlags) validator(c *cobra.Command) (*pluginValidator, error) {
 
 // validateDocs validates compiled documents as the apiserver would, when
 // validator says so; problems are printed and exit 1.
-func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, docs []resolver.Document) error {
+func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, docs []resolver.Document, src []byte) error {
 	v, err := f.validator(c)
 	if err != nil || v == nil {
 		return err
@@ -247,26 +280,118 @@ func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, d
 	if err != nil {
 		return err
 	}
-	if reportProblems(c.ErrOrStderr(), results) {
+	if reportProblems(c.ErrOrStderr(), results, name, src) {
 		return quietExit(exitProblems)
 	}
 	return nil
 }
 
 // reportProblems prints what the apiserver would reject, and its
-// warnings; it reports whether anything would be rejected.
-func reportProblems(w io.Writer, results []project.ValidationResult) bool {
+// warnings, each at the line of the template (name, whose text is src) that
+// holds its field, or the nearest enclosing one that the template writes (a
+// $ref that brought the field in); it reports whether anything would be
+// rejected.
+func reportProblems(w io.Writer, results []project.ValidationResult, name string, src []byte) bool {
+	docs, _ := resolver.DecodeDocuments(name, src, 0)
+	at := func(p project.Problem) string {
+		if p.Line == 0 {
+			p.Line, p.Column = fieldLine(docs, p.CRD, p.Field)
+		}
+		if p.Line == 0 {
+			return safetext.Quote(name) + ": " + p.String()
+		}
+		return p.In(name)
+	}
 	bad := false
 	for _, r := range results {
 		for _, p := range r.Problems {
-			fmt.Fprintf(w, "error: %s: the apiserver would reject the output: %s\n", safetext.Quote(r.Name), p)
+			fmt.Fprintf(w, "error: %s (the apiserver would reject the output)\n", at(p))
 			bad = true
 		}
 		for _, p := range r.Warnings {
-			fmt.Fprintf(w, "warning: %s: %s\n", safetext.Quote(r.Name), p)
+			fmt.Fprintf(w, "warning: %s\n", at(p))
 		}
 	}
 	return bad
+}
+
+// fieldLine is where the template documents docs write the apiserver's
+// field path of the CRD named crd (the first CRD when none is named), or
+// the nearest enclosing value they write; 0, 0 when none.
+func fieldLine(docs []resolver.Decoded, crd, field string) (int, int) {
+	var doc *resolver.Decoded
+	for i, d := range docs {
+		m, _ := d.Value.(map[string]any)
+		if m["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		name, _ := m["metadata"].(map[string]any)["name"].(string)
+		if doc == nil || name == crd {
+			doc = &docs[i]
+		}
+	}
+	if doc == nil {
+		return 0, 0
+	}
+	segs := fieldSegments(field)
+	// The apiserver reports a schema all versions share under spec.validation.
+	if len(segs) >= 2 && segs[0] == "spec" && segs[1] == "validation" {
+		segs = append([]string{"spec", "versions", "0", "schema"}, segs[2:]...)
+	}
+	for n := len(segs); n >= 0; n-- {
+		ptr := ""
+		for _, s := range segs[:n] {
+			ptr += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+		}
+		if pos := doc.Position(ptr); pos.Line > 0 {
+			return pos.Line, pos.Col
+		}
+	}
+	return 0, 0
+}
+
+// fieldSegments splits an apiserver field path
+// (spec.versions[0].schema.openAPIV3Schema.properties[app.kubernetes.io/x])
+// into its keys and indexes.
+func fieldSegments(field string) []string {
+	var out []string
+	for field != "" {
+		switch field[0] {
+		case '.':
+			field = field[1:]
+		case '[':
+			end := strings.IndexByte(field, ']')
+			if end < 0 {
+				return append(out, field[1:])
+			}
+			out = append(out, field[1:end])
+			field = field[end+1:]
+		default:
+			end := strings.IndexAny(field, ".[")
+			if end < 0 {
+				end = len(field)
+			}
+			out = append(out, field[:end])
+			field = field[end:]
+		}
+	}
+	return out
+}
+
+// writeJSON writes one object as itself, several as a kind: List (what
+// kubectl get -o json prints), indented.
+func writeJSON(w io.Writer, objs []map[string]any) error {
+	var v any = objs[0]
+	if len(objs) != 1 {
+		items := make([]any, len(objs))
+		for i, o := range objs {
+			items[i] = o
+		}
+		v = map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func absPath(wd, name string) string {

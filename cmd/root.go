@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
@@ -57,9 +58,10 @@ With two arguments and no command it works like the Python k8s-crd-resolver:
 SRC and DST are files, "-" is standard input or output.
 
 As in kubectl, helm and kubeconform, -o/--output always names an output format
-(check, diff, validate: text or json), so that one spelling means one thing in
-every command; a command that writes files takes --output-file (resolve) or
---output-dir (export), and the -o FILE and -o DIR they took before still work.
+(check, diff, validate: text or json; resolve: yaml or json), so that one
+spelling means one thing in every command; a command that writes files takes
+--output-file (resolve) or --output-dir (export), and the -o FILE and -o DIR
+they took before still work (resolve: any -o value but yaml and json).
 Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 		Example: `  # The Python tool's command line, unchanged
   k8s-crd-resolver -r -j daskcluster.patch.yaml daskcluster.yaml dist/daskcluster.yaml
@@ -96,6 +98,8 @@ Summaries are plain lines; error:, warning: and note: mark diagnostics.`,
 	root.SetVersionTemplate(`{{k8sCRDResolverVersion}}`)
 	root.SetOut(out)
 	root.SetErr(errOut)
+	// Every command inherits it: an unknown flag gets a "did you mean".
+	root.SetFlagErrorFunc(flagSuggestion)
 	if !commands {
 		crash.Guard(root, "k8s-crd-resolver")
 		return root
@@ -215,12 +219,40 @@ func notACommand(c *cobra.Command, args []string) error {
 	return fmt.Errorf("%s (run '%s --help' for the commands; a template named %s would need a path, e.g. ./%s)", msg, c.CommandPath(), args[0], args[0])
 }
 
+// flagSuggestion adds to cobra's "unknown flag: --k8s-versoin" the
+// command's nearest flag ("; did you mean --k8s-version?").
+func flagSuggestion(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	name, _, _ = strings.Cut(name, "=")
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := resolver.DidYouMean(name, names); s != "" {
+		return fmt.Errorf("%w%s", err, strings.Replace(s, "did you mean ", "did you mean --", 1))
+	}
+	return err
+}
+
 // usageArgs checks the number of positional arguments with a message that
 // says what is expected, not only how many.
 func usageArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return fmt.Errorf("%s (got %d argument(s)); see '%s --help'", what, len(args), c.CommandPath())
+			got := ""
+			if len(args) > 0 {
+				quoted := make([]string, len(args))
+				for i, a := range args {
+					quoted[i] = safetext.Quote(a)
+				}
+				got = ": " + strings.Join(quoted, " ")
+			}
+			return fmt.Errorf("%s (got %d argument(s)%s); see '%s --help'", what, len(args), got, c.CommandPath())
 		}
 		return nil
 	}

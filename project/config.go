@@ -14,6 +14,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // ConfigFileName is the project configuration file Open looks for.
@@ -169,20 +170,55 @@ func ParseFitLimit(s string) (resolver.Size, error) {
 
 // validate reports a policy value that cannot be used.
 func (p Policy) validate() error {
+	if p.KubernetesVersion != "" {
+		if _, err := schemas.Canonical(p.KubernetesVersion); err != nil {
+			return &policyError{"kubernetesVersion", fmt.Errorf("kubernetesVersion %q: %w", p.KubernetesVersion, err)}
+		}
+	}
 	if p.FitDescriptions != "" {
 		if _, err := ParseFitLimit(p.FitDescriptions); err != nil {
-			return fmt.Errorf("fitDescriptions %q: %w", p.FitDescriptions, err)
+			return &policyError{"fitDescriptions", fmt.Errorf("fitDescriptions %q: %w", p.FitDescriptions, err)}
 		}
 		if p.RemoveDescriptions != nil && *p.RemoveDescriptions {
-			return fmt.Errorf("fitDescriptions %q and removeDescriptions: true exclude each other; keep one", p.FitDescriptions)
+			return &policyError{"fitDescriptions", fmt.Errorf("fitDescriptions %q and removeDescriptions: true exclude each other; keep one", p.FitDescriptions)}
 		}
 	}
 	if p.Budget != "" {
 		if _, err := resolver.ParseSize(p.Budget); err != nil {
-			return fmt.Errorf("budget %q: %w", p.Budget, err)
+			return &policyError{"budget", fmt.Errorf("budget %q: %w", p.Budget, err)}
 		}
 	}
 	return nil
+}
+
+// policyError is a Policy value out of its set, with the key that holds it.
+type policyError struct {
+	key string
+	err error
+}
+
+func (e *policyError) Error() string { return e.err.Error() }
+func (e *policyError) Unwrap() error { return e.err }
+
+// policyFlags are the command-line flags that set each policy key.
+var policyFlags = map[string]string{"kubernetesVersion": "--k8s-version", "fitDescriptions": "--fit-descriptions", "budget": "--budget"}
+
+// flagError rewords a policy error of the command line's flags (Options.Policy) as one of
+// the flag given, with the values it takes: they are no configuration.
+func flagError(err error) error {
+	var pe *policyError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	msg := strings.TrimPrefix(err.Error(), pe.key+" ")
+	switch pe.key {
+	case "fitDescriptions":
+		if strings.Contains(msg, "removeDescriptions") {
+			return fmt.Errorf("--fit-descriptions and -r/--remove-descriptions exclude each other; keep one")
+		}
+		return fmt.Errorf("--fit-descriptions %s", msg) // ParseFitLimit's error says what it takes
+	}
+	return fmt.Errorf("%s %s", policyFlags[pe.key], msg)
 }
 
 // Set is a group of templates compiled the same way into the same output
@@ -245,7 +281,18 @@ func (c *Config) line(name, path string) string {
 	return name
 }
 
-// recordLines notes where the sets and their globs stand in doc.
+// policyKey is where the key of a policyError stands (prefix "sets[i]." for a set's),
+// for Config.line.
+func policyKey(err error, prefix string) string {
+	var pe *policyError
+	if errors.As(err, &pe) {
+		return prefix + pe.key
+	}
+	return ""
+}
+
+// recordLines notes where the top-level keys, the sets and their keys and globs
+// stand in doc.
 func (c *Config) recordLines(doc *yaml.Node) {
 	c.lines = map[string]int{}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
@@ -255,6 +302,7 @@ func (c *Config) recordLines(doc *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
+		c.lines[doc.Content[i].Value] = doc.Content[i].Line
 		if doc.Content[i].Value != "sets" || doc.Content[i+1].Kind != yaml.SequenceNode {
 			continue
 		}
@@ -317,10 +365,10 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 		c.Sets = DefaultConfig().Sets
 	}
 	if err := c.Policy.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, c.line(name, policyKey(err, "")), err)
 	}
 	if c.FailOn != "" && c.FailOn != FailOnChange && c.FailOn != FailOnBreaking {
-		return nil, fmt.Errorf("%w: %s: failOn %q: want %q or %q", ErrConfig, name, c.FailOn, FailOnChange, FailOnBreaking)
+		return nil, fmt.Errorf("%w: %s: failOn %q: want %q or %q", ErrConfig, c.line(name, "failOn"), c.FailOn, FailOnChange, FailOnBreaking)
 	}
 	policies := []Policy{c.Policy}
 	for _, s := range c.Sets {
@@ -336,7 +384,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 			return nil, err
 		}
 		if err := s.Policy.validate(); err != nil {
-			return nil, fmt.Errorf("%w: %s: sets[%d]: %w", ErrConfig, name, i, err)
+			return nil, fmt.Errorf("%w: %s: sets[%d]: %w", ErrConfig, c.line(name, policyKey(err, fmt.Sprintf("sets[%d].", i))), i, err)
 		}
 		if len(s.Templates) == 0 {
 			return nil, fmt.Errorf("%w: %s: sets[%d] has no templates", ErrConfig, name, i)

@@ -25,6 +25,10 @@ func TestConfigMessages(t *testing.T) {
 		{"budget above the ceiling", "budget: 8000000000G\n", `budget "8000000000G" is above the ceiling of 64MiB`},
 		{"empty output", "sets:\n- templates: [t/*.yaml]\n  outputs: ['']\n", `c.yaml:3: sets[0].outputs[0] is empty`},
 		{"output in .git", "sets:\n- templates: [t/*.yaml]\n  outputs: [.git/hooks]\n", `sets[0].outputs[0] ".git/hooks" is inside a .git directory`},
+		{"unknown Kubernetes version, at its line", "# pinned\nkubernetesVersion: latest\n", `c.yaml:2: kubernetesVersion "latest": unknown Kubernetes version`},
+		{"unknown Kubernetes version of a set", "sets:\n- templates: [t/*.yaml]\n  outputs: [dist]\n  kubernetesVersion: '9.99'\n", `c.yaml:4: sets[0]: kubernetesVersion "9.99"`},
+		{"failOn out of its set, at its line", "# gate\nfailOn: breakage\n", `c.yaml:2: failOn "breakage": want "change" or "breaking"`},
+		{"fitDescriptions of a set, at its line", "sets:\n- templates: [t/*.yaml]\n  outputs: [dist]\n  fitDescriptions: huge\n", `c.yaml:4: sets[0]: fitDescriptions "huge"`},
 		{"control characters in a key are quoted", "\"a\\n::error::b\": 1\n", `unknown key "a\n::error::b"`},
 	}
 	for _, tc := range cases {

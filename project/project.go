@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,7 @@ func Open(workDir string, opts Options) (*Project, error) {
 		}
 	}
 	if err := opts.Policy.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, flagError(err) // the command line's flags: no configuration
 	}
 	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
 	if err := p.discover(); err != nil {
@@ -280,20 +281,15 @@ func (p *Project) checkCovered(files [][]string, globErrs []error) error {
 		}
 	}
 	var candidates []string
+	from := map[string]string{} // candidate -> the set directory it stands in or below
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
-		names, err := p.reader.DirNames(dir)
-		if err != nil {
-			continue // no such directory: the glob's own message says so
-		}
-		for _, n := range names {
-			f := filepath.Join(dir, n)
-			if covered[f] || !mayBeTemplate(n) {
-				continue
+		for _, f := range p.templateCandidates(dir, dir != p.Dir) {
+			if !covered[f] {
+				if _, seen := from[f]; !seen {
+					candidates = append(candidates, f)
+					from[f] = dir
+				}
 			}
-			if fi, err := p.reader.Stat(f); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			candidates = append(candidates, f)
 		}
 	}
 	kinds := p.classifyAll(candidates)
@@ -302,11 +298,68 @@ func (p *Project) checkCovered(files [][]string, globErrs []error) error {
 		if c := kinds[f]; c.err != nil || c.kind != templateFile {
 			continue
 		}
-		o := dirs[filepath.Dir(f)]
-		errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
-			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f))))
+		o := dirs[from[f]]
+		sub := filepath.ToSlash(p.Rel(filepath.Dir(f)))
+		if filepath.Dir(f) == from[f] {
+			errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it, although %s takes templates from %s/; nothing was built or removed: add it to a set (%s takes every template there), or list it under that set's exclude",
+				ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, path.Join(o.dir, "*"+filepath.Ext(f))))
+			continue
+		}
+		if p.ConfigFile == "" {
+			errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but the default configuration (no %s) takes %s, which does not reach the subdirectory %s/; nothing was built or removed: move it into %s/, or write a %s (`k8s-crd-resolver init` writes one) whose set takes %s",
+				ErrConfig, p.Rel(f), ConfigFileName, DefaultTemplates, sub, o.dir, ConfigFileName, path.Join(o.dir, "**", "*"+filepath.Ext(f))))
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%w: %s holds a CustomResourceDefinition, but no set of %s matches it: %s takes templates from %s/, and its globs do not reach the subdirectory %s/; nothing was built or removed: add it to a set (%s takes every template there, %s every one below %s/), or list it under that set's exclude",
+			ErrConfig, p.Rel(f), p.configName(), p.Config.line(p.configName(), fmt.Sprintf("sets[%d]", o.set)), o.dir, sub, path.Join(sub, "*"+filepath.Ext(f)), path.Join(o.dir, "**", "*"+filepath.Ext(f)), o.dir))
 	}
 	return errors.Join(errs...)
+}
+
+// templateCandidates lists the regular files of dir that may hold a
+// template (mayBeTemplate) and, when below, those of its subdirectories
+// too: a template in templates/extra/ is as easily forgotten by
+// templates/*.yaml as one beside the listed ones. Hidden directories,
+// testdata, vendor, node_modules, other repositories and other projects
+// (a directory with its own configuration) are not entered. The project
+// directory's own subdirectories are not searched (dist/, charts/, ...
+// hold CRDs that are no templates).
+func (p *Project) templateCandidates(dir string, below bool) []string {
+	names, err := p.reader.DirNames(dir)
+	if err != nil {
+		return nil // no such directory: the glob's own message says so
+	}
+	var out []string
+	for _, n := range names {
+		f := filepath.Join(dir, n)
+		fi, err := p.reader.Stat(f)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular() && mayBeTemplate(n):
+			out = append(out, f)
+		case fi.IsDir() && below && !SkippedDir(n) && !p.otherTree(f) && !isLink(f):
+			out = append(out, p.templateCandidates(f, true)...)
+		}
+	}
+	return out
+}
+
+// isLink reports whether name is a symbolic link: a linked directory is
+// not entered (it may lead back up), as filepath.WalkDir does not follow one.
+func isLink(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// otherTree reports whether dir is the root of another repository or
+// project: a .git or a configuration of its own.
+func (p *Project) otherTree(dir string) bool {
+	for _, n := range []string{".git", ConfigFileName} {
+		if _, err := p.reader.Stat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // outputName is the file name a template compiles to: its own base name,
@@ -622,11 +675,9 @@ func ForTemplate(wd, template string, opts Options) (*Project, *Template, error)
 		}
 		opts.ConfigFile = file
 	}
-	dir := filepath.Dir(template)
-	if opts.ConfigFile == "" {
-		dir = wd
-	}
-	p, err := Open(dir, opts)
+	// From wd: the project names files as the user opens them from there
+	// (Shown); the configuration is opts.ConfigFile's, or wd's default.
+	p, err := Open(wd, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -92,6 +92,14 @@ func checkSize(template, crd string, annots map[string]string, jsonSize int64, a
 		crd, formatBytes(jsonSize), formatBytes(total), formatBytes(AnnotationLimit), formatBytes(WarnSize), shrink), nil
 }
 
+// SizeWarning is the warning checkSize gives a CRD client-side apply
+// cannot create, for a compile outside any project (resolve of a lone
+// template), "" when it fits.
+func SizeWarning(crd string, annots map[string]string, jsonSize int64, removeDescriptions bool) string {
+	w, _ := checkSize("", crd, annots, jsonSize, true, removeDescriptions, false)
+	return w
+}
+
 // formatBytes renders an exact byte count with its binary size:
 // "262,079 bytes (255.9 KiB)".
 func formatBytes[N int | int64](n N) string {

@@ -370,7 +370,11 @@ func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 		}
 		return []crdvalidate.Input{{Name: name, Content: content}}, nil
 	}
-	return readDir(r, name)
+	in, err := readDir(r, name)
+	if err == nil && len(in) == 0 {
+		err = fmt.Errorf("--crd %s: no *.yaml, *.yml or *.json file in the directory, so no CRD to judge against", name)
+	}
+	return in, err
 }
 
 // readInputs reads a FILE|DIR|- argument: standard input, a file, or the

@@ -299,3 +299,59 @@ func TestProcEnvironSaysWhy(t *testing.T) {
 		t.Errorf("printed the environment: %q", out)
 	}
 }
+
+// TestTemplateAndBadCRDReportedWhereTheyAre: a CRD template given to
+// validate is named as one at its first $ref's line, not as the
+// apiserver's "$ref: Forbidden" at a path the file does not hold; an
+// invalid CRD given with --crd is reported at that CRD, and the custom
+// resource is said not to be judged against it (not given the CRD's
+// problems at its own line 1).
+func TestTemplateAndBadCRDReportedWhereTheyAre(t *testing.T) {
+	dir := t.TempDir()
+	crd := strings.Join([]string{
+		"apiVersion: apiextensions.k8s.io/v1",
+		"kind: CustomResourceDefinition",
+		"metadata: {name: gizmos.example.com}",
+		"spec:",
+		"  group: example.com",
+		"  names: {kind: Gizmo, plural: gizmos}",
+		"  scope: Namespaced",
+		"  versions:",
+		"  - name: v1",
+		"    served: true",
+		"    storage: true",
+		"    schema:",
+		"      openAPIV3Schema:",
+		"        type: object",
+		"        properties:",
+		"          spec: {TYPE}",
+		""}, "\n")
+	for name, content := range map[string]string{
+		"template.yaml": strings.Replace(crd, "{TYPE}", "{$ref: io.k8s.api.core.v1.LocalObjectReference}", 1),
+		"bad.yaml":      strings.Replace(crd, "{TYPE}", "{type: objekt}", 1),
+		"cr.yaml":       "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\nspec: {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	run := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		c := newCmd(strings.NewReader(""), &stdout, &stderr)
+		c.SetArgs(args)
+		var code exitCode
+		if err := c.ExecuteContext(t.Context()); !errors.As(err, &code) || code != exitProblems {
+			t.Errorf("%q: err = %v, want exit 1", args, err)
+		}
+		return stdout.String()
+	}
+	if got := run("template.yaml"); !strings.HasPrefix(got, "template.yaml:16:18: CustomResourceDefinition/gizmos.example.com: a CRD template (a $ref at /spec/versions/0/schema/openAPIV3Schema/properties/spec/$ref), not a compiled CRD") || strings.Contains(got, "Forbidden") {
+		t.Errorf("validate template.yaml:\n%s", got)
+	}
+	got := run("--crd", "bad.yaml", "cr.yaml")
+	if !strings.Contains(got, "cr.yaml:1:1: Gizmo/g: apiVersion: its CRD (Gizmo example.com, from bad.yaml) is itself invalid, as reported there") ||
+		!strings.Contains(got, "\nbad.yaml: gizmos.example.com: ") || strings.Contains(got, "cr.yaml:1:1: Gizmo/g: spec") {
+		t.Errorf("validate --crd bad.yaml cr.yaml:\n%s", got)
+	}
+}

@@ -72,7 +72,8 @@ type Stored struct {
 // own. Documents of Kubernetes' own groups are skipped; a resource no CRD
 // given defines is a problem (a warning with IgnoreMissing), as is an
 // apiVersion or kind kubectl refuses and an object too large to store.
-// One result per file, in order.
+// One result per file, in order, then one per CRD file (opts.CRDs, the
+// default CRDs) whose CRDs have problems, reported there.
 func Files(ctx context.Context, files []Input, opts Options) ([]project.ValidationResult, []Stored, error) {
 	results := make([]project.ValidationResult, len(files))
 	var crdDocs []project.ValidationDoc
@@ -87,7 +88,9 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			continue
 		}
 		if len(docs) == 0 {
-			results[i].Problems = append(results[i].Problems, project.Problem{Message: "the file holds no document"})
+			// What kubectl and kubectl-validate make of it too: no object,
+			// so nothing to judge, and said.
+			results[i].Warnings = append(results[i].Warnings, project.Problem{Message: "the file holds no object (it is empty, or only comments): nothing to judge"})
 			continue
 		}
 		var crds []json.RawMessage
@@ -106,6 +109,9 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			raw, err := json.Marshal(m)
 			if err != nil {
 				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", j+1, err)})
+				return
+			}
+			if isCRD(m) && templateProblem(&results[i], d, prefix, m, f.Name) {
 				return
 			}
 			if isCRD(m) {
@@ -141,19 +147,26 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 	if len(resources) == 0 {
 		return results, nil, nil
 	}
-	if err := cat.addFiles(opts.CRDs); err != nil {
+	given, err := cat.addFiles(ctx, opts.CRDs)
+	if err != nil {
 		return nil, nil, err
 	}
+	results = append(results, given...)
 	if opts.DefaultCRDs != nil && slices.ContainsFunc(resources, func(r *resource) bool { return cat.lookup(r.obj) == nil && isCustomGroup(r.obj) }) {
 		more, err := opts.DefaultCRDs()
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := cat.addFiles(more); err != nil {
+		given, err := cat.addFiles(ctx, more)
+		if err != nil {
 			return nil, nil, err
 		}
+		results = append(results, given...)
 	}
 	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
+	if !opts.Examples {
+		notJudged(results, resources, len(crdDocs) > 0, opts.IgnoreMissing)
+	}
 	var stored []Stored
 	for _, r := range resources {
 		res := &results[r.file]
@@ -226,7 +239,7 @@ type catalog struct {
 // formats it does not recognise, such as k8s-short-name before 1.34), so
 // that a custom resource is judged by what that apiserver enforces. A CRD
 // that cannot be decoded is left out (its own validation says why).
-func (c *catalog) add(obj map[string]any, raw []byte) {
+func (c *catalog) add(obj map[string]any, raw []byte) schema.GroupKind {
 	refused := ""
 	if c.version != "" {
 		kept, dropped, err := resolver.KeptByMinor(obj, c.version)
@@ -241,7 +254,7 @@ func (c *catalog) add(obj map[string]any, raw []byte) {
 	}
 	crd, err := oracle.DecodeJSON(raw)
 	if err != nil || crd.Kind != "CustomResourceDefinition" {
-		return
+		return schema.GroupKind{}
 	}
 	if c.version != "" {
 		if v, err := version.ParseGeneric(c.version); err == nil {
@@ -250,47 +263,127 @@ func (c *catalog) add(obj map[string]any, raw []byte) {
 	}
 	gk := schema.GroupKind{Group: crd.Internal.Spec.Group, Kind: crd.Internal.Spec.Names.Kind}
 	if _, ok := c.byGK[gk]; ok {
-		return
+		return schema.GroupKind{}
 	}
 	if refused != "" {
-		if c.refused == nil {
-			c.refused = map[schema.GroupKind]string{}
-		}
-		c.refused[gk] = fmt.Sprintf("its CRD %s cannot be created in Kubernetes %s, so neither can the object: %s", crd.Internal.Name, c.version, refused)
+		c.refuse(gk, fmt.Sprintf("its CRD %s cannot be created in Kubernetes %s, so neither can the object: %s", crd.Internal.Name, c.version, refused))
 	}
 	c.byGK[gk] = crd
 	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
+	return gk
+}
+
+// refuse records why no object of gk can be judged.
+func (c *catalog) refuse(gk schema.GroupKind, why string) {
+	if c.refused == nil {
+		c.refused = map[schema.GroupKind]string{}
+	}
+	if _, ok := c.refused[gk]; !ok {
+		c.refused[gk] = why
+	}
 }
 
 // addFiles adds the CRDs of files (each item of a kind: List too);
-// documents that are no CRD are ignored.
-func (c *catalog) addFiles(files []Input) error {
+// documents that are no CRD are ignored. The CRDs are validated as the
+// apiserver would: a file whose CRDs have problems gets a result of its
+// own, returned, that reports them there (at the CRD, not at the objects
+// judged against it), and no object is judged against its CRDs.
+func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.ValidationResult, error) {
+	var vdocs []project.ValidationDoc
+	var gks [][]schema.GroupKind
+	var bad []project.ValidationResult
 	for _, f := range files {
 		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var objs []any
+		doc := project.ValidationDoc{Name: f.Name, KubernetesVersion: c.version}
+		var added []schema.GroupKind
+		var templates project.ValidationResult
 		for _, d := range docs {
+			objs, prefixes := []any{d.Value}, []string{""}
 			if items, isList := listItems(d.Value); isList {
-				objs = append(objs, items...) // kubectl get crd -o yaml
-				continue
+				objs, prefixes = items, nil // kubectl get crd -o yaml
+				for k := range items {
+					prefixes = append(prefixes, "/items/"+strconv.Itoa(k))
+				}
 			}
-			objs = append(objs, d.Value)
+			for k, o := range objs {
+				m, ok := o.(map[string]any)
+				if !ok || !isCRD(m) {
+					continue
+				}
+				if templateProblem(&templates, d, prefixes[k], m, f.Name) {
+					continue
+				}
+				raw, err := json.Marshal(m)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", f.Name, err)
+				}
+				if gk := c.add(m, raw); !gk.Empty() {
+					added = append(added, gk)
+					doc.Objects = append(doc.Objects, raw)
+				}
+			}
 		}
-		for _, o := range objs {
-			m, ok := o.(map[string]any)
-			if !ok || !isCRD(m) {
-				continue
-			}
-			raw, err := json.Marshal(m)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f.Name, err)
-			}
-			c.add(m, raw)
+		if len(templates.Problems) > 0 {
+			templates.Name = f.Name
+			bad = append(bad, templates)
+		}
+		if len(doc.Objects) > 0 {
+			vdocs = append(vdocs, doc)
+			gks = append(gks, added)
 		}
 	}
-	return nil
+	for i, r := range Documents(ctx, vdocs) {
+		if len(r.Problems) == 0 {
+			continue
+		}
+		bad = append(bad, r)
+		for _, gk := range gks[i] {
+			c.refuse(gk, fmt.Sprintf("its CRD (%s %s, from %s) is itself invalid, as reported there: the object is not judged against it", gk.Kind, gk.Group, safetext.Quote(r.Name)))
+		}
+	}
+	return bad, nil
+}
+
+// templateProblem adds to res a problem at the first $ref of the CRD m
+// (of the document d, at the pointer prefix) when it is a CRD template,
+// not a compiled CRD, and reports whether it is one: the apiserver's
+// "$ref: Forbidden" would name a path not in the file, at no line.
+func templateProblem(res *project.ValidationResult, d resolver.Decoded, prefix string, m map[string]any, file string) bool {
+	ptr, ok := firstRef(m, "")
+	if !ok {
+		return false
+	}
+	pos := d.Position(prefix + ptr)
+	name, _ := m["metadata"].(map[string]any)["name"].(string)
+	res.Problems = append(res.Problems, project.Problem{Object: "CustomResourceDefinition/" + name, Line: pos.Line, Column: pos.Col,
+		Message: fmt.Sprintf("a CRD template (a $ref at %s), not a compiled CRD: the apiserver refuses $ref; compile it first (k8s-crd-resolver resolve %s, or build in its project) and validate the output", ptr, safetext.Quote(file))})
+	return true
+}
+
+// firstRef returns the JSON pointer of the first "$ref" key in v, keys
+// taken in sorted order, walking each value once.
+func firstRef(v any, ptr string) (string, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t["$ref"]; ok {
+			return ptr + "/$ref", true
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if p, ok := firstRef(t[k], ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, x := range t {
+			if p, ok := firstRef(x, ptr+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // lookup returns the CRD for the object's group and kind, or nil.
@@ -326,6 +419,45 @@ type resource struct {
 
 	problems, warnings []project.Problem
 	stored             map[string]any
+	// builtin is where an object of Kubernetes' own kinds stands, its
+	// message its apiVersion and kind; Line is 0 for any other object.
+	builtin project.Problem
+}
+
+// notJudged says what was not judged: objects of Kubernetes' own kinds,
+// which validate does not judge (the apiserver's CRD code does not). When
+// nothing else was (no CRD, no custom resource judged), each is a problem,
+// as nothing judged is no pass (a warning with ignoreMissing); otherwise
+// the first of each file gets a warning counting them.
+func notJudged(results []project.ValidationResult, resources []*resource, crds, ignoreMissing bool) {
+	judged := crds || slices.ContainsFunc(resources, func(r *resource) bool { return r.builtin.Message == "" })
+	byFile := map[int][]*resource{}
+	for _, r := range resources {
+		if r.builtin.Message != "" {
+			byFile[r.file] = append(byFile[r.file], r)
+		}
+	}
+	for file, rs := range byFile {
+		if !judged {
+			for _, r := range rs {
+				p := r.builtin
+				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", p.Message)
+				if ignoreMissing {
+					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", r.builtin.Message)
+					r.warnings = append(r.warnings, p)
+					continue
+				}
+				r.problems = append(r.problems, p)
+			}
+			continue
+		}
+		p := rs[0].builtin
+		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", p.Message, len(rs)-1)
+		if len(rs) == 1 {
+			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].builtin.Message)
+		}
+		results[file].Warnings = append(results[file].Warnings, p)
+	}
 }
 
 // judge judges the resource against its CRD.
@@ -344,7 +476,9 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		group, _, _ := strings.Cut(apiVersion, "/")
 		switch {
 		case !isCustomGroup(r.obj):
-			// Kubernetes' own kinds (a chart's Deployments): not ours to judge.
+			// Kubernetes' own kinds (a chart's Deployments): not ours to
+			// judge, but said (notJudged).
+			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
 		case len(cat.groups[group]) > 0:
 			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, resolver.DidYouMean(kind, cat.groups[group])))
 		case opts.Examples:
