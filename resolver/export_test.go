@@ -1,6 +1,13 @@
 package resolver
 
-import "github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+)
 
 // Test hooks for package resolver_test.
 
@@ -9,3 +16,48 @@ var NotASchema = notASchema
 
 // DecodeJSON is what decodes bundle definitions.
 var DecodeJSON = bundlefmt.Decode
+
+// CachedTargets returns a fingerprint of every $ref target c has cached
+// (by key): what TestCachedTargetsNeverChange compares before and after
+// each compile.
+func CachedTargets(c *Compiler) map[string]string {
+	out := make(map[string]string, len(c.defs))
+	for k, t := range c.defs {
+		out[k] = fingerprint(t.schema)
+	}
+	return out
+}
+
+// fingerprint renders v whole, private keys, Go types and what lists hold
+// past their length included, in key order: two values with one
+// fingerprint are the same value.
+func fingerprint(v any) string {
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			b.WriteByte('{')
+			for _, k := range sortedKeys(t) {
+				fmt.Fprintf(&b, "%q:", k)
+				walk(t[k])
+				b.WriteByte(',')
+			}
+			b.WriteByte('}')
+		case []any:
+			// Up to its capacity: an append to a shared list writes
+			// there first, unseen within its length.
+			fmt.Fprintf(&b, "[%d/%d:", len(t), cap(t))
+			for _, x := range t[:cap(t)] {
+				walk(x)
+				b.WriteByte(',')
+			}
+			b.WriteByte(']')
+		default:
+			fmt.Fprintf(&b, "%T(%#v)", v, v)
+		}
+	}
+	walk(v)
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:])
+}

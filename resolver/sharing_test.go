@@ -1,0 +1,379 @@
+package resolver_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+)
+
+// Issue 48: the compiler's output is a function of its input. A resolved
+// $ref target is finished once and shared by every use and the Compiler's
+// cache; what one use merges into it (allOf, required, properties, a
+// patch) must reach neither the other uses nor the cache. These tests would
+// have caught the required list appended in place (two uses of Condition
+// got each other's keys, differently from run to run).
+
+// sharedTypes are the definitions the generated templates use many times
+// each, with properties a use may require.
+var sharedTypes = []struct{ name, props string }{
+	{"io.k8s.apimachinery.pkg.apis.meta.v1.Condition", "type status observedGeneration reason message"},
+	{"io.k8s.api.core.v1.ContainerPort", "containerPort name protocol hostPort"},
+	{"io.k8s.api.core.v1.EnvVar", "name value valueFrom"},
+	{"io.k8s.api.core.v1.ResourceRequirements", "limits requests"},
+	{"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "matchLabels matchExpressions"},
+	{"io.k8s.api.core.v1.Toleration", "key operator value effect"},
+	{"io.k8s.api.core.v1.ServicePort", "name port targetPort protocol"},
+	{"io.k8s.api.core.v1.LocalObjectReference", "name"},
+	{"io.k8s.api.core.v1.Container", "name image ports env resources"},
+}
+
+// sharedCase is one generated template, and the patch it compiles with
+// ("" for none).
+type sharedCase struct {
+	name, src, patch string
+}
+
+// sharedUseTemplates generates n templates from seed: each uses a few of
+// sharedTypes several times, most uses with something of their own beside
+// the $ref (an allOf with required keys and properties, required and
+// properties written beside it, a description, items of a list), every
+// third one with a JSON patch that adds to a use.
+func sharedUseTemplates(seed uint64, n int) []sharedCase {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := make([]sharedCase, n)
+	for i := range out {
+		var b strings.Builder
+		fmt.Fprintf(&b, `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: t%[1]ds.example.com}
+spec:
+  group: example.com
+  names: {kind: T%[1]d, plural: t%[1]ds}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+`, i)
+		uses := 2 + rng.IntN(6)
+		patched := i%3 == 0
+		for u := range uses {
+			t := sharedTypes[rng.IntN(len(sharedTypes))]
+			props := strings.Fields(t.props)
+			pick := func() string {
+				if rng.IntN(4) == 0 {
+					return fmt.Sprintf("own%d", rng.IntN(3))
+				}
+				return props[rng.IntN(len(props))]
+			}
+			shape := rng.IntN(6)
+			if patched && u == 0 {
+				shape = 1 // an object use the patch adds to
+			}
+			fmt.Fprintf(&b, "          p%d:\n", u)
+			const in = "            "
+			switch shape {
+			case 0:
+				fmt.Fprintf(&b, "%s$ref: %s\n", in, t.name)
+			case 1, 2:
+				fmt.Fprintf(&b, "%s$ref: %s\n%sallOf:\n", in, t.name, in)
+				for range 1 + rng.IntN(2) {
+					own := pick()
+					fmt.Fprintf(&b, "%s- required: [%s]\n", in, own)
+					if strings.HasPrefix(own, "own") {
+						fmt.Fprintf(&b, "%s  properties:\n%s    %s: {type: string, maxLength: %d}\n", in, in, own, 1+rng.IntN(60))
+					}
+				}
+				if shape == 2 {
+					fmt.Fprintf(&b, "%sdescription: use %d of %s\n", in, u, t.name)
+				}
+			case 3:
+				own := pick()
+				fmt.Fprintf(&b, "%stype: array\n%sitems:\n%s  $ref: %s\n%s  required: [%s]\n", in, in, in, t.name, in, own)
+				if strings.HasPrefix(own, "own") {
+					fmt.Fprintf(&b, "%s  properties:\n%s    %s: {type: integer}\n", in, in, own)
+				}
+			case 4:
+				fmt.Fprintf(&b, "%s$ref: %s\n%srequired: [%s, extra%d]\n%sproperties:\n%s  extra%d: {type: boolean}\n", in, t.name, in, pick(), u, in, in, u)
+			case 5:
+				fmt.Fprintf(&b, "%sallOf:\n%s- $ref: %s\n%s- required: [%s]\n", in, in, t.name, in, pick())
+			}
+		}
+		c := sharedCase{name: fmt.Sprintf("t%03d.yaml", i), src: b.String()}
+		if patched {
+			c.patch = fmt.Sprintf(`- op: add
+  path: /spec/versions/0/schema/openAPIV3Schema/properties/p0/properties/fromPatch%d
+  value: {type: string}
+- op: add
+  path: /spec/versions/0/schema/openAPIV3Schema/properties/p0/required/-
+  value: fromPatch%d
+`, i, i)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// compileShared compiles cases for Kubernetes 1.30 in the given order, with
+// one Compiler for all of them (shared: its cache fills as it goes, as in a
+// project's build) or a fresh one each, and returns each case's output
+// (YAML and warnings, or the error) by name. Between compiles it checks that
+// no cached target changed (see TestCachedTargetsNeverChange).
+func compileShared(t testing.TB, cases []sharedCase, shared, removeDescriptions bool) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	newCompiler := func() *resolver.Compiler {
+		c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: dir, Root: dir, RemoveDescriptions: removeDescriptions})
+		require.NoError(t, err)
+		return c
+	}
+	c := newCompiler()
+	seen := map[string]string{}
+	out := make(map[string]string, len(cases))
+	for _, tc := range cases {
+		if !shared {
+			c, seen = newCompiler(), map[string]string{}
+		}
+		var patch *resolver.Patch
+		if tc.patch != "" {
+			p, err := resolver.ParsePatch(tc.name+".patch.yaml", []byte(tc.patch))
+			require.NoError(t, err)
+			patch = p
+		}
+		res, err := c.CompilePatched(tc.name, []byte(tc.src), nil, patch)
+		checkCachedTargets(t, c, seen, tc.name)
+		if err != nil {
+			out[tc.name] = "error: " + err.Error()
+			continue
+		}
+		y, err := res.YAML()
+		require.NoError(t, err)
+		out[tc.name] = fmt.Sprintf("%s\n%v", y, res.Warnings)
+	}
+	return out
+}
+
+// checkCachedTargets fails when a target c cached before (in seen) no
+// longer has its fingerprint, then records the new ones.
+func checkCachedTargets(t testing.TB, c *resolver.Compiler, seen map[string]string, after string) {
+	t.Helper()
+	now := resolver.CachedTargets(c)
+	for _, k := range slices.Sorted(mapKeys(seen)) {
+		if now[k] != seen[k] {
+			t.Fatalf("compiling %s changed the cached $ref target %s, which every use shares", after, k)
+		}
+	}
+	for k, f := range now {
+		seen[k] = f
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// TestCachedTargetsNeverChange compiles every golden case twice with one
+// Compiler (the second compile takes its targets from the cache), and the
+// generated shared-use templates with one Compiler for all, fingerprinting
+// every cached target before and after each compile: none may change.
+func TestCachedTargetsNeverChange(t *testing.T) {
+	dirs, err := filepath.Glob("../testdata/compile/*")
+	require.NoError(t, err)
+	for _, dir := range dirs {
+		co, opts := loadCaseQuiet(t, dir)
+		if opts == nil {
+			continue
+		}
+		c, err := resolver.New(*opts)
+		if err != nil {
+			continue // a bad option: no compile, nothing cached
+		}
+		src, err := os.ReadFile(filepath.Join(dir, co.Template))
+		require.NoError(t, err)
+		seen := map[string]string{}
+		for range 2 {
+			_, _ = c.Compile(co.Template, src)
+			checkCachedTargets(t, c, seen, dir)
+		}
+	}
+	cases := sharedUseTemplates(48, 60)
+	for _, remove := range []bool{false, true} {
+		compileShared(t, cases, true, remove)
+	}
+}
+
+// loadCaseQuiet is loadCase, with nil options for a case whose patch
+// itself fails (loadCase checks that case's golden error).
+func loadCaseQuiet(t *testing.T, dir string) (caseOptions, *resolver.Options) {
+	t.Helper()
+	co, opts := loadCase(t, dir)
+	if opts.WorkDir == "" {
+		return co, nil
+	}
+	return co, &opts
+}
+
+// determinismEnv names, in a child process of TestOutputIsAFunctionOfInput,
+// the file it writes its outputs to; the child's mode comes in
+// determinismMode.
+const (
+	determinismEnv  = "K8S_CRD_RESOLVER_DETERMINISM_OUT"
+	determinismMode = "K8S_CRD_RESOLVER_DETERMINISM_MODE"
+)
+
+// determinismSeed is logged by the test, so a failure can be replayed.
+const determinismSeed = 20261205
+
+// TestOutputIsAFunctionOfInput compiles every golden case and a few hundred
+// generated templates that use the same types many times (allOf, required,
+// properties and patches on the uses) in separate processes, under
+// GOMAXPROCS 1, 2 and 4, with one Compiler for all in either order (as a
+// project builds them) and with a fresh Compiler for each (as each template
+// built alone): every output must be the same bytes in every process and
+// mode.
+func TestOutputIsAFunctionOfInput(t *testing.T) {
+	if os.Getenv(determinismEnv) != "" {
+		t.Skip("in the child process")
+	}
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
+	t.Logf("seed %d, %d generated templates", determinismSeed, n)
+	runs := []struct{ procs, mode string }{
+		{"1", "shared"},
+		{"4", "shared-reverse"},
+		{"2", "alone"},
+		{"4", "shared"},
+	}
+	if testing.Short() {
+		runs = runs[:3]
+	}
+	var first map[string]string
+	var firstRun string
+	for _, run := range runs {
+		outFile := filepath.Join(t.TempDir(), "out.json")
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "^TestDeterminismChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+run.procs, determinismEnv+"="+outFile, determinismMode+"="+run.mode, fmt.Sprintf("K8S_CRD_RESOLVER_DETERMINISM_N=%d", n))
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("child (GOMAXPROCS=%s, %s): %v\n%s", run.procs, run.mode, err, msg)
+		}
+		raw, err := os.ReadFile(outFile)
+		require.NoError(t, err)
+		var got map[string]string
+		require.NoError(t, json.Unmarshal(raw, &got))
+		require.GreaterOrEqual(t, len(got), n, "the child compiled every template")
+		name := fmt.Sprintf("GOMAXPROCS=%s %s", run.procs, run.mode)
+		if first == nil {
+			first, firstRun = got, name
+			continue
+		}
+		for _, k := range slices.Sorted(mapKeys(first)) {
+			if got[k] != first[k] {
+				t.Errorf("%s: %s gives other bytes than %s (seed %d)", k, name, firstRun, determinismSeed)
+			}
+		}
+	}
+}
+
+// TestDeterminismChild is the child process of TestOutputIsAFunctionOfInput.
+func TestDeterminismChild(t *testing.T) {
+	outFile := os.Getenv(determinismEnv)
+	if outFile == "" {
+		t.Skip("run by TestOutputIsAFunctionOfInput")
+	}
+	var n int
+	_, err := fmt.Sscan(os.Getenv("K8S_CRD_RESOLVER_DETERMINISM_N"), &n)
+	require.NoError(t, err)
+	cases := sharedUseTemplates(determinismSeed, n)
+	mode := os.Getenv(determinismMode)
+	if mode == "shared-reverse" {
+		slices.Reverse(cases)
+	}
+	out := map[string]string{}
+	for _, remove := range []bool{false, true} {
+		for k, v := range compileShared(t, cases, mode != "alone", remove) {
+			out[fmt.Sprintf("%s remove=%t", k, remove)] = digest(v)
+		}
+	}
+	dirs, err := filepath.Glob("../testdata/compile/*")
+	require.NoError(t, err)
+	if mode == "shared-reverse" {
+		slices.Reverse(dirs)
+	}
+	for _, dir := range dirs {
+		co, opts := loadCaseQuiet(t, dir)
+		if opts == nil {
+			continue
+		}
+		c, err := resolver.New(*opts)
+		if err != nil {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, co.Template))
+		require.NoError(t, err)
+		res, err := c.Compile(co.Template, src)
+		key := "golden " + filepath.Base(dir)
+		if err != nil {
+			out[key] = digest("error: " + err.Error())
+			continue
+		}
+		y, err := res.YAML()
+		require.NoError(t, err)
+		out[key] = digest(fmt.Sprintf("%s\n%v", y, res.Warnings))
+	}
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(outFile, raw, 0o600))
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// FuzzSharedUses generates a handful of templates from the fuzzer's seed
+// and checks that each compiles to the same bytes alone (a fresh Compiler)
+// as after the others with one Compiler, and that no cached target changes
+// on the way.
+//
+//	go test ./resolver -run '^$' -fuzz FuzzSharedUses -fuzztime 1m
+func FuzzSharedUses(f *testing.F) {
+	for _, s := range []uint64{1, 48, 2026, 1 << 40} {
+		f.Add(s, uint8(6))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
+		cases := sharedUseTemplates(seed, 1+int(n%12))
+		alone := compileShared(t, cases, false, true)
+		shared := compileShared(t, cases, true, true)
+		slices.Reverse(cases)
+		reversed := compileShared(t, cases, true, true)
+		for k, want := range alone {
+			if shared[k] != want || reversed[k] != want {
+				t.Fatalf("seed %d: %s compiles to other bytes after other templates with one Compiler:\nalone:\n%s\nshared:\n%s", seed, k, want, shared[k])
+			}
+		}
+	})
+}
