@@ -32,7 +32,9 @@ import (
 // selector.
 //
 // Running a program (os/exec) is not a file operation the test can see;
-// the CLI runs only its validation companion and plugins found on PATH.
+// the CLI runs only its validation companion, plugins found on PATH, and
+// git (internal/gitobj: what a ref holds, read from git's object store,
+// through ReadFrom's size limit like any other input).
 var (
 	// allowedOS: process state, streams given by the caller, errors,
 	// types, and metadata reads (Stat, Lstat, Readlink) that open nothing.
