@@ -5,16 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/sharedgen"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -25,117 +24,12 @@ import (
 // have caught the required list appended in place (two uses of Condition
 // got each other's keys, differently from run to run).
 
-// sharedTypes are the definitions the generated templates use many times
-// each, with properties a use may require.
-var sharedTypes = []struct{ name, props string }{
-	{"io.k8s.apimachinery.pkg.apis.meta.v1.Condition", "type status observedGeneration reason message"},
-	{"io.k8s.api.core.v1.ContainerPort", "containerPort name protocol hostPort"},
-	{"io.k8s.api.core.v1.EnvVar", "name value valueFrom"},
-	{"io.k8s.api.core.v1.ResourceRequirements", "limits requests"},
-	{"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "matchLabels matchExpressions"},
-	{"io.k8s.api.core.v1.Toleration", "key operator value effect"},
-	{"io.k8s.api.core.v1.ServicePort", "name port targetPort protocol"},
-	{"io.k8s.api.core.v1.LocalObjectReference", "name"},
-	{"io.k8s.api.core.v1.Container", "name image ports env resources"},
-}
-
-// sharedCase is one generated template, and the patch it compiles with
-// ("" for none).
-type sharedCase struct {
-	name, src, patch string
-}
-
-// sharedUseTemplates generates n templates from seed: each uses a few of
-// sharedTypes several times, most uses with something of their own beside
-// the $ref (an allOf with required keys and properties, required and
-// properties written beside it, a description, items of a list), every
-// third one with a JSON patch that adds to a use.
-func sharedUseTemplates(seed uint64, n int) []sharedCase {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	out := make([]sharedCase, n)
-	for i := range out {
-		var b strings.Builder
-		fmt.Fprintf(&b, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: t%[1]ds.example.com}
-spec:
-  group: example.com
-  names: {kind: T%[1]d, plural: t%[1]ds}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-`, i)
-		uses := 2 + rng.IntN(6)
-		patched := i%3 == 0
-		for u := range uses {
-			t := sharedTypes[rng.IntN(len(sharedTypes))]
-			props := strings.Fields(t.props)
-			pick := func() string {
-				if rng.IntN(4) == 0 {
-					return fmt.Sprintf("own%d", rng.IntN(3))
-				}
-				return props[rng.IntN(len(props))]
-			}
-			shape := rng.IntN(6)
-			if patched && u == 0 {
-				shape = 1 // an object use the patch adds to
-			}
-			fmt.Fprintf(&b, "          p%d:\n", u)
-			const in = "            "
-			switch shape {
-			case 0:
-				fmt.Fprintf(&b, "%s$ref: %s\n", in, t.name)
-			case 1, 2:
-				fmt.Fprintf(&b, "%s$ref: %s\n%sallOf:\n", in, t.name, in)
-				for range 1 + rng.IntN(2) {
-					own := pick()
-					fmt.Fprintf(&b, "%s- required: [%s]\n", in, own)
-					if strings.HasPrefix(own, "own") {
-						fmt.Fprintf(&b, "%s  properties:\n%s    %s: {type: string, maxLength: %d}\n", in, in, own, 1+rng.IntN(60))
-					}
-				}
-				if shape == 2 {
-					fmt.Fprintf(&b, "%sdescription: use %d of %s\n", in, u, t.name)
-				}
-			case 3:
-				own := pick()
-				fmt.Fprintf(&b, "%stype: array\n%sitems:\n%s  $ref: %s\n%s  required: [%s]\n", in, in, in, t.name, in, own)
-				if strings.HasPrefix(own, "own") {
-					fmt.Fprintf(&b, "%s  properties:\n%s    %s: {type: integer}\n", in, in, own)
-				}
-			case 4:
-				fmt.Fprintf(&b, "%s$ref: %s\n%srequired: [%s, extra%d]\n%sproperties:\n%s  extra%d: {type: boolean}\n", in, t.name, in, pick(), u, in, in, u)
-			case 5:
-				fmt.Fprintf(&b, "%sallOf:\n%s- $ref: %s\n%s- required: [%s]\n", in, in, t.name, in, pick())
-			}
-		}
-		c := sharedCase{name: fmt.Sprintf("t%03d.yaml", i), src: b.String()}
-		if patched {
-			c.patch = fmt.Sprintf(`- op: add
-  path: /spec/versions/0/schema/openAPIV3Schema/properties/p0/properties/fromPatch%d
-  value: {type: string}
-- op: add
-  path: /spec/versions/0/schema/openAPIV3Schema/properties/p0/required/-
-  value: fromPatch%d
-`, i, i)
-		}
-		out[i] = c
-	}
-	return out
-}
-
 // compileShared compiles cases for Kubernetes 1.30 in the given order, with
 // one Compiler for all of them (shared: its cache fills as it goes, as in a
 // project's build) or a fresh one each, and returns each case's output
 // (YAML and warnings, or the error) by name. Between compiles it checks that
 // no cached target changed (see TestCachedTargetsNeverChange).
-func compileShared(t testing.TB, cases []sharedCase, shared, removeDescriptions bool) map[string]string {
+func compileShared(t testing.TB, cases []sharedgen.Case, shared, removeDescriptions bool) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	newCompiler := func() *resolver.Compiler {
@@ -151,20 +45,20 @@ func compileShared(t testing.TB, cases []sharedCase, shared, removeDescriptions 
 			c, seen = newCompiler(), map[string]string{}
 		}
 		var patch *resolver.Patch
-		if tc.patch != "" {
-			p, err := resolver.ParsePatch(tc.name+".patch.yaml", []byte(tc.patch))
+		if tc.Patch != "" {
+			p, err := resolver.ParsePatch(tc.Name+".patch.yaml", []byte(tc.Patch))
 			require.NoError(t, err)
 			patch = p
 		}
-		res, err := c.CompilePatched(tc.name, []byte(tc.src), nil, patch)
-		checkCachedTargets(t, c, seen, tc.name)
+		res, err := c.CompilePatched(tc.Name, []byte(tc.Src), nil, patch)
+		checkCachedTargets(t, c, seen, tc.Name)
 		if err != nil {
-			out[tc.name] = "error: " + err.Error()
+			out[tc.Name] = "error: " + err.Error()
 			continue
 		}
 		y, err := res.YAML()
 		require.NoError(t, err)
-		out[tc.name] = fmt.Sprintf("%s\n%v", y, res.Warnings)
+		out[tc.Name] = fmt.Sprintf("%s\n%v", y, res.Warnings)
 	}
 	return out
 }
@@ -218,7 +112,7 @@ func TestCachedTargetsNeverChange(t *testing.T) {
 			checkCachedTargets(t, c, seen, dir)
 		}
 	}
-	cases := sharedUseTemplates(48, 60)
+	cases := sharedgen.Templates(48, 60)
 	for _, remove := range []bool{false, true} {
 		compileShared(t, cases, true, remove)
 	}
@@ -307,7 +201,7 @@ func TestDeterminismChild(t *testing.T) {
 	var n int
 	_, err := fmt.Sscan(os.Getenv("K8S_CRD_RESOLVER_DETERMINISM_N"), &n)
 	require.NoError(t, err)
-	cases := sharedUseTemplates(determinismSeed, n)
+	cases := sharedgen.Templates(determinismSeed, n)
 	mode := os.Getenv(determinismMode)
 	if mode == "shared-reverse" {
 		slices.Reverse(cases)
@@ -365,7 +259,7 @@ func FuzzSharedUses(f *testing.F) {
 		f.Add(s, uint8(6))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		cases := sharedUseTemplates(seed, 1+int(n%12))
+		cases := sharedgen.Templates(seed, 1+int(n%12))
 		alone := compileShared(t, cases, false, true)
 		shared := compileShared(t, cases, true, true)
 		slices.Reverse(cases)
