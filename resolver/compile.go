@@ -96,7 +96,6 @@ type Compiler struct {
 	// embedded one (patchversion.go); "" mostly.
 	versionNote string
 	bundle      Definitions
-	bundles     map[string]Definitions
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
 	// minorProps holds the properties of the bundle's apiextensions
@@ -151,7 +150,6 @@ func New(opts Options) (*Compiler, error) {
 		opts:       opts,
 		version:    version,
 		bundle:     b,
-		bundles:    map[string]Definitions{version: b},
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
 		minorProps: map[string]map[string]any{},

@@ -19,17 +19,10 @@ type describedSource interface {
 	AppendDescriptions(dst []byte, name string) ([]byte, error)
 }
 
-// bundleFor returns the bundle of a Kubernetes version, loading it once.
+// bundleFor returns the bundle of a Kubernetes version from Options.Bundles
+// (package schemas decodes each embedded minor once).
 func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
-	b, canonical, err := c.opts.Bundles(version)
-	if err != nil {
-		return nil, "", err
-	}
-	if have, ok := c.bundles[canonical]; ok {
-		return have, canonical, nil
-	}
-	c.bundles[canonical] = b
-	return b, canonical, nil
+	return c.opts.Bundles(version)
 }
 
 // Private key that carries a bundle default through resolution. Kubernetes
