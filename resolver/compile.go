@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
@@ -270,7 +271,7 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 		buf = make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
 		copy(buf, dst)
 	}
-	return appendDocuments(buf, r.objects())
+	return emit.AppendDocuments(buf, r.objects())
 }
 
 // YAMLSize is about the size of the text AppendYAML writes: an estimate
@@ -290,7 +291,7 @@ func (r *Result) WriteYAML(w io.Writer) error { return r.WriteYAMLAfter(w, "") }
 // WriteYAMLAfter is WriteYAML with prefix (a header) written first, in
 // the same buffer.
 func (r *Result) WriteYAMLAfter(w io.Writer, prefix string) error {
-	return writeDocuments(w, prefix, r.objects())
+	return emit.WriteDocuments(w, prefix, r.objects())
 }
 
 func (r *Result) objects() []any {

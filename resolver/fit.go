@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
 // Fitting descriptions to a size (Options.FitDescriptions) and the
@@ -280,7 +281,7 @@ func (f *fitter) bound(v fitVisit, depth int) int {
 // output when it fits; when it does not, the fitter is full: false.
 func (f *fitter) keep(node *fitNode, m map[string]any, d string, depth int) bool {
 	cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-	if visibleLen(m) > 1 {
+	if emit.VisibleLen(m) > 1 {
 		cost++
 	}
 	if f.limit > 0 && f.size+cost > f.limit {
@@ -474,7 +475,7 @@ func (st *stripper) strip(v any) (any, bool) {
 	}
 	if d, ok := m["description"].(string); ok && st.kube[d] {
 		cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-		if visibleLen(m) > 1 {
+		if emit.VisibleLen(m) > 1 {
 			cost++
 		}
 		st.removed += cost

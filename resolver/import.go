@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
 // describedSource is implemented by sources (such as *schemas.Bundle) that
@@ -28,7 +29,7 @@ func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
 // Private key that carries a bundle default through resolution. Kubernetes
 // defaults are not copied into CRDs (the apiserver would start writing them
 // into every object), except for list-map keys, which must have one.
-const bundleDefault = "x-k8s-crd-resolver-default"
+const bundleDefault = emit.PrivateKey
 
 // quantityPattern is the pattern Kubernetes publishes for resource.Quantity.
 const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
