@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // The fields a CustomResourceDefinition may hold outside its schemas, by
@@ -184,7 +186,7 @@ func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldPr
 					if path == "" && slices.Contains(extra, k) {
 						continue
 					}
-					hint := didYouMean(k, slices.Sorted(maps.Keys(f.fields)))
+					hint := suggest.DidYouMean(k, slices.Sorted(maps.Keys(f.fields)))
 					if other != nil && other.kind == objectField && other.fields[k] != nil {
 						hint = fmt.Sprintf(" (that is an %s field)%s", otherVersion, hint)
 					}

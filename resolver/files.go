@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // Reading the files $refs point at. Every read goes through the one
@@ -121,5 +122,5 @@ func (r *run) suggestFile(abs string) string {
 	if err != nil {
 		return " (its directory does not exist either)"
 	}
-	return didYouMean(filepath.Base(abs), names)
+	return suggest.DidYouMean(filepath.Base(abs), names)
 }

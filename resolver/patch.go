@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // Patch is a parsed RFC 6902 JSON patch, YAML or JSON, with the position of
@@ -370,7 +372,7 @@ func (w *patcher) removeAt(doc any, path string) (any, any, error) {
 	case map[string]any:
 		v, ok := t[tok]
 		if !ok {
-			return nil, nil, &hinted{err: fmt.Errorf("no key %q to remove", tok), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
+			return nil, nil, &hinted{err: fmt.Errorf("no key %q to remove", tok), suggest: func() string { return suggest.DidYouMean(tok, sortedKeys(t)) }}
 		}
 		delete(t, tok)
 		return doc, v, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // pythonSchemataMinor returns the minor a path into the Python tool's
@@ -257,7 +259,7 @@ func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
 		case map[string]any:
 			next, ok := t[tok]
 			if !ok {
-				return nil, &hinted{err: fmt.Errorf("JSON pointer #%s: no key %q under %q", ptr, tok, orRoot(at)), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
+				return nil, &hinted{err: fmt.Errorf("JSON pointer #%s: no key %q under %q", ptr, tok, orRoot(at)), suggest: func() string { return suggest.DidYouMean(tok, sortedKeys(t)) }}
 			}
 			v = next
 		case []any:
