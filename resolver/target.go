@@ -1,11 +1,11 @@
 package resolver
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
@@ -302,20 +302,5 @@ func parseIndex(tok string, n int) (int, error) {
 	return i, nil
 }
 
-func describeValue(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
-}
+// describeValue names the kind of v in messages (crdfields.DescribeValue).
+func describeValue(v any) string { return crdfields.DescribeValue(v) }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
@@ -740,7 +741,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 }
 
 // minorProblems lists what Kubernetes version, given with --k8s-version,
-// does not know in the CRD obj (resolver.CheckMinor: an apiVersion it does
+// does not know in the CRD obj (crdfields.Check: an apiVersion it does
 // not serve, fields newer than it or gated off by default in it), each
 // where it stands in the document d (obj is at the pointer prefix there).
 // Without a version, the newest embedded minor judges, which knows every
@@ -749,7 +750,7 @@ func minorProblems(obj map[string]any, d resolver.Decoded, prefix, version strin
 	if version == "" {
 		return nil
 	}
-	found, err := resolver.CheckMinor(obj, version)
+	found, err := crdfields.Check(obj, version)
 	if err != nil {
 		return []project.Problem{{Message: fmt.Sprintf("kubernetes version %q: %v", version, err)}}
 	}
