@@ -55,7 +55,7 @@ type Options struct {
 	// Default: the process working directory.
 	WorkDir string
 	// Patch is applied (RFC 6902) to every compiled document (of Compile
-	// and CompileSource; CompilePatched gives each compile its own).
+	// of a parsed Source; CompilePatched gives each compile its own).
 	Patch *Patch
 	// Budget bounds, in bytes of compact JSON (the form the apiserver
 	// stores), what one Compile may build: the values it reads (the
@@ -314,7 +314,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 // Options.Patch. Templates with patches of their own share one Compiler,
 // and with it every resolved $ref target: a patch copies on write what it
 // changes of a compiled document, never a cached target. parsed, when
-// not nil, is the source Parse made of name and src (CompileSource).
+// not nil, is the source Parse made of name and src, which it does not
+// parse again (a Compiler whose budget differs from the one the source
+// was parsed within parses it again).
 func (c *Compiler) CompilePatched(name string, src []byte, parsed *Source, patch *Patch) (*Result, error) {
 	if parsed != nil {
 		name, src = parsed.name, parsed.src

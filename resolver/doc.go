@@ -128,7 +128,7 @@
 // is the author's); the fitted CRD is that compile with the kept
 // descriptions added, copied only on the way to them. A CRD larger than the limit even
 // without Kubernetes' descriptions is that compile, and
-// Document.Descriptions says it does not fit. DescriptionsKey
+// Document.Descriptions says it does not fit. descriptionsKey
 // (x-descriptions: none, all or a depth) beside a $ref in a template's
 // schema bounds how deep Kubernetes' descriptions go under it, with or
 // without a limit, and is never written out (fit.go).

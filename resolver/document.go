@@ -217,8 +217,8 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 	if intoSchemas {
 		cause = ErrPatch
 	}
-	var walk func(v any, p *Path, inSchema bool)
-	walk = func(v any, p *Path, inSchema bool) {
+	var walk func(v any, p *schemaPath, inSchema bool)
+	walk = func(v any, p *schemaPath, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			for k, x := range t {
@@ -237,7 +237,7 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 			}
 		}
 	}
-	walk(v, RootPath(""), false)
+	walk(v, rootPath(""), false)
 }
 
 // checkOutput checks that the compile's output, with a document of size

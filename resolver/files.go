@@ -75,7 +75,7 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	// A parse the caller made of the same bytes is that parse.
 	b := newBudget(r.c.opts.Budget)
 	var docs []*document
-	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.Holds(src) {
+	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.holds(src) {
 		docs, err = s.docs, s.err
 	} else {
 		docs, err = parseDocumentsWithin(r.display[abs], src, b)

@@ -105,7 +105,7 @@ func TestCompileGolden(t *testing.T) {
 			for _, budget := range []resolver.Size{opts.Budget, 2 * max(opts.Budget, resolver.DefaultBudget)} {
 				cs, newErr := resolver.New(opts)
 				require.NoError(t, newErr)
-				viaSource, errSource := cs.CompileSource(resolver.Parse(co.Template, src, budget))
+				viaSource, errSource := resolver.CompileSource(cs, resolver.Parse(co.Template, src, budget))
 				require.Equal(t, fmt.Sprint(err), fmt.Sprint(errSource), "CompileSource, parsed within %d", budget)
 				if err == nil {
 					want, _ := res.YAML()

@@ -162,7 +162,7 @@ func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 		}
 		def = known
 	}
-	Walk(VisitorFunc(func(s map[string]any, _ *Path) {
+	walkSchemas(visitFunc(func(s map[string]any, _ *schemaPath) {
 		for k := range s {
 			if strings.HasPrefix(k, "x-") && !crdExtensions[k] {
 				delete(s, k)
@@ -183,7 +183,7 @@ func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 				r.kubeTexts = append(r.kubeTexts, d)
 			}
 		}
-	}), def, RootPath(""))
+	}), def, rootPath(""))
 	return def, nil
 }
 

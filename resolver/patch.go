@@ -97,18 +97,6 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 	return op, nil
 }
 
-// Apply applies the patch to a copy of doc and returns the copy. An
-// operation that does not apply is an error naming it; doc is unchanged.
-// What the operations add may not exceed DefaultBudget (a Compile applies
-// its patch within its own budget).
-func (p *Patch) Apply(doc any) (any, error) {
-	out, err := p.apply(cleanCopy(doc), newBudget(0), nil)
-	if err != nil {
-		reveal(err.(*Error))
-	}
-	return out, err
-}
-
 // apply applies the patch to doc, charging what each operation adds to b
 // before it is built. after, if set, is called with the document after
 // each operation. doc is never changed: the maps and lists on the way to
