@@ -97,7 +97,7 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	case apiVersion == apiextensionsV1 && !r.c.bundle.Has(crdfields.DefsPrefix+"v1.CustomResourceDefinition") && r.c.bundle.Has(crdfields.DefsPrefix+"v1beta1.CustomResourceDefinition"):
 		// The target's bundle has only v1beta1 CRDs (1.12-1.15): its
 		// apiserver would refuse the CRD outright, an error, as validate
-		// --k8s-version says (CheckMinor).
+		// --k8s-version says (crdfields.Check).
 		r.badInput(sc, "/apiVersion", "apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: write the template as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later", r.c.version)
 	}
 	if spec, _ := obj["spec"].(map[string]any); spec == nil {
