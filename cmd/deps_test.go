@@ -88,3 +88,35 @@ func TestModuleStaysLean(t *testing.T) {
 		}
 	}
 }
+
+// TestDependenciesPointOneWay fails when a package the compiler is built
+// from imports, directly or not, the compiler or anything above it: cmd →
+// project → resolver → internal/… and schemas (docs/architecture.md).
+func TestDependenciesPointOneWay(t *testing.T) {
+	const mod = "github.com/k8s-crd-resolver/k8s-crd-resolver/"
+	below := []string{"internal/crdfields", "internal/emit", "internal/sourcetext", "internal/suggest", "internal/bundlefmt", "internal/fileio", "schemas"}
+	above := []string{"resolver", "project", "cmd"}
+	for _, pkg := range below {
+		out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "../"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			for _, a := range above {
+				if d == mod+a || strings.HasPrefix(d, mod+a+"/") {
+					t.Errorf("%s imports %s; dependencies point one way (cmd → project → resolver → internal/…)", pkg, d)
+				}
+			}
+		}
+	}
+	// resolver itself never imports what is above it.
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "../resolver").Output()
+	if err != nil {
+		t.Fatalf("go list -deps resolver: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if d == mod+"project" || d == mod+"cmd" || strings.HasPrefix(d, mod+"cmd/") {
+			t.Errorf("resolver imports %s", d)
+		}
+	}
+}

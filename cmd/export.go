@@ -14,6 +14,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/jsonschema"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -24,7 +25,7 @@ func newExportCmd() *cobra.Command {
 		Short: "Export the schemas of CRDs for other tools",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("export %s: unknown format%s; export writes jsonschema (see '%s --help')", safetext.Quote(args[0]), resolver.DidYouMean(args[0], []string{"jsonschema"}), c.CommandPath())
+				return fmt.Errorf("export %s: unknown format%s; export writes jsonschema (see '%s --help')", safetext.Quote(args[0]), suggest.DidYouMean(args[0], []string{"jsonschema"}), c.CommandPath())
 			}
 			return nil
 		},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crash"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/version"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -233,7 +234,7 @@ func flagSuggestion(c *cobra.Command, err error) error {
 			names = append(names, f.Name)
 		}
 	})
-	if s := resolver.DidYouMean(name, names); s != "" {
+	if s := suggest.DidYouMean(name, names); s != "" {
 		return fmt.Errorf("%w%s", err, strings.Replace(s, "did you mean ", "did you mean --", 1))
 	}
 	return err

@@ -8,7 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // The configuration's keys and the kind of value each takes, checked on
@@ -237,5 +237,5 @@ func suggestConfigKey(key string, own map[string]valueKind) string {
 		valid = append(valid, k)
 	}
 	slices.Sort(valid)
-	return resolver.DidYouMean(key, valid)
+	return suggest.DidYouMean(key, valid)
 }

@@ -30,12 +30,12 @@ func TestEveryDefinitionIsASchema(t *testing.T) {
 			require.NoError(t, err)
 			m, ok := def.(map[string]any)
 			require.True(t, ok, "%s %s", v, name)
-			resolver.Walk(resolver.VisitorFunc(func(s map[string]any, p *resolver.Path) {
+			resolver.WalkSchemas(m, func(s map[string]any, p string) {
 				n++
 				if why := resolver.NotASchema(s); why != "" {
 					t.Errorf("Kubernetes %s %s%s: %s", v, name, p, why)
 				}
-			}), m, resolver.RootPath(""))
+			})
 		}
 		t.Logf("Kubernetes %s: %d schemas", v, n)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
@@ -54,7 +55,7 @@ type Options struct {
 	// Default: the process working directory.
 	WorkDir string
 	// Patch is applied (RFC 6902) to every compiled document (of Compile
-	// and CompileSource; CompilePatched gives each compile its own).
+	// of a parsed Source; CompilePatched gives each compile its own).
 	Patch *Patch
 	// Budget bounds, in bytes of compact JSON (the form the apiserver
 	// stores), what one Compile may build: the values it reads (the
@@ -96,7 +97,6 @@ type Compiler struct {
 	// embedded one (patchversion.go); "" mostly.
 	versionNote string
 	bundle      Definitions
-	bundles     map[string]Definitions
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
 	// minorProps holds the properties of the bundle's apiextensions
@@ -151,7 +151,6 @@ func New(opts Options) (*Compiler, error) {
 		opts:       opts,
 		version:    version,
 		bundle:     b,
-		bundles:    map[string]Definitions{version: b},
 		files:      map[string][]*document{},
 		defs:       map[string]*cachedTarget{},
 		minorProps: map[string]map[string]any{},
@@ -272,7 +271,7 @@ func (r *Result) AppendYAML(dst []byte) ([]byte, error) {
 		buf = make([]byte, len(dst), max(int(min(size, 64<<20)), len(dst)))
 		copy(buf, dst)
 	}
-	return appendDocuments(buf, r.objects())
+	return emit.AppendDocuments(buf, r.objects())
 }
 
 // YAMLSize is about the size of the text AppendYAML writes: an estimate
@@ -292,7 +291,7 @@ func (r *Result) WriteYAML(w io.Writer) error { return r.WriteYAMLAfter(w, "") }
 // WriteYAMLAfter is WriteYAML with prefix (a header) written first, in
 // the same buffer.
 func (r *Result) WriteYAMLAfter(w io.Writer, prefix string) error {
-	return writeDocuments(w, prefix, r.objects())
+	return emit.WriteDocuments(w, prefix, r.objects())
 }
 
 func (r *Result) objects() []any {
@@ -315,7 +314,9 @@ func (c *Compiler) Compile(name string, src []byte) (*Result, error) {
 // Options.Patch. Templates with patches of their own share one Compiler,
 // and with it every resolved $ref target: a patch copies on write what it
 // changes of a compiled document, never a cached target. parsed, when
-// not nil, is the source Parse made of name and src (CompileSource).
+// not nil, is the source Parse made of name and src, which it does not
+// parse again (a Compiler whose budget differs from the one the source
+// was parsed within parses it again).
 func (c *Compiler) CompilePatched(name string, src []byte, parsed *Source, patch *Patch) (*Result, error) {
 	if parsed != nil {
 		name, src = parsed.name, parsed.src

@@ -11,7 +11,7 @@ package resolver
 // every pair of keys of a mapping: quadratic in its size), and what the
 // documents expand to (YAML aliases and merges included) is charged to a
 // budget of budget, refused with a message once past it; 0 is
-// InputBudget(len(src)). It reads as a template is read
+// inputBudget(len(src)). It reads as a template is read
 // (parseDocumentsWithin): text that starts like JSON by the strict JSON
 // reader, and as YAML when that fails. Empty documents are left out.
 // Errors are *Error, with file:line:col, name being the file.
@@ -60,14 +60,14 @@ func decodeDocuments(name string, src []byte, budget Size) ([]*document, error) 
 		name = "<stdin>"
 	}
 	if budget == 0 {
-		budget = InputBudget(len(src))
+		budget = inputBudget(len(src))
 	}
 	return parseDocumentsWithin(name, src, newBudget(budget))
 }
 
-// InputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice
+// inputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice
 // n when that is more (a stream of many CRDs, `kubectl get crd -o yaml` of a cluster, holds
 // more than one compile builds; what aliases can expand it to stays proportional to it).
-func InputBudget(n int) Size {
+func inputBudget(n int) Size {
 	return max(DefaultBudget, Size(2*int64(n)))
 }

@@ -2,11 +2,20 @@
 // schemas contain $ref pointers into self-contained structural CRDs, the
 // only kind the apiserver accepts.
 //
-// The public API is one constructor and one verb:
+// The compile path is one constructor and one verb:
 //
 //	c, err := resolver.New(resolver.Options{KubeVersion: "1.30"})
 //	res, err := c.Compile("templates/widget.yaml", src)
 //	out, err := res.YAML()
+//
+// CompilePatched is Compile with a JSON patch of the template's own
+// (ParsePatch) in place of Options.Patch, and a Source (Parse: a file
+// parsed once, for a caller that must look into it before it compiles it)
+// it does not parse again. Beside the compile path the package exports
+// only what its callers share with it: the reader (Decode, DecodeDocuments:
+// every YAML or JSON file the tool reads is read as a template is), the
+// budget's unit (Size, ParseSize, DefaultBudget, MaxInputBytes), and
+// KeptByMinor (a CRD as a minor keeps it, for validate).
 //
 // Errors come back as an ErrorList of *Error, each with a file:line:col
 // position, the JSON pointer of the offending node, the $ref, and a cause
@@ -47,16 +56,17 @@
 // spec.versions[0].servd or metadata.lables is an error at the key, with
 // the nearest field suggested. The table of fields (ObjectMeta, names,
 // versions, subresources, printer columns, selectable fields, conversion,
-// status) is written out in this package; a test compares it with the
-// Go types, which the compiler itself never links.
+// status) is written out in internal/crdfields; a test there compares it
+// with the Go types, which the compiler itself never links.
 //
-// The template is also judged by what its target minor knows (minor.go):
-// a field or schema keyword it writes that the minor's own apiextensions
-// definitions in its bundle lack, or that a feature gate keeps off by
-// default there (a small table with its sources), is an error at the key
-// naming the first minor that has it on; so is apiextensions.k8s.io/v1
-// for a minor serving only v1beta1. CheckMinor does the same for
-// validate --k8s-version.
+// The template is also judged by what its target minor knows
+// (internal/crdfields): a field or schema keyword it writes that the
+// minor's own apiextensions definitions in its bundle lack, or that a
+// feature gate keeps off by default there (a small table with its
+// sources), is an error at the key naming the first minor that has it on;
+// so is apiextensions.k8s.io/v1 for a minor serving only v1beta1.
+// crdfields.Check does the same for validate --k8s-version, and a field a
+// JSON patch writes is judged at the patch operation (minor.go).
 //
 // # Resolve
 //
@@ -124,18 +134,22 @@
 // within the limit: shallowest first (depth counts properties from the
 // schema's root; items and additionalProperties add none), within a depth
 // in the order they stand in the output, while the next one fits. The
-// template is compiled a second time without descriptions (what that keeps
-// is the author's); the fitted CRD is that compile with the kept
-// descriptions added, copied only on the way to them. A CRD larger than the limit even
-// without Kubernetes' descriptions is that compile, and
-// Document.Descriptions says it does not fit. DescriptionsKey
-// (x-descriptions: none, all or a depth) beside a $ref in a template's
-// schema bounds how deep Kubernetes' descriptions go under it, with or
-// without a limit, and is never written out (fit.go).
+// template is compiled once, with every description; the compile logs
+// which texts a bundle definition brought in that the author wrote
+// nowhere (Kubernetes' descriptions), and one walk takes those out of the
+// CRD's schemas, copying only the maps on the way to them, which gives
+// what a compile with RemoveDescriptions would. The fitted CRD is that
+// bare CRD with the kept descriptions added back, copied only on the way
+// to them. A CRD larger than the limit even without Kubernetes'
+// descriptions is the bare CRD, and Document.Descriptions says it does
+// not fit. The key x-descriptions (none, all or a depth) beside a $ref in
+// a template's schema bounds how deep Kubernetes' descriptions go under
+// it, with or without a limit, and is never written out (fit.go).
 //
 // # Flatten
 //
-// A Walk with a Visitor then makes each openAPIV3Schema structural, as the
+// A walk of every schema node (walkSchemas, with a visitor: walk.go) then
+// makes each openAPIV3Schema structural, as the
 // apiserver's pkg/apiserver/schema and pkg/apis/apiextensions/validation
 // require: allOf entries merged into their parent, int-or-string written
 // the swagger way (format: int-or-string, type: [integer, string]) turned
@@ -183,8 +197,10 @@
 //
 // # Emit
 //
-// EncodeYAML writes sorted keys, block style and two-space indents; the
-// same input gives the same bytes on every machine. A JSON patch (RFC 6902,
+// Result.YAML and WriteYAML write through internal/emit: sorted keys,
+// block style and two-space indents; the same input gives the same bytes
+// on every machine. Document.AppendJSON writes the compact JSON
+// (jsonemit.go), whose length the budget counts. A JSON patch (RFC 6902,
 // Options.Patch) applies to each compiled document after resolution. The
 // patched document must still be a CRD (apiextensions.k8s.io/v1 or
 // v1beta1, kind CustomResourceDefinition, no unknown fields) with its
@@ -221,24 +237,32 @@
 // A template goes through the files in this order, one stage each, as the
 // data flow of the design has it:
 //
-//	compile.go      Options, New, Compile: the template parsed, each document through the stages, the Result
-//	source.go       Parse and CompileSource: a template parsed once for a caller that must look into it first
-//	load.go         load: YAML (yaml.v3) or JSON (jsondoc.go: jsontext tokens) into values with positions, within the budget
-//	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps
-//	target.go       what a $ref string points at (a bundle definition, a file, a pointer)
+//	compile.go      Options, New, Compile, CompilePatched: the template parsed, each document through the stages, the Result
+//	source.go       Source and Parse: a file parsed once for a caller that must look into it first
+//	load.go         the readers: YAML (yaml.v3) or JSON (jsondoc.go: jsontext tokens) into values with positions, within
+//	                the budget; their rules on the text itself are internal/sourcetext's
+//	decode.go       Decode and DecodeDocuments: the same readers for every other file the tool reads
+//	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps (its own fields: internal/crdfields)
+//	target.go       what a $ref string points at (a bundle definition, a file, a pointer); pins.go: the Python tool's pinned forms
+//	schemarule.go   what a $ref may point at: a schema, never a document, a properties mapping or a list
 //	resolve.go      resolve: $refs replaced by their targets, resolved once per Compiler and shared
-//	import.go       a bundle definition decoded, its descriptions put back, and imported
-//	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
+//	import.go       a bundle definition decoded, its descriptions put back, and imported; bundles.go: the embedded bundles
 //	files.go        file targets, read through the one reader (internal/fileio)
+//	walk.go         walkSchemas and its visitor: every schema node below a schema
 //	structural.go   normalise: the structural pass, over the template's schemas and every bundle definition
-//	v1beta1.go      the v1beta1 rules on defaults; patch.go: the JSON patch
+//	v1beta1.go      the v1beta1 rules on defaults
+//	patch.go        the JSON patch; minor.go: what a patch writes judged for the minor, and KeptByMinor
+//	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
 //	budget.go       what a compile may build, counted as it goes
-//	emit.go         deterministic YAML; jsonemit.go: compact JSON
+//	jsonemit.go     compact JSON (AppendJSON) and the shared view of a compiled CRD; YAML is internal/emit's
 //
 // One compile's state is a run (run.go). Its diagnostics (diagnostics.go)
 // are collected in one place wherever a stage raises them; chain.go says
 // where a problem inside a bundle is reported: at the user's $ref, with the
-// chain of definitions from there.
+// chain of definitions from there. errors.go holds Error, ErrorList,
+// Position and the sentinel errors; suggest.go the "did you mean" of an
+// unknown definition (internal/suggest finds the nearest name);
+// patchversion.go the warning for a patch release newer than the bundle's.
 //
 // A Compiler is not safe for concurrent use; use one per goroutine.
 package resolver

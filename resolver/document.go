@@ -3,6 +3,8 @@ package resolver
 import (
 	"errors"
 	"fmt"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 )
 
 const (
@@ -80,23 +82,22 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	}
 	// Fields the apiserver's strict decoding would refuse, where the
 	// author wrote them.
-	for _, p := range badFields(obj, apiVersion, "definitions") {
-		r.badInput(sc, p.ptr, "%s", p.msg)
+	for _, p := range crdfields.BadFields(obj, apiVersion, "definitions") {
+		r.badInput(sc, p.Pointer, "%s", p.Message)
 	}
 	// Fields the target minor does not have, or keeps off by default
-	// (minor.go), where the author wrote them.
+	// (internal/crdfields), where the author wrote them.
 	group := apiVersion[len("apiextensions.k8s.io/"):]
-	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
-	for _, p := range minorProblems(obj, group, r.c.version, r.c.bundle, load, r.c.minorProps, compiledElsewhere, nil, "definitions") {
-		r.badInput(sc, p.ptr, "field %q: %s", p.field, p.msg)
+	for _, p := range crdfields.MinorProblems(obj, group, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, true, nil, "definitions") {
+		r.badInput(sc, p.Pointer, "field %q: %s", p.Field, p.Message)
 	}
 	switch {
 	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
-	case apiVersion == apiextensionsV1 && !r.c.bundle.Has(apiextensionsDefs+"v1.CustomResourceDefinition") && r.c.bundle.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition"):
+	case apiVersion == apiextensionsV1 && !r.c.bundle.Has(crdfields.DefsPrefix+"v1.CustomResourceDefinition") && r.c.bundle.Has(crdfields.DefsPrefix+"v1beta1.CustomResourceDefinition"):
 		// The target's bundle has only v1beta1 CRDs (1.12-1.15): its
 		// apiserver would refuse the CRD outright, an error, as validate
-		// --k8s-version says (CheckMinor).
+		// --k8s-version says (crdfields.Check).
 		r.badInput(sc, "/apiVersion", "apiextensions.k8s.io/v1 CRDs are served from Kubernetes 1.16; Kubernetes %s serves only apiextensions.k8s.io/v1beta1: write the template as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version 1.16 or later", r.c.version)
 	}
 	if spec, _ := obj["spec"].(map[string]any); spec == nil {
@@ -216,8 +217,8 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 	if intoSchemas {
 		cause = ErrPatch
 	}
-	var walk func(v any, p *Path, inSchema bool)
-	walk = func(v any, p *Path, inSchema bool) {
+	var walk func(v any, p *schemaPath, inSchema bool)
+	walk = func(v any, p *schemaPath, inSchema bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			for k, x := range t {
@@ -236,7 +237,7 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 			}
 		}
 	}
-	walk(v, RootPath(""), false)
+	walk(v, rootPath(""), false)
 }
 
 // checkOutput checks that the compile's output, with a document of size
@@ -308,8 +309,8 @@ func crdProblem(doc any, shape schemaShape) string {
 	if schemas == 0 {
 		return "it has no schema left"
 	}
-	if p := badFields(m, apiVersion); len(p) > 0 {
-		return p[0].msg
+	if p := crdfields.BadFields(m, apiVersion); len(p) > 0 {
+		return p[0].Message
 	}
 	return ""
 }

@@ -14,6 +14,18 @@ import (
 // NotASchema is notASchema: why a $ref target is no schema, or "".
 var NotASchema = notASchema
 
+// CompileSource is Compile(name, src) for the source Parse made of them,
+// through Options.Patch: what TestCompileGolden compares with Compile.
+func CompileSource(c *Compiler, s *Source) (*Result, error) {
+	return c.compile(s.name, s.src, s, c.opts.Patch)
+}
+
+// WalkSchemas calls f with every schema node of schema and its JSON
+// pointer, as the compiler walks a bundle definition.
+func WalkSchemas(schema map[string]any, f func(s map[string]any, ptr string)) {
+	walkSchemas(visitFunc(func(s map[string]any, p *schemaPath) { f(s, p.String()) }), schema, rootPath(""))
+}
+
 // DecodeJSON is what decodes bundle definitions.
 var DecodeJSON = bundlefmt.Decode
 

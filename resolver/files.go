@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // Reading the files $refs point at. Every read goes through the one
@@ -74,7 +75,7 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	// A parse the caller made of the same bytes is that parse.
 	b := newBudget(r.c.opts.Budget)
 	var docs []*document
-	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.Holds(src) {
+	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.holds(src) {
 		docs, err = s.docs, s.err
 	} else {
 		docs, err = parseDocumentsWithin(r.display[abs], src, b)
@@ -121,5 +122,5 @@ func (r *run) suggestFile(abs string) string {
 	if err != nil {
 		return " (its directory does not exist either)"
 	}
-	return didYouMean(filepath.Base(abs), names)
+	return suggest.DidYouMean(filepath.Base(abs), names)
 }

@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
 // Fitting descriptions to a size (Options.FitDescriptions) and the
-// per-$ref key DescriptionsKey.
+// per-$ref key descriptionsKey.
 //
 // A compile that fits keeps every description its author wrote (what a
 // compile with RemoveDescriptions keeps: the text of the template and of
@@ -37,17 +38,17 @@ import (
 // keys aside, as rendering does): sizes are counted per description,
 // never by rendering trial outputs.
 
-// DescriptionsKey is the key a template writes beside a $ref to say how
+// descriptionsKey is the key a template writes beside a $ref to say how
 // deep Kubernetes' descriptions go under it: "none" (not even the
 // field's own), "all", or a depth N (the field's own description and N
 // levels of fields below it). It is never written to the output. It
 // bounds what a compile keeps, with or without FitDescriptions (which
 // then fits what the bounds leave); the innermost key stands for its
 // subtree. RemoveDescriptions drops them all whatever it says.
-const DescriptionsKey = "x-descriptions"
+const descriptionsKey = "x-descriptions"
 
 // DescriptionFit says what a compile with Options.FitDescriptions, or with
-// DescriptionsKey in its template, kept of Kubernetes' descriptions in
+// descriptionsKey in its template, kept of Kubernetes' descriptions in
 // one CRD.
 type DescriptionFit struct {
 	// Total is how many descriptions from Kubernetes the CRD has with
@@ -56,7 +57,7 @@ type DescriptionFit struct {
 	// Depth is the depth of the deepest one kept when some were dropped
 	// (-1: none kept, or all).
 	Depth int
-	// Limit is Options.FitDescriptions (0: none, only DescriptionsKey
+	// Limit is Options.FitDescriptions (0: none, only descriptionsKey
 	// bounds applied).
 	Limit Size
 	// Fits is false when the CRD is larger than Limit even without any of
@@ -65,7 +66,7 @@ type DescriptionFit struct {
 	Fits bool
 }
 
-// Applied reports whether fitting (or a DescriptionsKey bound) was at
+// Applied reports whether fitting (or a descriptionsKey bound) was at
 // work on the CRD.
 func (f DescriptionFit) Applied() bool { return f.Limit > 0 || f.Total > 0 }
 
@@ -75,14 +76,14 @@ const (
 	allDepths = math.MaxInt
 )
 
-// descBound is a DescriptionsKey written in a template's schema.
+// descBound is a descriptionsKey written in a template's schema.
 type descBound struct {
 	doc   *document
 	ptr   string // of the schema holding it, in the template (the compiled CRD's)
 	depth int    // levels below the field kept: noDepth, allDepths or N
 }
 
-// parseDescriptionsKey reads the value of a DescriptionsKey.
+// parseDescriptionsKey reads the value of a descriptionsKey.
 func parseDescriptionsKey(v any) (int, error) {
 	s, ok := v.(string)
 	if !ok {
@@ -97,7 +98,7 @@ func parseDescriptionsKey(v any) (int, error) {
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 && s == strconv.Itoa(n) {
 		return n, nil
 	}
-	return 0, fmt.Errorf("%w: %s is %s: want none, all or a depth (0 keeps only the field's own description, 1 its fields' too...)", ErrInput, DescriptionsKey, describeDescValue(v))
+	return 0, fmt.Errorf("%w: %s is %s: want none, all or a depth (0 keeps only the field's own description, 1 its fields' too...)", ErrInput, descriptionsKey, describeDescValue(v))
 }
 
 func describeDescValue(v any) string {
@@ -110,23 +111,23 @@ func describeDescValue(v any) string {
 	return describeValue(v) + " " + fmt.Sprint(v)
 }
 
-// descriptionsKeyAt handles a DescriptionsKey in the template's schema m
+// descriptionsKeyAt handles a descriptionsKey in the template's schema m
 // at ptr (hasRef: m holds a $ref): a bound recorded for the compiled CRD,
 // or an error at the key.
 func (r *run) descriptionsKeyAt(m map[string]any, sc scope, ptr string, hasRef bool) {
-	v, ok := m[DescriptionsKey]
+	v, ok := m[descriptionsKey]
 	if !ok {
 		return
 	}
-	at := site{sc: sc, ptr: joinPointer(ptr, DescriptionsKey)}
+	at := site{sc: sc, ptr: joinPointer(ptr, descriptionsKey)}
 	depth, err := parseDescriptionsKey(v)
 	switch {
 	case err != nil:
 		r.errAt(at, err)
 	case !hasRef:
-		r.errAt(at, fmt.Errorf("%w: %s stands beside a $ref (it says how deep the descriptions of what the $ref brings in go)", ErrInput, DescriptionsKey))
+		r.errAt(at, fmt.Errorf("%w: %s stands beside a $ref (it says how deep the descriptions of what the $ref brings in go)", ErrInput, descriptionsKey))
 	case sc.inBundle() || sc.file != r.template || !strings.HasPrefix(ptr, "/spec/"):
-		r.errAt(at, fmt.Errorf("%w: %s is read only in a template's own openAPIV3Schema, not in definitions a $ref reaches; write it beside the $ref in the template", ErrInput, DescriptionsKey))
+		r.errAt(at, fmt.Errorf("%w: %s is read only in a template's own openAPIV3Schema, not in definitions a $ref reaches; write it beside the $ref in the template", ErrInput, descriptionsKey))
 	default:
 		r.bounds = append(r.bounds, descBound{doc: sc.doc, ptr: ptr, depth: depth})
 	}
@@ -165,7 +166,7 @@ type fitVisit struct {
 // with the compile's cached targets), and nothing deeper than the first
 // description that does not fit is visited.
 type fitter struct {
-	bounds map[string]int  // DescriptionsKey bounds by pointer
+	bounds map[string]int  // descriptionsKey bounds by pointer
 	prefix map[string]bool // every pointer on the way to a bound
 	bare   map[string]any  // the CRD without Kubernetes' descriptions
 	limit  int64           // 0: no limit (bounds only)
@@ -263,7 +264,7 @@ func (f *fitter) visit(v fitVisit, depth int) {
 }
 
 // bound is the depth down to which v keeps Kubernetes' descriptions: its
-// parent's, unless a DescriptionsKey stands at v.
+// parent's, unless a descriptionsKey stands at v.
 func (f *fitter) bound(v fitVisit, depth int) int {
 	if v.track {
 		if n, ok := f.bounds[v.ptr]; ok {
@@ -280,7 +281,7 @@ func (f *fitter) bound(v fitVisit, depth int) int {
 // output when it fits; when it does not, the fitter is full: false.
 func (f *fitter) keep(node *fitNode, m map[string]any, d string, depth int) bool {
 	cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-	if visibleLen(m) > 1 {
+	if emit.VisibleLen(m) > 1 {
 		cost++
 	}
 	if f.limit > 0 && f.size+cost > f.limit {
@@ -474,7 +475,7 @@ func (st *stripper) strip(v any) (any, bool) {
 	}
 	if d, ok := m["description"].(string); ok && st.kube[d] {
 		cost := jsonStringLen("description") + 1 + jsonStringLen(d)
-		if visibleLen(m) > 1 {
+		if emit.VisibleLen(m) > 1 {
 			cost++
 		}
 		st.removed += cost

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -104,7 +105,7 @@ func TestCompileGolden(t *testing.T) {
 			for _, budget := range []resolver.Size{opts.Budget, 2 * max(opts.Budget, resolver.DefaultBudget)} {
 				cs, newErr := resolver.New(opts)
 				require.NoError(t, newErr)
-				viaSource, errSource := cs.CompileSource(resolver.Parse(co.Template, src, budget))
+				viaSource, errSource := resolver.CompileSource(cs, resolver.Parse(co.Template, src, budget))
 				require.Equal(t, fmt.Sprint(err), fmt.Sprint(errSource), "CompileSource, parsed within %d", budget)
 				if err == nil {
 					want, _ := res.YAML()
@@ -184,7 +185,7 @@ func checkWithOracle(t *testing.T, raw []byte, docs []resolver.Document, k8sVers
 	for _, d := range docs {
 		// Round-trip through the YAML we print, not the in-memory value.
 		var obj map[string]any
-		one, err := resolver.EncodeYAML(d.Object())
+		one, err := emit.YAML(d.Object())
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(one, &obj))
 		crd, err := oracle.Decode(obj)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
 // describedSource is implemented by sources (such as *schemas.Bundle) that
@@ -19,23 +20,16 @@ type describedSource interface {
 	AppendDescriptions(dst []byte, name string) ([]byte, error)
 }
 
-// bundleFor returns the bundle of a Kubernetes version, loading it once.
+// bundleFor returns the bundle of a Kubernetes version from Options.Bundles
+// (package schemas decodes each embedded minor once).
 func (c *Compiler) bundleFor(version string) (Definitions, string, error) {
-	b, canonical, err := c.opts.Bundles(version)
-	if err != nil {
-		return nil, "", err
-	}
-	if have, ok := c.bundles[canonical]; ok {
-		return have, canonical, nil
-	}
-	c.bundles[canonical] = b
-	return b, canonical, nil
+	return c.opts.Bundles(version)
 }
 
 // Private key that carries a bundle default through resolution. Kubernetes
 // defaults are not copied into CRDs (the apiserver would start writing them
 // into every object), except for list-map keys, which must have one.
-const bundleDefault = "x-k8s-crd-resolver-default"
+const bundleDefault = emit.PrivateKey
 
 // quantityPattern is the pattern Kubernetes publishes for resource.Quantity.
 const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
@@ -168,7 +162,7 @@ func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 		}
 		def = known
 	}
-	Walk(VisitorFunc(func(s map[string]any, _ *Path) {
+	walkSchemas(visitFunc(func(s map[string]any, _ *schemaPath) {
 		for k := range s {
 			if strings.HasPrefix(k, "x-") && !crdExtensions[k] {
 				delete(s, k)
@@ -189,7 +183,7 @@ func (r *run) importRaw(version, name string, v any) (map[string]any, error) {
 				r.kubeTexts = append(r.kubeTexts, d)
 			}
 		}
-	}), def, RootPath(""))
+	}), def, rootPath(""))
 	return def, nil
 }
 

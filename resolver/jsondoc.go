@@ -10,12 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/sourcetext"
 )
 
 // The strict JSON reader, for JSON that YAML cannot read (tab
 // indentation, a "\/" escape...). It gives the same document{value, pos}
 // as the YAML path: the position of every key and value, a key written
-// twice is an error at the second, numbers are checked as checkNumber
+// twice is an error at the second, numbers are checked as sourcetext.CheckNumber
 // says, and the values are charged to the compile's budget.
 //
 // The tokens are jsontext's (go-json-experiment), which knows JSON's
@@ -180,7 +182,7 @@ func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 	case '0':
 		s := tok.String()
 		v = json.Number(s)
-		if msg := checkNumber(s); msg != "" {
+		if msg := sourcetext.CheckNumber(s); msg != "" {
 			if err := addNumberError(&r.numbers, r.file, inputError(r.position(start), "%s", msg)); err != nil {
 				return nil, err
 			}
@@ -244,10 +246,4 @@ func (r *jsonDocReader) array(ptr string, depth, start int) (any, error) {
 		}
 		list = append(list, v)
 	}
-}
-
-// looksLikeJSON reports whether src starts like a JSON object or array.
-func looksLikeJSON(src []byte) bool {
-	t := bytes.TrimLeft(src, " \t\r\n\xef\xbb\xbf")
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }

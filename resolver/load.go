@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/sourcetext"
 )
 
 // Input limits. They exist so a hostile or accidental input (a YAML alias
@@ -81,7 +81,7 @@ func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, erro
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	start := b.used
 	var jsonErr error
-	isJSON := looksLikeJSON(src)
+	isJSON := sourcetext.LooksLikeJSON(src)
 	if isJSON {
 		docs, err := parseJSONDocuments(file, src, b)
 		if err == nil {
@@ -147,134 +147,22 @@ func checkText(file string, src []byte) error {
 		return inputError(Position{File: file}, "file is %d bytes, more than the %d MiB limit", len(src), MaxInputBytes>>20)
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		line, col := lineCol(src, i)
+		line, col := sourcetext.LineCol(src, i)
 		return inputError(Position{File: file, Line: line, Col: col}, "NUL byte: this is a binary file, not YAML or JSON text")
 	}
 	if !utf8.Valid(src) {
-		i := firstInvalidUTF8(src)
-		line, col := lineCol(src, i)
+		i := sourcetext.FirstInvalidUTF8(src)
+		line, col := sourcetext.LineCol(src, i)
 		return inputError(Position{File: file, Line: line, Col: col}, "invalid UTF-8: save the file as UTF-8 text")
 	}
 	return nil
 }
 
-func firstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
-}
-
-func lineCol(src []byte, off int) (int, int) {
-	line := 1 + bytes.Count(src[:off], []byte("\n"))
-	col := off - bytes.LastIndexByte(src[:off], '\n')
-	return line, col
-}
-
-var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
-
-// yamlError turns a yaml.v3 error reading src into an *Error at a line
-// and column. yaml.v3 gives only a line: for a scanner error the line of
-// the problem (or of the quote that opened an unterminated scalar), for a
-// parser error that line counted from 0, so one early (the line where the
-// flow collection or block it was reading opened, when that is not the
-// first). The line is put right here and the column found on it from what
-// the message says: one pass over that line.
+// yamlError turns a yaml.v3 error reading src into an *Error at the line
+// and column sourcetext.YAMLError finds for it.
 func yamlError(file string, src []byte, err error) error {
-	msg := err.Error()
-	line, problem := 0, strings.TrimPrefix(msg, "yaml: ")
-	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		problem = m[2]
-	}
-	if isYAMLParserProblem(problem) {
-		line++ // counted from 0
-	}
-	line = max(line, 1)
-	pos := Position{File: file, Line: line, Col: yamlErrorColumn(lineText(src, line), problem)}
-	return inputError(pos, "malformed YAML: %s", problem)
-}
-
-// isYAMLParserProblem reports whether problem is one of yaml.v3's parser
-// errors (parserc.go), whose line it counts from 0; its scanner's errors
-// count from 1.
-func isYAMLParserProblem(problem string) bool {
-	switch problem {
-	case "did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
-		"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
-		"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
-		"found incompatible YAML document", "found undefined tag handle":
-		return true
-	}
-	return false
-}
-
-// lineText returns line n (from 1) of src without its line break; nil
-// past the end.
-func lineText(src []byte, n int) []byte {
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(src, '\n')
-		if j < 0 {
-			return nil
-		}
-		src = src[j+1:]
-	}
-	if j := bytes.IndexByte(src, '\n'); j >= 0 {
-		src = src[:j]
-	}
-	return bytes.TrimSuffix(src, []byte("\r"))
-}
-
-// yamlErrorColumn is the column (from 1) on text that problem points at:
-// the flow bracket left open, the colon of a mapping value where none may
-// be, the character no token starts with, the quote left open; else the
-// first character of the line's content.
-func yamlErrorColumn(text []byte, problem string) int {
-	col := 0
-	switch problem {
-	case "did not find expected ',' or ']'", "did not find expected ',' or '}'":
-		open, close := byte('['), byte(']')
-		if strings.HasSuffix(problem, "'}'") {
-			open, close = '{', '}'
-		}
-		var stack []int
-		var quote byte
-		for i, c := range text {
-			switch {
-			case quote != 0:
-				if c == quote {
-					quote = 0
-				}
-			case c == '"' || c == '\'':
-				quote = c
-			case c == open:
-				stack = append(stack, i)
-			case c == close && len(stack) > 0:
-				stack = stack[:len(stack)-1]
-			}
-		}
-		if len(stack) > 0 {
-			col = stack[len(stack)-1] + 1
-		}
-	case "mapping values are not allowed in this context":
-		for i, c := range text {
-			if c == ':' && (i+1 == len(text) || text[i+1] == ' ') {
-				col = i + 1 // the last such colon
-			}
-		}
-	case "found character that cannot start any token":
-		col = bytes.IndexAny(text, "@`\t") + 1
-	case "found unexpected end of stream":
-		col = bytes.LastIndexAny(text, `"'`) + 1
-	}
-	if col == 0 {
-		col = len(text) - len(bytes.TrimLeft(text, " ")) + 1
-	}
-	return col
+	line, col, problem := sourcetext.YAMLError(src, err)
+	return inputError(Position{File: file, Line: line, Col: col}, "malformed YAML: %s", problem)
 }
 
 type converter struct {
@@ -472,51 +360,12 @@ func (c *converter) merge(m *yaml.Node, ptr string, depth int, out map[string]an
 	return c.errorf(m, "a merge key (<<) takes a mapping or a list of mappings")
 }
 
-// isJSONNumber reports whether s is a number as JSON writes it:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func isJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
-}
-
 func (c *converter) scalar(n *yaml.Node) (any, error) {
 	tag := n.ShortTag()
 	// A number written as JSON writes it is kept as written, if the
 	// apiserver can read it.
-	if (tag == "!!int" || tag == "!!float") && isJSONNumber(n.Value) {
-		if msg := checkNumber(n.Value); msg != "" {
+	if (tag == "!!int" || tag == "!!float") && sourcetext.IsJSONNumber(n.Value) {
+		if msg := sourcetext.CheckNumber(n.Value); msg != "" {
 			return c.number(n, "%s", msg)
 		}
 		return json.Number(n.Value), nil
@@ -549,48 +398,11 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		// yaml.v3 reads a plain number too large for 64 bits (1e400,
 		// 0x1ffffffffffffffff) as a string: that silently changes its
 		// type, so it is an error here.
-		if n.Style == 0 && outOfRange(n.Value) {
+		if n.Style == 0 && sourcetext.OutOfRange(n.Value) {
 			return c.number(n, "%s is out of range for a 64-bit number (the apiserver reads numbers as int64 or float64); quote it if you mean a string", n.Value)
 		}
 		return n.Value, nil
 	default:
 		return n.Value, nil
 	}
-}
-
-// checkNumber explains why the apiserver could not decode the JSON
-// number s, or returns "". It decodes JSON numbers as int64 when they are
-// integers and float64 otherwise, refusing what overflows either; an
-// integer beyond int64 is an error here even where the apiserver would
-// fall back to a (rounded) float64, so no value changes on the way.
-func checkNumber(s string) string {
-	if !strings.ContainsAny(s, ".eE") {
-		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-			return fmt.Sprintf("integer %s does not fit in 64 bits (the apiserver reads integers as int64); write it as a float (%s) if that is what you mean, or quote it", s, floatForm(s))
-		}
-		return ""
-	}
-	if _, err := strconv.ParseFloat(s, 64); err != nil {
-		return fmt.Sprintf("%s is out of range for a 64-bit float (the apiserver reads numbers as float64)", s)
-	}
-	return ""
-}
-
-func floatForm(s string) string {
-	f, _ := strconv.ParseFloat(s, 64)
-	return strconv.FormatFloat(f, 'e', -1, 64)
-}
-
-// outOfRange reports whether a plain YAML scalar is written as a number
-// that does not fit in 64 bits.
-func outOfRange(s string) bool {
-	if s == "" || !strings.ContainsAny(s[:1], "+-.0123456789") {
-		return false
-	}
-	t := strings.ReplaceAll(s, "_", "")
-	if _, err := strconv.ParseInt(t, 0, 64); errors.Is(err, strconv.ErrRange) {
-		return true
-	}
-	_, err := strconv.ParseFloat(t, 64)
-	return errors.Is(err, strconv.ErrRange)
 }

@@ -1,402 +1,22 @@
 package resolver
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 )
 
-// A CRD is judged by what its target minor knows. An apiserver of minor M
-// decodes a CRD into M's own Go types: a field they lack is refused under
-// strict field validation or dropped unread, so x-kubernetes-validations
-// written for 1.22 vanish and the author believes them enforced. What M's
-// types hold is read from the embedded bundle of M (its
-// io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.* and v1beta1.*
-// definitions), never from a hand-written list; the one table here is of
-// fields M has but keeps behind a feature gate that is off by default,
-// which no definition says.
-
-// apiextensionsDefs is the prefix of the apiextensions definitions'
-// names; the apiVersion's version ("v1.", "v1beta1.") follows.
-const apiextensionsDefs = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions."
-
-// gatedField is a field of an apiextensions definition that minors have
-// before its feature gate is on by default: off by default, the apiserver
-// refuses or drops it as if it were unknown.
-type gatedField struct {
-	def, field string // the definition's short name, the field
-	gate       string
-	alpha, on  int // the first minors (1.alpha, 1.on) with the gate, and with it on by default
-}
-
-// gatedFields: the minors are the feature gates' own, as
-// k8s.io/apiextensions-apiserver's pkg/features records them (and
-// https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/).
-var gatedFields = []gatedField{
-	// CustomResourceDefaulting: alpha 1.15, beta (on) 1.16, GA 1.17
-	// (pkg/features of apiextensions-apiserver v0.17). 1.12-1.14 refuse
-	// every default in a CRD schema, with no gate at all.
-	{"JSONSchemaProps", "default", "CustomResourceDefaulting", 15, 16},
-	// CustomResourceValidationExpressions: alpha 1.23, beta (on) 1.25, GA
-	// 1.29 (KEP-2876, kubernetes/enhancements#2876). It gates
-	// x-kubernetes-validations and so every ValidationRule field.
-	{"JSONSchemaProps", "x-kubernetes-validations", "CustomResourceValidationExpressions", 23, 25},
-	// CRDValidationRatcheting: alpha 1.28, beta (on) 1.30, GA 1.33
-	// (KEP-4008; pkg/features of apiextensions-apiserver v0.32). It gates
-	// ValidationRule.optionalOldSelf, which came in 1.29.
-	{"ValidationRule", "optionalOldSelf", "CRDValidationRatcheting", 28, 30},
-	// CustomResourceFieldSelectors: alpha 1.30, beta (on) 1.31, GA 1.32
-	// (pkg/features of apiextensions-apiserver v0.32).
-	{"CustomResourceDefinitionVersion", "selectableFields", "CustomResourceFieldSelectors", 30, 31},
-}
-
-// compiledElsewhere are the schema keywords the compiler's structural
-// pass judges for the target itself, in every schema a template reaches
-// (structural.go, beforeListTypes): list and map types before 1.16 and
-// 1.17 are dropped with a warning, defaults before 1.16 are an error.
-var compiledElsewhere = map[string]bool{
-	"x-kubernetes-list-type": true, "x-kubernetes-list-map-keys": true, "x-kubernetes-map-type": true, "default": true,
-}
-
-// MinorProblem is a field of a CRD that a Kubernetes minor does not have,
-// or has only behind a feature gate that is off by default.
-type MinorProblem struct {
-	// Pointer is the field's JSON pointer in the CRD ("/spec/versions/0/selectableFields").
-	Pointer string
-	// Field is its path as the apiserver writes it (spec.versions[0].selectableFields).
-	Field string
-	// Message says what the minor does not know and the first minor that
-	// has it on by default.
-	Message string
-}
-
-// CheckMinor lists what Kubernetes version (a minor in any form
-// schemas.Canonical takes; "" the newest embedded) does not know in the
-// CRD obj (a decoded apiextensions.k8s.io/v1 or v1beta1
-// CustomResourceDefinition): an apiVersion the minor does not serve
-// (apiextensions.k8s.io/v1 before 1.16), every field and schema keyword
-// absent from the minor's own apiextensions definitions, and the fields
-// of gatedFields while their gate is off by default. Fields no minor has
-// are not its business (see badFields). obj is only read.
-func CheckMinor(obj map[string]any, version string) ([]MinorProblem, error) {
-	b, canonical, err := embeddedBundle(version)
-	if err != nil {
-		return nil, err
-	}
-	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
-	var out []MinorProblem
-	apiVersion, _ := obj["apiVersion"].(string)
-	group, ok := strings.CutPrefix(apiVersion, "apiextensions.k8s.io/")
-	if !ok {
-		return nil, nil
-	}
-	if group == "v1" && !b.Has(apiextensionsDefs+"v1.CustomResourceDefinition") && b.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition") {
-		first := firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0)
-		out = append(out, MinorProblem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
-			"Kubernetes %s serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in %s): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version %s or later",
-			canonical, first, first)})
-		return out, nil
-	}
-	if group == "v1beta1" && !b.Has(apiextensionsDefs+"v1beta1.CustomResourceDefinition") && b.Has(apiextensionsDefs+"v1.CustomResourceDefinition") {
-		last := lastMinorWith(load, canonical, "v1beta1", "CustomResourceDefinition")
-		out = append(out, MinorProblem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
-			"Kubernetes %s serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to %s): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version %s or earlier",
-			canonical, last, last)})
-		return out, nil
-	}
-	for _, p := range minorProblems(obj, group, canonical, b, load, nil, nil, nil) {
-		out = append(out, MinorProblem{Pointer: p.ptr, Field: p.field, Message: p.msg})
-	}
-	return out, nil
-}
-
-// minorFieldProblem is a fieldProblem that also names the field's path
-// (its msg does not).
-type minorFieldProblem struct {
-	fieldProblem
-	field string
-}
-
-// minorProblems walks the CRD doc (apiVersion apiextensions.k8s.io/group)
-// against the definitions of minor (its bundle here), as CheckMinor
-// describes; load gives the other minors' bundles, read only to name the
-// first minor that has a field, so only on the error path. props caches
-// here's definitions' properties (by group and short name; kept by the
-// caller across documents, never modified; nil for none). skip names
-// schema keywords judged elsewhere, extra top-level keys to skip (a
-// template's definitions). Nothing when here has no CRD of that group
-// (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
-// own). Only the fields at, above or under one of the JSON pointers
-// within are walked (every field when within is nil): a patch's targets,
-// so judging what a patch wrote costs the size of what it wrote, not of
-// the whole expanded CRD.
-func minorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skip map[string]bool, within []string, extra ...string) []minorFieldProblem {
-	if props == nil {
-		props = map[string]map[string]any{}
-	}
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra, within: within}
-	if w.properties("CustomResourceDefinition") == nil {
-		return nil
-	}
-	w.object(doc, "CustomResourceDefinition", "", "")
-	return w.out
-}
-
-// minorWalk is one walk of minorProblems; out collects, in key order.
-type minorWalk struct {
-	group, minor string
-	here         Definitions
-	load         func(string) (Definitions, error)
-	props        map[string]map[string]any // the properties of here's definitions, by group and short name
-	first        map[string]string         // firstMinor's answers, by def and field
-	skip         map[string]bool           // schema keywords not judged here
-	skipTop      []string
-	within       []string // JSON pointers: walk only along and under them (nil: everywhere)
-	out          []minorFieldProblem
-}
-
-// follows tells whether the walk goes to the field at the JSON pointer
-// ptr: one of within is ptr, holds it, or lies under it.
-func (w *minorWalk) follows(ptr string) bool {
-	if w.within == nil {
-		return true
-	}
-	for _, t := range w.within {
-		if ptr == t || strings.HasPrefix(ptr, t+"/") || strings.HasPrefix(t, ptr+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// properties returns the properties of the definition def of the walk's
-// group in here, nil when here has no such definition.
-func (w *minorWalk) properties(def string) map[string]any {
-	key := w.group + "." + def
-	if p, ok := w.props[key]; ok {
-		return p
-	}
-	p := definitionProperties(w.here, apiextensionsDefs+key)
-	w.props[key] = p
-	return p
-}
-
-func definitionProperties(d Definitions, name string) map[string]any {
-	if d == nil || !d.Has(name) {
-		return nil
-	}
-	raw, err := d.Definition(name)
-	if err != nil {
-		return nil
-	}
-	var s struct {
-		Properties map[string]any `json:"properties"`
-	}
-	if json.Unmarshal(raw, &s) != nil || s.Properties == nil {
-		return map[string]any{}
-	}
-	return s.Properties
-}
-
-// gate returns the gate of field of def, if gatedFields has one.
-func gate(def, field string) (gatedField, bool) {
-	for _, g := range gatedFields {
-		if g.def == def && g.field == field {
-			return g, true
-		}
-	}
-	return gatedField{}, false
-}
-
-// object walks v, a value of the definition def.
-func (w *minorWalk) object(v any, def, ptr, path string) {
-	m, ok := v.(map[string]any)
-	if !ok || ptr != "" && !w.follows(ptr) {
-		return
-	}
-	props := w.properties(def)
-	_, minorN := parseVersion(w.minor)
-	for _, k := range sortedKeys(m) {
-		if ptr == "" && slices.Contains(w.skipTop, k) || def == "JSONSchemaProps" && w.skip[k] {
-			continue
-		}
-		prop, has := props[k].(map[string]any)
-		g, gated := gate(def, k)
-		off := gated && minorN < g.on
-		if has && !off {
-			w.value(m[k], prop, joinPointer(ptr, k), joinField(path, k))
-			continue
-		}
-		first := w.firstMinor(def, k, g.on)
-		if first == "" {
-			continue // no minor has it: not a field of this apiVersion (badFields)
-		}
-		why := fmt.Sprintf("Kubernetes %s has no field %q in %s", w.minor, k, def)
-		switch {
-		case has && minorN < g.alpha:
-			why = fmt.Sprintf("Kubernetes %s refuses %s.%s (the %s feature gate came in 1.%d)", w.minor, def, k, g.gate, g.alpha)
-		case has:
-			why = fmt.Sprintf("Kubernetes %s has %s.%s only behind the %s feature gate, off by default", w.minor, def, k, g.gate)
-		}
-		w.out = append(w.out, minorFieldProblem{field: joinField(path, k), fieldProblem: fieldProblem{
-			ptr: joinPointer(ptr, k),
-			msg: fmt.Sprintf("%s, so its apiserver refuses or drops it; it is on by default from %s: remove it, or pass --k8s-version %s or later", why, first, first),
-		}})
-	}
-}
-
-// value walks v, the value of a property declared by prop: a definition
-// of the group, or a list or map of one.
-func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
-	if !w.follows(ptr) {
-		return
-	}
-	if def, ok := w.ref(prop); ok {
-		w.typed(v, def, ptr, path)
-		return
-	}
-	if items, ok := prop["items"].(map[string]any); ok {
-		if def, ok := w.ref(items); ok {
-			l, _ := v.([]any)
-			for i, x := range l {
-				w.typed(x, def, joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
-			}
-		}
-		return
-	}
-	if ap, ok := prop["additionalProperties"].(map[string]any); ok {
-		if def, ok := w.ref(ap); ok {
-			m, _ := v.(map[string]any)
-			for _, k := range sortedKeys(m) {
-				w.typed(m[k], def, joinPointer(ptr, k), joinField(path, k))
-			}
-		}
-	}
-}
-
-// ref returns the short name of the group's definition that s refers to.
-func (w *minorWalk) ref(s map[string]any) (string, bool) {
-	r, _ := s["$ref"].(string)
-	return strings.CutPrefix(r, "#/definitions/"+apiextensionsDefs+w.group+".")
-}
-
-// typed walks v, a value of the definition def, where the definitions
-// that stand for a union (a schema or a list, a schema or a boolean...)
-// hold a JSONSchemaProps when v has its shape.
-func (w *minorWalk) typed(v any, def, ptr, path string) {
-	switch def {
-	case "JSON":
-		return // any value, not fields
-	case "JSONSchemaPropsOrArray":
-		if l, ok := v.([]any); ok {
-			for i, x := range l {
-				w.object(x, "JSONSchemaProps", joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
-			}
-			return
-		}
-		def = "JSONSchemaProps"
-	case "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray":
-		def = "JSONSchemaProps"
-	}
-	w.object(v, def, ptr, path)
-}
-
-// firstMinor returns the first embedded minor after the walk's whose
-// definition def (of the walk's group) has field, at or after 1.on when
-// on > 0; "" when none has.
-func (w *minorWalk) firstMinor(def, field string, on int) string {
-	key := def + "\x00" + field
-	if f, ok := w.first[key]; ok {
-		return f
-	}
-	f := firstMinorWith(w.load, w.minor, w.group, def, field, on)
-	w.first[key] = f
-	return f
-}
-
-// firstMinorWith returns the first embedded minor after minor whose
-// definition def of group has field (or exists, when field is ""), at or
-// after 1.on; "" when there is none.
-func firstMinorWith(load func(string) (Definitions, error), minor, group, def, field string, on int) string {
-	_, after := parseVersion(minor)
-	for _, v := range schemas.Versions() {
-		_, n := parseVersion(v)
-		if n <= after || n < on {
-			continue
-		}
-		d, err := load(v)
-		if err != nil {
-			continue
-		}
-		props := definitionProperties(d, apiextensionsDefs+group+"."+def)
-		if props == nil {
-			continue
-		}
-		if _, ok := props[field]; ok || field == "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// MinorKeeps reports whether Kubernetes version (any form
-// schemas.Canonical takes; "" the newest embedded) keeps field of the
-// apiextensions definition def (a short name: "JSONSchemaProps",
-// "ValidationRule", "CustomResourceDefinitionVersion") in a CRD it
-// stores: the minor's own definition has the field (apiextensions.k8s.io/v1's,
-// or v1beta1's for the minors before v1) and no feature gate of
-// gatedFields keeps it off by default there. When it does not, first is
-// the first embedded minor that keeps it ("" when none does). canonical
-// is the version's canonical form ("1.29").
-func MinorKeeps(version, def, field string) (keeps bool, first, canonical string, err error) {
-	b, canonical, err := embeddedBundle(version)
-	if err != nil {
-		return false, "", "", err
-	}
-	group := "v1"
-	if !b.Has(apiextensionsDefs + "v1.CustomResourceDefinition") {
-		group = "v1beta1"
-	}
-	_, minorN := parseVersion(canonical)
-	g, gated := gate(def, field)
-	if _, has := definitionProperties(b, apiextensionsDefs+group+"."+def)[field]; has && (!gated || minorN >= g.on) {
-		return true, "", canonical, nil
-	}
-	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
-	first = firstMinorWith(load, canonical, group, def, field, g.on)
-	return false, first, canonical, nil
-}
-
-// FeatureOnByDefault reports whether the feature gate of gatedFields
-// named gate is on by default in Kubernetes version (as MinorKeeps takes
-// it), and the first minor where it is. An unknown gate is an error.
-func FeatureOnByDefault(version, gateName string) (on bool, first string, err error) {
-	_, canonical, err := embeddedBundle(version)
-	if err != nil {
-		return false, "", err
-	}
-	_, minorN := parseVersion(canonical)
-	for _, g := range gatedFields {
-		if g.gate == gateName {
-			return minorN >= g.on, fmt.Sprintf("1.%d", g.on), nil
-		}
-	}
-	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)
-}
-
-// KeptByMinor returns the CRD obj as Kubernetes version (as CheckMinor
-// takes it) keeps it: without every field CheckMinor reports, which the
+// KeptByMinor returns the CRD obj as Kubernetes version (as crdfields.Check
+// takes it) keeps it: without every field crdfields.Check reports, which the
 // minor's apiserver drops or refuses, so that what judges a custom
 // resource for the minor is what that apiserver would enforce (no CEL
 // rules before 1.25, no defaults before 1.16, no pruning before 1.15,
 // ...). An apiVersion the minor does not serve is reported, not removed.
 // obj is only read: the maps on the way to a removed field are copies,
 // the rest is shared with obj.
-func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorProblem, error) {
-	found, err := CheckMinor(obj, version)
+func KeptByMinor(obj map[string]any, version string) (map[string]any, []crdfields.Problem, error) {
+	found, err := crdfields.Check(obj, version)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -423,9 +43,8 @@ func KeptByMinor(obj map[string]any, version string) (map[string]any, []MinorPro
 // it; of several, the last operation wrote it. Fields under no
 // operation's target are the template's or the compiler's, judged
 // elsewhere. Schema keywords are all judged here, the compiler's
-// structural pass (compiledElsewhere) having run before the patch.
+// structural pass (crdfields' compiledElsewhere) having run before the patch.
 func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
-	load := func(v string) (Definitions, error) { b, _, err := r.c.bundleFor(v); return b, err }
 	var targets []string
 	for _, op := range p.ops {
 		if t, ok := op.writes(); ok {
@@ -435,13 +54,13 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	if len(targets) == 0 {
 		return
 	}
-	for _, mp := range minorProblems(patched, group, r.c.version, r.c.bundle, load, r.c.minorProps, nil, targets) {
-		i := p.writer(mp.ptr)
+	for _, mp := range crdfields.MinorProblems(patched, group, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, false, targets) {
+		i := p.writer(mp.Pointer)
 		if i < 0 {
 			continue
 		}
 		op := p.ops[i]
-		r.errs = append(r.errs, &Error{Pos: op.pos, Pointer: mp.ptr, Err: fmt.Errorf("%w: JSON patch operation %d (%s) writes field %q: %s", ErrInput, i, op.describe(), mp.field, mp.msg)})
+		r.errs = append(r.errs, &Error{Pos: op.pos, Pointer: mp.Pointer, Err: fmt.Errorf("%w: JSON patch operation %d (%s) writes field %q: %s", ErrInput, i, op.describe(), mp.Field, mp.Message)})
 	}
 }
 
@@ -467,18 +86,8 @@ func (op patchOp) writes() (string, bool) {
 	return "", false
 }
 
-// lastMinorWith is the newest embedded minor before minor whose bundle has
-// the apiextensions definition group.def ("" when none has).
-func lastMinorWith(load func(string) (Definitions, error), minor, group, def string) string {
-	_, before := parseVersion(minor)
-	last := ""
-	for _, v := range schemas.Versions() {
-		if _, n := parseVersion(v); n >= before {
-			continue
-		}
-		if d, err := load(v); err == nil && definitionProperties(d, apiextensionsDefs+group+"."+def) != nil {
-			last = v
-		}
-	}
-	return last
+// loadDefinitions is bundleFor as crdfields reads a minor's bundle.
+func (c *Compiler) loadDefinitions(version string) (crdfields.Definitions, error) {
+	b, _, err := c.bundleFor(version)
+	return b, err
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // Patch is a parsed RFC 6902 JSON patch, YAML or JSON, with the position of
@@ -93,18 +95,6 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 		return patchOp{}, inputError(d.position(ptr+"/op"), "operation %d: unknown op %q; want add, remove, replace, move, copy or test", i, op.op)
 	}
 	return op, nil
-}
-
-// Apply applies the patch to a copy of doc and returns the copy. An
-// operation that does not apply is an error naming it; doc is unchanged.
-// What the operations add may not exceed DefaultBudget (a Compile applies
-// its patch within its own budget).
-func (p *Patch) Apply(doc any) (any, error) {
-	out, err := p.apply(cleanCopy(doc), newBudget(0), nil)
-	if err != nil {
-		reveal(err.(*Error))
-	}
-	return out, err
 }
 
 // apply applies the patch to doc, charging what each operation adds to b
@@ -370,7 +360,7 @@ func (w *patcher) removeAt(doc any, path string) (any, any, error) {
 	case map[string]any:
 		v, ok := t[tok]
 		if !ok {
-			return nil, nil, &hinted{err: fmt.Errorf("no key %q to remove", tok), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
+			return nil, nil, &hinted{err: fmt.Errorf("no key %q to remove", tok), suggest: func() string { return suggest.DidYouMean(tok, sortedKeys(t)) }}
 		}
 		delete(t, tok)
 		return doc, v, nil

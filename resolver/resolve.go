@@ -74,7 +74,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		}
 	}
 	for _, k := range sortedKeys(m) {
-		if k == "$ref" || k == "definitions" || k == DescriptionsKey {
+		if k == "$ref" || k == "definitions" || k == descriptionsKey {
 			continue
 		}
 		if (k == bundleDefault || k == unfinishedKey) && !inPlace {

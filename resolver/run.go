@@ -50,7 +50,7 @@ type run struct {
 	// order, repeats included (a cached target replays its own).
 	minorLog []string
 
-	// bounds are the DescriptionsKey bounds the template's schemas
+	// bounds are the descriptionsKey bounds the template's schemas
 	// write (fit.go), in the order resolved.
 	bounds []descBound
 }

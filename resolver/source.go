@@ -4,7 +4,7 @@ import "bytes"
 
 // Source is a file parsed once, for a tool that must look into a file
 // before it compiles it (project's build sorts the files its globs match
-// into templates and shared definitions): CompileSource then compiles a
+// into templates and shared definitions): CompilePatched then compiles a
 // template without parsing it again, and Options.Parsed lets file $refs
 // reuse the parse of a shared file. Its documents are read-only, shared
 // by every compile of it; a Source is safe for concurrent use.
@@ -32,10 +32,10 @@ func Parse(name string, src []byte, budget Size) *Source {
 	return &Source{name: name, display: display, src: src, docs: docs, err: err, limit: b.limit, used: b.used, work: b.work}
 }
 
-// Holds reports whether src is what the source was parsed from: a caller
+// holds reports whether src is what the source was parsed from: a caller
 // holding a Source while the file may change reads it again and compiles
 // the Source only when it is unchanged.
-func (s *Source) Holds(src []byte) bool { return bytes.Equal(s.src, src) }
+func (s *Source) holds(src []byte) bool { return bytes.Equal(s.src, src) }
 
 // reusable reports whether s (which may be nil) is what parsing its text
 // as display within a budget of limit gives.
@@ -57,12 +57,4 @@ func (s *Source) HoldsCRD() bool {
 		}
 	}
 	return false
-}
-
-// CompileSource is Compile(name, src) for the source Parse made of them,
-// which it does not parse again: the same result, errors and warnings.
-// (A Compiler whose budget differs from the one the source was parsed
-// within parses it again.)
-func (c *Compiler) CompileSource(s *Source) (*Result, error) {
-	return c.compile(s.name, s.src, s, c.opts.Patch)
 }

@@ -44,7 +44,7 @@ func (r *run) structural(root map[string]any, sc scope, ptr string) {
 // unfinishedNode), parents first, and finishes them. s itself must be
 // unfinished.
 func (r *run) normalize(s map[string]any, sc scope, ptr string) {
-	Walk(normalizer{r, sc}, s, RootPath(ptr))
+	walkSchemas(normalizer{r, sc}, s, rootPath(ptr))
 }
 
 type normalizer struct {
@@ -54,7 +54,7 @@ type normalizer struct {
 
 // Visit makes an unfinished node structural and walks on into its
 // children; a finished node, and so everything below it, is left alone.
-func (n normalizer) Visit(s map[string]any, p *Path) Visitor {
+func (n normalizer) Visit(s map[string]any, p *schemaPath) visitor {
 	if n.r.stopped {
 		return nil
 	}
@@ -122,7 +122,7 @@ func unknownExtension(k string) string {
 // structuralNode makes one schema node structural. Its steps run in this
 // order, each reading what the ones before it wrote (the types a list or
 // an int-or-string gave, the type inferred, the items added).
-func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
+func (r *run) structuralNode(s map[string]any, sc scope, p *schemaPath) {
 	r.flattenAllOf(s, sc, p)
 	delete(s, "$ref")
 	r.dropUnknownKeys(s, sc, p)
@@ -146,7 +146,7 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *Path) {
 
 // listAndMapTypes keeps the x-kubernetes list and map types the target
 // Kubernetes knows, where the apiserver allows them.
-func (r *run) listAndMapTypes(s map[string]any, sc scope, p *Path) {
+func (r *run) listAndMapTypes(s map[string]any, sc scope, p *schemaPath) {
 	// Kubernetes marks some []byte fields (strings in JSON) as atomic lists;
 	// the apiserver allows list and map types only on arrays and objects.
 	if s["type"] != "array" {
@@ -169,7 +169,7 @@ func (r *run) listAndMapTypes(s map[string]any, sc scope, p *Path) {
 }
 
 // drop deletes key k of s and warns msg at it.
-func (r *run) drop(s map[string]any, sc scope, p *Path, k, msg string) {
+func (r *run) drop(s map[string]any, sc scope, p *schemaPath, k, msg string) {
 	delete(s, k)
 	r.warn(sc, p.join(k), msg)
 }
@@ -177,7 +177,7 @@ func (r *run) drop(s map[string]any, sc scope, p *Path, k, msg string) {
 // dropUnknownKeys drops the keys a CRD schema cannot hold: extensions the
 // apiserver does not know, what is no JSONSchemaProps keyword, and the
 // keywords CRDs forbid (definitions without a word).
-func (r *run) dropUnknownKeys(s map[string]any, sc scope, p *Path) {
+func (r *run) dropUnknownKeys(s map[string]any, sc scope, p *schemaPath) {
 	for k := range s {
 		_, known := jsonSchemaProps[k]
 		switch {
@@ -197,7 +197,7 @@ func (r *run) dropUnknownKeys(s map[string]any, sc scope, p *Path) {
 
 // typeList reads type written as a list: type: [string, "null"] (OpenAPI
 // 3.1) is a nullable string, [integer, string] an int-or-string.
-func (r *run) typeList(s map[string]any, sc scope, p *Path) {
+func (r *run) typeList(s map[string]any, sc scope, p *schemaPath) {
 	list, ok := s["type"].([]any)
 	if !ok {
 		return
@@ -242,7 +242,7 @@ func intOrStringNode(s map[string]any) {
 // inferType gives a node without a type the one its keys imply; with
 // none implied, the node keeps any value, with a warning. Then it checks
 // the type.
-func (r *run) inferType(s map[string]any, sc scope, p *Path) {
+func (r *run) inferType(s map[string]any, sc scope, p *schemaPath) {
 	_, hasProps := s["properties"]
 	_, hasAddl := s["additionalProperties"]
 	_, hasItems := s["items"]
@@ -271,7 +271,7 @@ func (r *run) inferType(s map[string]any, sc scope, p *Path) {
 
 // additionalProperties: true keeps unknown fields, false is what CRDs do
 // anyway; a schema beside properties is dropped.
-func (r *run) additionalProperties(s map[string]any, sc scope, p *Path) {
+func (r *run) additionalProperties(s map[string]any, sc scope, p *schemaPath) {
 	switch a := s["additionalProperties"].(type) {
 	case bool:
 		delete(s, "additionalProperties")
@@ -288,7 +288,7 @@ func (r *run) additionalProperties(s map[string]any, sc scope, p *Path) {
 }
 
 // items: one schema, and an array has one.
-func (r *run) items(s map[string]any, sc scope, p *Path) {
+func (r *run) items(s map[string]any, sc scope, p *schemaPath) {
 	if items, ok := s["items"].([]any); ok {
 		r.notStructural(sc, p.join("items"), "items must be one schema; CRDs do not support tuples (a list of %d schemas)", len(items))
 		delete(s, "items")
@@ -303,7 +303,7 @@ func (r *run) items(s map[string]any, sc scope, p *Path) {
 
 // uniqueItems, which CRDs forbid, goes; a list of scalars keeps its
 // meaning as a list-type set.
-func (r *run) uniqueItems(s map[string]any, sc scope, p *Path) {
+func (r *run) uniqueItems(s map[string]any, sc scope, p *schemaPath) {
 	u, ok := s["uniqueItems"]
 	if !ok {
 		return
@@ -340,7 +340,7 @@ func (r *run) format(s map[string]any) {
 
 // junctors checks allOf/anyOf/oneOf/not: in a structural schema they hold
 // only value validations.
-func (r *run) junctors(s map[string]any, sc scope, p *Path) {
+func (r *run) junctors(s map[string]any, sc scope, p *schemaPath) {
 	for _, k := range []string{"anyOf", "oneOf", "allOf", "not"} {
 		var list []any
 		switch v := s[k].(type) {
@@ -390,7 +390,7 @@ func (r *run) junctors(s map[string]any, sc scope, p *Path) {
 // flattenAllOf merges allOf entries that carry structure (types,
 // properties, items...) into s. Entries or parts of entries that only
 // constrain values and conflict with s stay in allOf.
-func (r *run) flattenAllOf(s map[string]any, sc scope, p *Path) {
+func (r *run) flattenAllOf(s map[string]any, sc scope, p *schemaPath) {
 	list, ok := s["allOf"].([]any)
 	if !ok {
 		return
@@ -415,7 +415,7 @@ func (r *run) flattenAllOf(s map[string]any, sc scope, p *Path) {
 // mergeSchema merges src into dst (both hold the same value). It returns
 // the parts of src that could not be merged because dst constrains them
 // differently; they must stay a separate conjunct.
-func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *Path) map[string]any {
+func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *schemaPath) map[string]any {
 	rest := map[string]any{}
 	// Merging shared subtrees copies them, level by level: work the
 	// budget bounds (two allOf entries naming one 10^20-value target
@@ -539,7 +539,7 @@ func listOf(v any) []any {
 // that default; with no default to take, a Kubernetes list becomes
 // atomic, with a warning, rather than have one invented, and the author's
 // own list-map is an error at its keys (the fix is theirs to make).
-func (r *run) listMap(s map[string]any, sc scope, p *Path) {
+func (r *run) listMap(s map[string]any, sc scope, p *schemaPath) {
 	if s["x-kubernetes-list-type"] != "map" {
 		return
 	}
@@ -600,7 +600,7 @@ func (r *run) listMap(s map[string]any, sc scope, p *Path) {
 // the bundle, a template's own list types are dropped with a warning and
 // its defaults are an error, where they are written (bundle definitions
 // carry list types from 1.13 on; they go without a word).
-func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
+func (r *run) beforeListTypes(s map[string]any, sc scope, p *schemaPath) {
 	r.dropExtensions(s, sc, p, "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type")
 	if _, ok := s["default"]; ok && !sc.inBundle() {
 		r.badInput(sc, p.join("default"), "Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on, off by default): remove it or pass --k8s-version 1.16 or later", r.c.version)
@@ -611,7 +611,7 @@ func (r *run) beforeListTypes(s map[string]any, sc scope, p *Path) {
 // node for a Kubernetes release that does not know them (its apiserver
 // drops them unread), reporting the template's own; the bundle's go
 // without a word. Map types came in 1.17, list types in 1.16.
-func (r *run) dropExtensions(s map[string]any, sc scope, p *Path, keys ...string) {
+func (r *run) dropExtensions(s map[string]any, sc scope, p *schemaPath, keys ...string) {
 	for _, k := range keys {
 		if _, ok := s[k]; !ok {
 			continue

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // unknownDefinition builds the error for a definition name that exists
@@ -40,7 +42,7 @@ func suggestDefinition(name string, b Definitions, local []string) string {
 		slices.SortFunc(cands, func(a, b string) int { return cmp.Or(apiRank(a)-apiRank(b), strings.Compare(a, b)) })
 		return "; did you mean " + strings.Join(cands[:min(len(cands), 4)], " or ") + "?"
 	}
-	return didYouMean(name, append(slices.Clone(local), b.Names()...))
+	return suggest.DidYouMean(name, append(slices.Clone(local), b.Names()...))
 }
 
 // hinted is an error whose suggestion ("; did you mean X?") costs a
@@ -87,49 +89,4 @@ func apiRank(n string) int {
 		return 2
 	}
 	return 1
-}
-
-// didYouMean returns "; did you mean X?" for the closest candidate by edit
-// distance, or "" when nothing is close.
-func didYouMean(s string, cands []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range cands {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c), bestD); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %s?", best)
-}
-
-// editDistance is the Levenshtein distance, giving up (returning limit)
-// once it cannot be below limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

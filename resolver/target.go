@@ -1,10 +1,12 @@
 package resolver
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // pythonSchemataMinor returns the minor a path into the Python tool's
@@ -257,7 +259,7 @@ func lookupPointerIn(v any, ptr string, view func(any) any) (any, error) {
 		case map[string]any:
 			next, ok := t[tok]
 			if !ok {
-				return nil, &hinted{err: fmt.Errorf("JSON pointer #%s: no key %q under %q", ptr, tok, orRoot(at)), suggest: func() string { return didYouMean(tok, sortedKeys(t)) }}
+				return nil, &hinted{err: fmt.Errorf("JSON pointer #%s: no key %q under %q", ptr, tok, orRoot(at)), suggest: func() string { return suggest.DidYouMean(tok, sortedKeys(t)) }}
 			}
 			v = next
 		case []any:
@@ -300,20 +302,5 @@ func parseIndex(tok string, n int) (int, error) {
 	return i, nil
 }
 
-func describeValue(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
-}
+// describeValue names the kind of v in messages (crdfields.DescribeValue).
+func describeValue(v any) string { return crdfields.DescribeValue(v) }

@@ -8,23 +8,23 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
 )
 
-// Path is the JSON pointer of a schema node, built as a chain so that a
+// schemaPath is the JSON pointer of a schema node, built as a chain so that a
 // walk over thousands of nodes pays for the string only where a message
 // needs it.
-type Path struct {
-	parent *Path
+type schemaPath struct {
+	parent *schemaPath
 	base   string // root only: the pointer the walk started at
 	tok    string
 }
 
-// RootPath starts a Path at the JSON pointer ptr.
-func RootPath(ptr string) *Path { return &Path{base: ptr} }
+// rootPath starts a schemaPath at the JSON pointer ptr.
+func rootPath(ptr string) *schemaPath { return &schemaPath{base: ptr} }
 
 // Child returns the path of a child node.
-func (p *Path) Child(tok string) *Path { return &Path{parent: p, tok: tok} }
+func (p *schemaPath) Child(tok string) *schemaPath { return &schemaPath{parent: p, tok: tok} }
 
 // String renders the JSON pointer.
-func (p *Path) String() string {
+func (p *schemaPath) String() string {
 	if p.parent == nil {
 		return p.base
 	}
@@ -32,7 +32,7 @@ func (p *Path) String() string {
 }
 
 // join renders the pointer of a descendant given by tokens.
-func (p *Path) join(toks ...string) string {
+func (p *schemaPath) join(toks ...string) string {
 	s := p.String()
 	for _, t := range toks {
 		s = joinPointer(s, t)
@@ -40,29 +40,29 @@ func (p *Path) join(toks ...string) string {
 	return s
 }
 
-// Visitor is called for every schema node of a tree by Walk. Visit returns
+// visitor is called for every schema node of a tree by walkSchemas. Visit returns
 // the visitor for the node's children, or nil to skip them. Nodes are
 // visited parent first.
-type Visitor interface {
-	Visit(schema map[string]any, path *Path) Visitor
+type visitor interface {
+	Visit(schema map[string]any, path *schemaPath) visitor
 }
 
-// VisitorFunc adapts a function to Visitor; it walks every node.
-type VisitorFunc func(schema map[string]any, path *Path)
+// visitFunc adapts a function to visitor; it walks every node.
+type visitFunc func(schema map[string]any, path *schemaPath)
 
 // Visit calls f and keeps walking.
-func (f VisitorFunc) Visit(s map[string]any, p *Path) Visitor {
+func (f visitFunc) Visit(s map[string]any, p *schemaPath) visitor {
 	f(s, p)
 	return f
 }
 
-// Walk visits schema and every schema below it: the children
+// walkSchemas visits schema and every schema below it: the children
 // bundlefmt.SchemaValued, SchemaLists and SchemaMaps name (the nodes
 // bundlefmt.WalkSchemas visits in the stored data). Visitors may edit the node
 // they are given: its children are read after Visit returns. The order of
 // siblings is unspecified; passes must not depend on it (diagnostics are
 // sorted by position at the end of a compile).
-func Walk(v Visitor, schema map[string]any, p *Path) {
+func walkSchemas(v visitor, schema map[string]any, p *schemaPath) {
 	if v = v.Visit(schema, p); v == nil {
 		return
 	}
@@ -70,12 +70,12 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 		switch c := child.(type) {
 		case map[string]any:
 			if bundlefmt.SchemaValued(k) {
-				Walk(v, c, p.Child(k))
+				walkSchemas(v, c, p.Child(k))
 			} else if bundlefmt.SchemaMaps(k) {
 				cp := p.Child(k)
 				for name, s := range c {
 					if sm, ok := s.(map[string]any); ok {
-						Walk(v, sm, cp.Child(name))
+						walkSchemas(v, sm, cp.Child(name))
 					}
 				}
 			}
@@ -84,7 +84,7 @@ func Walk(v Visitor, schema map[string]any, p *Path) {
 				cp := p.Child(k)
 				for i, item := range c {
 					if m, ok := item.(map[string]any); ok {
-						Walk(v, m, cp.Child(itoa(i)))
+						walkSchemas(v, m, cp.Child(itoa(i)))
 					}
 				}
 			}

@@ -110,7 +110,7 @@ func SchemaMaps(k string) bool {
 }
 
 // WalkSchemas calls fn with every schema node of the decoded schema s, s first, and its
-// JSON pointer (under ptr), parent before children: the nodes resolver.Walk visits (the
+// JSON pointer (under ptr), parent before children: the nodes resolver's walkSchemas visits (the
 // children SchemaValued, SchemaLists and SchemaMaps name). fn may change the node's other
 // keys.
 func WalkSchemas(s map[string]any, ptr string, fn func(node map[string]any, ptr string)) {

@@ -13,9 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -480,13 +482,13 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 			// judge, but said (notJudged).
 			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
 		case len(cat.groups[group]) > 0:
-			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, resolver.DidYouMean(kind, cat.groups[group])))
+			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, suggest.DidYouMean(kind, cat.groups[group])))
 		case opts.Examples:
-			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, resolver.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
 		case opts.IgnoreMissing:
 			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s: not validated (--ignore-missing-schemas)", apiVersion, kind))
 		default:
-			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, resolver.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
 		}
 		return
 	}
@@ -739,7 +741,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 }
 
 // minorProblems lists what Kubernetes version, given with --k8s-version,
-// does not know in the CRD obj (resolver.CheckMinor: an apiVersion it does
+// does not know in the CRD obj (crdfields.Check: an apiVersion it does
 // not serve, fields newer than it or gated off by default in it), each
 // where it stands in the document d (obj is at the pointer prefix there).
 // Without a version, the newest embedded minor judges, which knows every
@@ -748,7 +750,7 @@ func minorProblems(obj map[string]any, d resolver.Decoded, prefix, version strin
 	if version == "" {
 		return nil
 	}
-	found, err := resolver.CheckMinor(obj, version)
+	found, err := crdfields.Check(obj, version)
 	if err != nil {
 		return []project.Problem{{Message: fmt.Sprintf("kubernetes version %q: %v", version, err)}}
 	}

@@ -47,7 +47,7 @@
 //     the list-type check skips on its own is Ratcheted, and the reason of the rest says
 //     that updates leaving the value unchanged fail too. A change of what the target drops
 //     from a CRD (a schema keyword, a validation rule's field, selectableFields: absent
-//     from its apiextensions definitions or gated off by default, as resolver.MinorKeeps
+//     from its apiextensions definitions or gated off by default, as crdfields.Keeps
 //     reads them; dropped, or the CRD refused under strict field validation) affects no
 //     stored object there: compatible, with that reason.
 //   - Making a list or an object atomic (x-kubernetes-list-type / x-kubernetes-map-type)

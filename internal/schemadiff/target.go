@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 )
 
 // Rules are the update-time rules of the Kubernetes minor whose apiserver applies the new
@@ -31,16 +31,16 @@ var ruleFields = []string{"rule", "message", "messageExpression", "reason", "fie
 
 // RulesFor returns the rules of Kubernetes version (any form --k8s-version takes; "" the
 // newest embedded). What the minor keeps is read from its own apiextensions definitions
-// and the feature gates off by default there (resolver.MinorKeeps), as the compiler and
+// and the feature gates off by default there (crdfields.Keeps), as the compiler and
 // validate --k8s-version judge a CRD for it.
 func RulesFor(version string) (*Rules, error) {
-	on, from, err := resolver.FeatureOnByDefault(version, "CRDValidationRatcheting")
+	on, from, err := crdfields.FeatureOnByDefault(version, "CRDValidationRatcheting")
 	if err != nil {
 		return nil, err
 	}
 	r := &Rules{Ratcheting: on, RatchetingFrom: from, dropped: map[string]string{}}
 	check := func(def, field, key string) error {
-		keeps, first, canonical, err := resolver.MinorKeeps(version, def, field)
+		keeps, first, canonical, err := crdfields.Keeps(version, def, field)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package resolver
+package emit
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// EncodeYAML writes v (maps, slices, strings, bools, json.Number, ints,
+// YAML writes v (maps, slices, strings, bools, json.Number, ints,
 // floats, nil) as deterministic YAML: keys sorted bytewise, block style,
 // two-space indent, sequences indented under their key, empty collections
 // as {} and [], multi-line text as literal blocks, LF line ends. The same
@@ -21,14 +21,14 @@ import (
 //
 // It is a small purpose-built emitter: general YAML encoders neither sort
 // keys bytewise nor choose between plain, quoted and literal text the way
-// this package's golden outputs have it.
-func EncodeYAML(v any) ([]byte, error) {
-	return appendDocuments(nil, []any{v})
+// the compiler's golden outputs have it.
+func YAML(v any) ([]byte, error) {
+	return AppendDocuments(nil, []any{v})
 }
 
-// writeDocuments streams the documents to w, "---" separated when there
+// WriteDocuments streams the documents to w, "---" separated when there
 // are several.
-func writeDocuments(w io.Writer, prefix string, docs []any) error {
+func WriteDocuments(w io.Writer, prefix string, docs []any) error {
 	buf := streamBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 4*flushThreshold {
@@ -45,8 +45,8 @@ func writeDocuments(w io.Writer, prefix string, docs []any) error {
 	return e.err
 }
 
-// appendDocuments is writeDocuments appending to dst.
-func appendDocuments(dst []byte, docs []any) ([]byte, error) {
+// AppendDocuments is WriteDocuments appending to dst.
+func AppendDocuments(dst []byte, docs []any) ([]byte, error) {
 	e := &emitter{buf: bytes.NewBuffer(dst)}
 	if err := e.documents(docs); err != nil {
 		return dst, err
@@ -115,7 +115,7 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) error {
 	}
 	keys := e.keys[indent][:0]
 	for k := range m {
-		if k != bundleDefault {
+		if k != PrivateKey {
 			keys = append(keys, k)
 		}
 	}
@@ -170,7 +170,7 @@ func (e *emitter) node(v any, indent int, inline bool, blockPrefix, scalarPrefix
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		if visibleLen(t) > 0 {
+		if VisibleLen(t) > 0 {
 			e.buf.WriteString(blockPrefix)
 			return e.mapping(t, indent, inline)
 		}
@@ -416,9 +416,9 @@ func nonASCIIPlainSafe(s string) bool {
 	return true
 }
 
-// visibleLen counts the keys the emitter writes.
-func visibleLen(m map[string]any) int {
-	if _, ok := m[bundleDefault]; ok {
+// VisibleLen counts the keys the emitter writes: all but PrivateKey.
+func VisibleLen(m map[string]any) int {
+	if _, ok := m[PrivateKey]; ok {
 		return len(m) - 1
 	}
 	return len(m)

@@ -1,4 +1,4 @@
-package resolver
+package crdfields
 
 import (
 	"encoding/json"
@@ -149,16 +149,16 @@ func TestUnknownFields(t *testing.T) {
 			"versions": []any{map[string]any{"name": "v1", "servd": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"anything": "goes"}}}},
 		},
 	}
-	got := badFields(doc, apiextensionsV1)
+	got := BadFields(doc, apiextensionsV1)
 	var ptrs []string
 	for _, p := range got {
-		ptrs = append(ptrs, p.ptr)
+		ptrs = append(ptrs, p.Pointer)
 	}
 	if want := []string{"/spec/scpoe", "/spec/versions/0/servd"}; !slices.Equal(ptrs, want) {
 		t.Fatalf("unknown fields at %v, want %v", ptrs, want)
 	}
-	if !strings.Contains(got[1].msg, `"spec.versions[0].servd"`) || !strings.Contains(got[1].msg, "did you mean served?") {
-		t.Errorf("message: %s", got[1].msg)
+	if !strings.Contains(got[1].Message, `"spec.versions[0].servd"`) || !strings.Contains(got[1].Message, "did you mean served?") {
+		t.Errorf("message: %s", got[1].Message)
 	}
 }
 
@@ -175,10 +175,10 @@ func TestFieldTypes(t *testing.T) {
 				"additionalPrinterColumns": []any{map[string]any{"name": "n", "priority": json.Number("1.5")}}}},
 		},
 	}
-	got := badFields(doc, apiextensionsV1)
+	got := BadFields(doc, apiextensionsV1)
 	var ptrs []string
 	for _, p := range got {
-		ptrs = append(ptrs, p.ptr+": "+p.msg)
+		ptrs = append(ptrs, p.Pointer+": "+p.Message)
 	}
 	want := []string{
 		`/metadata/labels/a: field "metadata.labels.a" must be a string, not a boolean (quote the value)`,

@@ -1,4 +1,4 @@
-package resolver
+package crdfields
 
 import (
 	"encoding/json"
@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
 // The fields a CustomResourceDefinition may hold outside its schemas, by
 // apiVersion: what the apiserver's strict decoding accepts (kubectl's
 // default --validate=strict rejects any other). Written out by hand
 // rather than read from k8s.io/apiextensions-apiserver's Go types, which
-// this package never links (see the package doc); TestFieldTables checks them
+// the compiler never links (see the package doc); TestFieldTables checks them
 // against those types' json tags.
 
 type fieldKind uint8
@@ -145,20 +147,19 @@ func buildFieldTables() fieldTables {
 	return fieldTables{v1: v1, v1beta1: v1beta1}
 }
 
-// fieldProblem is an unknown field or a value of the wrong type: where it
-// is and what to say.
-type fieldProblem struct {
-	ptr string // JSON pointer of the key
-	msg string
-}
+// apiVersions of a CustomResourceDefinition.
+const (
+	apiextensionsV1      = "apiextensions.k8s.io/v1"
+	apiextensionsV1beta1 = "apiextensions.k8s.io/v1beta1"
+)
 
-// badFields lists the fields of the CRD doc (apiVersion v1 or v1beta1)
+// BadFields lists the fields of the CRD doc (apiVersion v1 or v1beta1)
 // that its Go types do not have, and the values the apiserver could not
 // decode into its Go types (served: yes, a list where a mapping goes), in
 // key order. extra names top-level keys to allow besides (a template's
 // definitions).
-func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldProblem {
-	var out []fieldProblem
+func BadFields(doc map[string]any, apiVersion string, extra ...string) []Problem {
+	var out []Problem
 	otherVersion := apiextensionsV1beta1
 	if apiVersion == apiextensionsV1beta1 {
 		otherVersion = apiextensionsV1
@@ -168,7 +169,7 @@ func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldPr
 	var walk func(v any, f, other *fieldSpec, ptr, path string)
 	walk = func(v any, f, other *fieldSpec, ptr, path string) {
 		if msg := wrongType(v, f); msg != "" {
-			out = append(out, fieldProblem{ptr: ptr, msg: fmt.Sprintf("field %q %s", path, msg)})
+			out = append(out, Problem{Pointer: ptr, Field: path, Message: fmt.Sprintf("field %q %s", path, msg)})
 			return
 		}
 		switch f.kind {
@@ -184,11 +185,11 @@ func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldPr
 					if path == "" && slices.Contains(extra, k) {
 						continue
 					}
-					hint := didYouMean(k, slices.Sorted(maps.Keys(f.fields)))
+					hint := suggest.DidYouMean(k, slices.Sorted(maps.Keys(f.fields)))
 					if other != nil && other.kind == objectField && other.fields[k] != nil {
 						hint = fmt.Sprintf(" (that is an %s field)%s", otherVersion, hint)
 					}
-					out = append(out, fieldProblem{ptr: joinPointer(ptr, k), msg: fmt.Sprintf("unknown field %q: %s has no field %q%s", sub, f.name, k, hint)})
+					out = append(out, Problem{Pointer: joinPointer(ptr, k), Field: sub, Message: fmt.Sprintf("unknown field %q: %s has no field %q%s", sub, f.name, k, hint)})
 					continue
 				}
 				walk(m[k], child, other.field(k), joinPointer(ptr, k), sub)
@@ -196,7 +197,7 @@ func badFields(doc map[string]any, apiVersion string, extra ...string) []fieldPr
 		case listField:
 			l, _ := v.([]any)
 			for i, x := range l {
-				walk(x, f.elem, other.element(), joinPointer(ptr, itoa(i)), fmt.Sprintf("%s[%d]", path, i))
+				walk(x, f.elem, other.element(), joinPointer(ptr, strconv.Itoa(i)), fmt.Sprintf("%s[%d]", path, i))
 			}
 		case mapField:
 			m, _ := v.(map[string]any)
@@ -270,7 +271,7 @@ func wrongType(v any, f *fieldSpec) string {
 		}
 		want = "a mapping"
 	}
-	found := describeValue(v)
+	found := DescribeValue(v)
 	if s, ok := v.(string); ok {
 		found = fmt.Sprintf("the string %q", s)
 	} else if n, ok := v.(json.Number); ok {
@@ -304,4 +305,33 @@ func joinField(path, k string) string {
 		return fmt.Sprintf("%s[%q]", path, k)
 	}
 	return path + "." + k
+}
+
+// sortedKeys returns m's keys in order: every walk here goes in key order.
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+// joinPointer appends the reference token tok to the JSON pointer base,
+// escaped (RFC 6901).
+func joinPointer(base, tok string) string {
+	return base + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+}
+
+// DescribeValue names the kind of a decoded value in messages ("a
+// mapping", "a list", "null"...).
+func DescribeValue(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }
