@@ -509,7 +509,7 @@ func (m *Migration) Diff(w io.Writer) error {
 
 // Apply writes the edits through the door as one transaction: every file
 // staged first (nothing changes when one cannot be), then all renamed at
-// once against an interrupt (fileio.CommitAll): SIGINT or SIGTERM leaves
+// once against an interrupt (fileio.WriteAll): SIGINT or SIGTERM leaves
 // every file rewritten or none. The configuration is renamed first: were
 // the process killed outright between two renames, the pins left in the
 // templates make the next migrate finish the work, where templates
@@ -529,19 +529,11 @@ func (m *Migration) Apply() error {
 		}
 		return 1
 	})
-	var staged []*fileio.Staged
-	for _, e := range edits {
-		s, err := w.Stage(e.Path, func(wr io.Writer) error {
-			_, err := wr.Write(e.New)
+	_, err := fileio.WriteAll(len(edits), func(i int) (*fileio.Staged, error) {
+		return w.Stage(edits[i].Path, func(wr io.Writer) error {
+			_, err := wr.Write(edits[i].New)
 			return err
 		})
-		if err != nil {
-			for _, s := range staged {
-				s.Abort()
-			}
-			return err
-		}
-		staged = append(staged, s)
-	}
-	return fileio.CommitAll(staged)
+	})
+	return err
 }
