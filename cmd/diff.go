@@ -540,9 +540,9 @@ func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, curre
 // groups are the comparisons of the plan's files that are not up to date, in plan order
 // (the first error in that order fails them): those compare saw, and the orphans, read
 // now. every is every output of the project: a CRD an orphan held that one of them
-// defines is not removed from a cluster but moved (see movedCRDs).
+// defines is not removed from a cluster but moved (see project.MovedReports).
 func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every []*project.Output) ([]diffGroup, error) {
-	moved, err := movedCRDs(proj, plan, every)
+	moved, err := proj.MovedReports(plan, every)
 	if err != nil {
 		return nil, err
 	}
@@ -554,7 +554,7 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every 
 		case project.Unchanged:
 			continue
 		case project.Stale, project.Missing:
-			if rep = moved.reports[fs.Path]; rep != nil {
+			if rep = moved[fs.Path]; rep != nil {
 				break
 			}
 			cf, ok := pc.byPath[fs.Path]
@@ -566,7 +566,7 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every 
 			}
 			rep = cf.rep
 		case project.Orphan:
-			rep = moved.reports[fs.Path]
+			rep = moved[fs.Path]
 		}
 		names = append(names, fs.Name)
 		reps = append(reps, rep)
