@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,19 +32,12 @@ import (
 // the two shows as such, and a CRD that moved to another file is compared with its old
 // self (schemadiff.CompareFiles).
 
-// outputFile is one output on one side: key pairs the two sides (its path relative to
-// the git top level, slash-separated), shown names it in messages.
-type outputFile struct {
-	key, shown string
-	data       []byte
-}
-
 // baseComparison is the comparison of a project's outputs at a base commit with the
 // working tree's.
 type baseComparison struct {
 	ref    string
 	files  int // output files on either side
-	groups []diffGroup
+	groups []schemadiff.Group
 }
 
 // headBytes is how much of a file is read to look for the generated header: a header
@@ -122,7 +114,7 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 			blobs = append(blobs, e)
 		}
 	}
-	var old []outputFile
+	var old []schemadiff.Content
 	oids := make([]string, len(blobs))
 	for i, e := range blobs {
 		oids[i] = e.OID
@@ -139,7 +131,7 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 		if err != nil {
 			return err
 		}
-		old = append(old, outputFile{key: key, shown: name, data: data})
+		old = append(old, schemadiff.Content{Key: key, Shown: name, Data: data})
 		return nil
 	})
 	if err != nil {
@@ -147,7 +139,7 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 	}
 
 	// The work tree: through the project's door, as build reads its outputs.
-	var now []outputFile
+	var now []schemadiff.Content
 	for _, key := range work {
 		if !keep(key) {
 			continue
@@ -169,17 +161,17 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 		if err != nil {
 			return nil, err
 		}
-		now = append(now, outputFile{key: key, shown: proj.Shown(p), data: data})
+		now = append(now, schemadiff.Content{Key: key, Shown: proj.Shown(p), Data: data})
 	}
 
 	shown := map[string]string{}
 	for _, f := range old {
-		shown[f.key] = proj.Shown(abs(f.key))
+		shown[f.Key] = proj.Shown(abs(f.Key))
 	}
 	for _, f := range now {
-		shown[f.key] = f.shown
+		shown[f.Key] = f.Shown
 	}
-	reps, err := compareOutputFiles(old, now, func(key string) string {
+	reps, err := schemadiff.CompareContents(old, now, func(key string) string {
 		if v, ok := configured[key]; ok {
 			return v
 		}
@@ -188,62 +180,11 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	var changed []*schemadiff.Report
-	for _, r := range reps {
-		if !r.Report.Empty() {
-			names = append(names, shown[r.Name])
-			changed = append(changed, r.Report)
-		}
-	}
-	groups, err := groupReports(names, changed)
+	groups, err := schemadiff.GroupFiles(reps, shown)
 	if err != nil {
 		return nil, err
 	}
 	return &baseComparison{ref: rev, files: len(reps), groups: groups}, nil
-}
-
-// compareOutputFiles parses both sides (a file with the same bytes on both once, so that
-// CompareFiles does not walk it) and compares them with the update rules of the minor
-// minorOf names for each key.
-func compareOutputFiles(old, now []outputFile, minorOf func(key string) string) ([]schemadiff.FileReport, error) {
-	oldFiles := make([]schemadiff.File, len(old))
-	byKey := map[string]int{}
-	for i, f := range old {
-		crds, err := schemadiff.Parse(f.shown, f.data, 0)
-		if err != nil {
-			return nil, err
-		}
-		oldFiles[i] = schemadiff.File{Name: f.key, CRDs: crds}
-		byKey[f.key] = i
-	}
-	newFiles := make([]schemadiff.File, len(now))
-	for i, f := range now {
-		if j, ok := byKey[f.key]; ok && bytes.Equal(old[j].data, f.data) {
-			newFiles[i] = oldFiles[j]
-			continue
-		}
-		crds, err := schemadiff.Parse(f.shown, f.data, 0)
-		if err != nil {
-			return nil, err
-		}
-		newFiles[i] = schemadiff.File{Name: f.key, CRDs: crds}
-	}
-	var rulesErr error
-	rules := map[string]*schemadiff.Rules{}
-	reps := schemadiff.CompareFiles(oldFiles, newFiles, func(key string) *schemadiff.Rules {
-		v := minorOf(key)
-		r, ok := rules[v]
-		if !ok {
-			var err error
-			if r, err = schemadiff.RulesFor(v); err != nil && rulesErr == nil {
-				rulesErr = err
-			}
-			rules[v] = r
-		}
-		return r
-	})
-	return reps, rulesErr
 }
 
 // outputFilter returns whether a key (a path relative to the git top level) names an
@@ -328,7 +269,7 @@ func topAndDir(top, dir string) (string, string, error) {
 // working directory when it starts with ./ or ../) through reader: one file, or the
 // *.yaml, *.yml and *.json files of a directory (not its subdirectories'), as a directory
 // argument stands for. dir reports which.
-func gitSide(ctx context.Context, reader *fileio.Reader, arg string) (files []outputFile, dir bool, err error) {
+func gitSide(ctx context.Context, reader *fileio.Reader, arg string) (files []schemadiff.Content, dir bool, err error) {
 	rev, p, _ := strings.Cut(arg, ":")
 	wd, err := os.Getwd()
 	if err != nil {
@@ -399,7 +340,7 @@ func gitSide(ctx context.Context, reader *fileio.Reader, arg string) (files []ou
 		if err != nil {
 			return err
 		}
-		files = append(files, outputFile{key: path.Base(entries[i].Path), shown: name, data: data})
+		files = append(files, schemadiff.Content{Key: path.Base(entries[i].Path), Shown: name, Data: data})
 		return nil
 	})
 	return files, dir, err
@@ -407,7 +348,7 @@ func gitSide(ctx context.Context, reader *fileio.Reader, arg string) (files []ou
 
 // diffBase is diff --base: the outputs of the project of the working directory as
 // committed at rev, compared with the working tree's.
-func diffBase(c *cobra.Command, opts project.Options, rev string) ([]diffGroup, error) {
+func diffBase(c *cobra.Command, opts project.Options, rev string) ([]schemadiff.Group, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err

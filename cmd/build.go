@@ -10,6 +10,7 @@ import (
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
@@ -116,7 +117,7 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 		return 0, err
 	}
 	defer plan.Close()
-	var groups []diffGroup
+	var groups []schemadiff.Group
 	var groupsErr error
 	if failOnChange {
 		groups, groupsErr = cmp.groups(comp.proj, plan, comp.every)
@@ -137,7 +138,7 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 		unpinnedNote(c.ErrOrStderr(), comp, plan)
 	}
 	if failOnChange && len(done) > 0 {
-		if total := totalOf(groups); groupsErr != nil {
+		if total := schemadiff.Total(groups); groupsErr != nil {
 			fmt.Fprintf(c.OutOrStdout(), "schema changes: cannot compare: %v\n", groupsErr)
 		} else if !total.Empty() {
 			fmt.Fprintln(c.OutOrStdout(), "schema changes (k8s-crd-resolver diff):")

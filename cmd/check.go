@@ -29,7 +29,7 @@ type checkReport struct {
 	// without --base).
 	Base *checkBase `json:"base,omitempty"`
 
-	groups []diffGroup
+	groups []schemadiff.Group
 }
 
 // checkBase is what check --base found: the changes of the outputs since a revision.
@@ -41,7 +41,7 @@ type checkBase struct {
 	// Changes compares the outputs at Ref with the working tree's, schema by schema.
 	Changes *schemadiff.Report `json:"changes"`
 
-	groups []diffGroup
+	groups []schemadiff.Group
 }
 
 type checkFile struct {
@@ -123,7 +123,7 @@ projects the files belong to; unexpected files are looked for whatever the files
 				}
 			}
 			if !rep.UpToDate && rep.ChangesError == "" {
-				rep.Changes = totalOf(rep.groups)
+				rep.Changes = schemadiff.Total(rep.groups)
 			}
 			if base != "" {
 				if rep.Base, err = checkSinceBase(c, comps, base); err != nil {
@@ -278,6 +278,6 @@ func checkSinceBase(c *cobra.Command, comps []*compiled, rev string) (*checkBase
 		b.Files += cmp.files
 		b.groups = append(b.groups, cmp.groups...)
 	}
-	b.Changes = totalOf(b.groups)
+	b.Changes = schemadiff.Total(b.groups)
 	return b, nil
 }

@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -115,7 +113,7 @@ breaking. 2 on bad input.`,
 			if minor != "" && len(args) == 0 {
 				return fmt.Errorf("--k8s-version names the cluster's Kubernetes version for OLD NEW; the project's outputs are classified with their set's kubernetesVersion (with --from/--to, with --to)")
 			}
-			var groups []diffGroup
+			var groups []schemadiff.Group
 			var err error
 			single := false
 			switch {
@@ -138,7 +136,7 @@ breaking. 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			total := totalOf(groups)
+			total := schemadiff.Total(groups)
 			if output == "json" {
 				if err := schemadiff.WriteJSON(c.OutOrStdout(), total); err != nil {
 					return err
@@ -166,175 +164,11 @@ breaking. 2 on bad input.`,
 	return c
 }
 
-// diffGroup is the comparison of one or more files whose changes are the same.
-type diffGroup struct {
-	files []string
-	descs []int // descriptions changed, per file
-	rep   *schemadiff.Report
-}
-
-// diffPair is one file's old and new content (nil: the file is missing on that side), and
-// the compiled objects of a side that was compiled in this run (parsed from the content
-// otherwise: reading YAML is most of the time a comparison takes). sums identify the
-// content of the two sides (contentSum, old then new).
-type diffPair struct {
-	name             string
-	old, new         []byte
-	oldObjs, newObjs []map[string]any
-	sums             [2]contentSum
-	// minor is the Kubernetes version whose update rules classify the changes (the set's
-	// kubernetesVersion, --to, or diff's --k8s-version; "" the newest embedded).
-	minor string
-}
-
-// pairOf is the pair of two contents (nil: missing on that side).
-func pairOf(name string, old, new []byte) diffPair {
-	return diffPair{name: name, old: old, new: new, sums: [2]contentSum{sumOf(old), sumOf(new)}}
-}
-
-// contentSum identifies a content within this process: 128 bits of
-// maphash under two seeds made at start, so no repository can choose
-// contents that collide (a cryptographic hash would link crypto/, and
-// its FIPS module, into a binary that has no other use for them).
-type contentSum [2]uint64
-
-var sumSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-
-func sumOf(b []byte) contentSum {
-	if b == nil {
-		return contentSum{} // missing, apart from empty
-	}
-	return contentSum{maphash.Bytes(sumSeeds[0], b) | 1, maphash.Bytes(sumSeeds[1], b)}
-}
-
-// compareCRDs parses and compares one pair with rules, its minor's update rules.
-func compareCRDs(p diffPair, rules *schemadiff.Rules) (*schemadiff.Report, error) {
-	parse := func(side string, data []byte, objs []map[string]any) ([]*schemadiff.CRD, error) {
-		switch {
-		case objs != nil:
-			return schemadiff.FromObjects(side, objs)
-		case data == nil:
-			return nil, nil
-		}
-		return schemadiff.Parse(side, data, 0)
-	}
-	old, err := parse(p.name+" (old)", p.old, p.oldObjs)
-	if err != nil {
-		return nil, err
-	}
-	new, err := parse(p.name+" (new)", p.new, p.newObjs)
-	if err != nil {
-		return nil, err
-	}
-	return schemadiff.CompareFor(old, new, rules), nil
-}
-
-// reportCache compares pairs once per distinct content and minor: dist/ and a chart's
-// crds/ hold the same bytes. Safe for concurrent use (two workers comparing the same
-// content at once both compute it: the comparison is deterministic).
-type reportCache struct {
-	mu    sync.Mutex
-	reps  map[reportKey]*schemadiff.Report
-	rules map[string]*schemadiff.Rules // by minor, as pairs name it
-}
-
-type reportKey struct {
-	sums  [2]contentSum
-	minor string
-}
-
-func (c *reportCache) report(p diffPair) (*schemadiff.Report, error) {
-	key := reportKey{p.sums, p.minor}
-	c.mu.Lock()
-	rep, rules := c.reps[key], c.rules[p.minor]
-	c.mu.Unlock()
-	if rep != nil {
-		return rep, nil
-	}
-	if rules == nil {
-		var err error
-		if rules, err = schemadiff.RulesFor(p.minor); err != nil {
-			return nil, err
-		}
-	}
-	rep, err := compareCRDs(p, rules)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.reps == nil {
-		c.reps, c.rules = map[reportKey]*schemadiff.Report{}, map[string]*schemadiff.Rules{}
-	}
-	c.reps[key], c.rules[p.minor] = rep, rules
-	c.mu.Unlock()
-	return rep, nil
-}
-
-// comparePairs compares each pair (once per distinct content) and groups the files whose
-// comparisons find the same changes (see groupReports).
-func comparePairs(pairs []diffPair) ([]diffGroup, error) {
-	var cache reportCache
-	names := make([]string, len(pairs))
-	reps := make([]*schemadiff.Report, len(pairs))
-	for i, p := range pairs {
-		var err error
-		if reps[i], err = cache.report(p); err != nil {
-			return nil, err
-		}
-		names[i] = p.name
-	}
-	return groupReports(names, reps)
-}
-
-// groupReports groups the files whose comparisons find the same changes: dist/ and a
-// chart's crds/ hold the same bytes, and a copy with Kubernetes' descriptions differs only
-// in them.
-func groupReports(names []string, reps []*schemadiff.Report) ([]diffGroup, error) {
-	var groups []diffGroup
-	byChanges := map[string]int{}
-	for fi, rep := range reps {
-		key, err := json.Marshal(rep.Changes)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := byChanges[string(key)]
-		if !ok {
-			i = len(groups)
-			byChanges[string(key)] = i
-			groups = append(groups, diffGroup{rep: rep})
-		}
-		groups[i].files = append(groups[i].files, names[fi])
-		groups[i].descs = append(groups[i].descs, rep.DescriptionsChanged)
-	}
-	for gi, g := range groups {
-		rep := *g.rep
-		rep.Changes = slices.Clone(rep.Changes)
-		rep.DescriptionsChanged = 0
-		for _, n := range g.descs {
-			rep.DescriptionsChanged += n
-		}
-		for i := range rep.Changes {
-			rep.Changes[i].Files = g.files
-		}
-		groups[gi].rep = &rep
-	}
-	return groups, nil
-}
-
-// totalOf is the report of every group: each group's changes once, with its files.
-func totalOf(groups []diffGroup) *schemadiff.Report {
-	total := &schemadiff.Report{Changes: []schemadiff.Change{}}
-	for _, g := range groups {
-		total.Add(g.rep)
-	}
-	return total
-}
-
 // diffFiles compares OLD and NEW (args): two files, or two directories (their *.yaml,
 // *.yml and *.json files, paired by name: a CRD that moved to another file is compared
 // with its old self), each a path, "-" (standard input) or REV:PATH (as committed, read
 // from git's object store). single reports the two-file form (one report, no file names).
-func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string) (groups []diffGroup, single bool, err error) {
+func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string) (groups []schemadiff.Group, single bool, err error) {
 	if args[0] == "-" && args[1] == "-" {
 		return nil, false, fmt.Errorf(`"-" (standard input) can stand for OLD or for NEW, not both: give the other side as a file`)
 	}
@@ -344,14 +178,14 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string)
 	}
 	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
 	defer reader.Close()
-	var sides [2][]outputFile
+	var sides [2][]schemadiff.Content
 	var dirs [2]bool
 	for i, name := range args {
 		if sides[i], dirs[i], err = diffSide(c, reader, name); err != nil {
 			return nil, false, err
 		}
 		for _, f := range sides[i] {
-			if err := notATemplate(f.shown, f.data); err != nil {
+			if err := notATemplate(f.Shown, f.Data); err != nil {
 				return nil, false, err
 			}
 		}
@@ -369,41 +203,33 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string)
 		shown := map[string]string{}
 		for _, side := range sides {
 			for _, f := range side {
-				shown[f.key] = f.shown // the new side's name when both have one
+				shown[f.Key] = f.Shown // the new side's name when both have one
 			}
 		}
-		reps, err := compareOutputFiles(sides[0], sides[1], func(string) string { return minor })
+		reps, err := schemadiff.CompareContents(sides[0], sides[1], func(string) string { return minor })
 		if err != nil {
 			return nil, false, err
 		}
-		var names []string
-		var changed []*schemadiff.Report
-		for _, r := range reps {
-			if !r.Report.Empty() {
-				names = append(names, shown[r.Name])
-				changed = append(changed, r.Report)
-			}
-		}
-		groups, err := groupReports(names, changed)
+		groups, err := schemadiff.GroupFiles(reps, shown)
 		return groups, false, err
 	}
-	old, err := schemadiff.Parse(sides[0][0].shown, sides[0][0].data, 0)
+	old, err := schemadiff.Parse(sides[0][0].Shown, sides[0][0].Data, 0)
 	if err != nil {
 		return nil, false, err
 	}
-	new, err := schemadiff.Parse(sides[1][0].shown, sides[1][0].data, 0)
+	new, err := schemadiff.Parse(sides[1][0].Shown, sides[1][0].Data, 0)
 	if err != nil {
 		return nil, false, err
 	}
-	return []diffGroup{{rep: schemadiff.CompareFor(old, new, rules)}}, true, nil
+	return []schemadiff.Group{{Report: schemadiff.CompareFor(old, new, rules)}}, true, nil
 }
 
 // diffSide reads one side of diff OLD NEW: standard input ("-"), REV:PATH (a path that
 // does not exist and holds a colon), a directory's listed files, or a file.
-func diffSide(c *cobra.Command, reader *fileio.Reader, name string) ([]outputFile, bool, error) {
+func diffSide(c *cobra.Command, reader *fileio.Reader, name string) ([]schemadiff.Content, bool, error) {
 	if name == "-" {
 		data, err := reader.ReadFrom("<stdin>", c.InOrStdin())
-		return []outputFile{{key: "<stdin>", shown: "<stdin>", data: data}}, false, err
+		return []schemadiff.Content{{Key: "<stdin>", Shown: "<stdin>", Data: data}}, false, err
 	}
 	fi, statErr := os.Stat(name)
 	if rev, _, ok := strings.Cut(name, ":"); ok && rev != "" && errors.Is(statErr, fs.ErrNotExist) {
@@ -414,14 +240,14 @@ func diffSide(c *cobra.Command, reader *fileio.Reader, name string) ([]outputFil
 		if err != nil {
 			return nil, false, err
 		}
-		files := make([]outputFile, len(names))
+		files := make([]schemadiff.Content, len(names))
 		for i, n := range names {
-			files[i] = outputFile{key: filepath.Base(n), shown: n, data: contents[i]}
+			files[i] = schemadiff.Content{Key: filepath.Base(n), Shown: n, Data: contents[i]}
 		}
 		return files, true, nil
 	}
 	data, err := reader.ReadExplicit(name)
-	return []outputFile{{key: name, shown: name, data: data}}, false, err
+	return []schemadiff.Content{{Key: name, Shown: name, Data: data}}, false, err
 }
 
 // openAndCompile opens the project of the working directory and compiles every template
@@ -443,7 +269,7 @@ func openAndCompile(c *cobra.Command, opts project.Options) (*project.Project, [
 	return proj, outs, nil
 }
 
-func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]diffGroup, error) {
+func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]schemadiff.Group, error) {
 	for _, v := range []string{from, to} {
 		if _, err := schemas.Canonical(v); err != nil {
 			return nil, err
@@ -459,7 +285,7 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 			return nil, err
 		}
 	}
-	var pairs []diffPair
+	var pairs []schemadiff.Pair
 	for i, o := range sides[0] {
 		n := sides[1][i]
 		// Pins win over the version asked for: say so, rather than let an
@@ -469,21 +295,19 @@ func diffVersions(c *cobra.Command, opts project.Options, from, to string) ([]di
 				o.Template.Name, strings.Join(slices.DeleteFunc(slices.Clone(n.KubeVersions), func(v string) bool { return v == to }), ", "))
 		}
 		// Both sides are compared as objects: their text is only hashed, as it renders.
-		var sums [2]contentSum
+		var sums [2]schemadiff.Sum
 		for i, out := range []*project.Output{o, n} {
-			var h [2]maphash.Hash
-			h[0].SetSeed(sumSeeds[0])
-			h[1].SetSeed(sumSeeds[1])
-			if err := out.Render(io.MultiWriter(&h[0], &h[1])); err != nil {
+			sum := schemadiff.NewSummer()
+			if err := out.Render(sum); err != nil {
 				return nil, err
 			}
-			sums[i] = contentSum{h[0].Sum64() | 1, h[1].Sum64()}
+			sums[i] = sum.Sum()
 		}
 		for _, path := range o.Template.Outputs {
-			pairs = append(pairs, diffPair{name: proj.Rel(path), oldObjs: o.Objects(), newObjs: n.Objects(), sums: sums, minor: n.KubeVersion})
+			pairs = append(pairs, schemadiff.Pair{Name: proj.Rel(path), OldObjects: o.Objects(), NewObjects: n.Objects(), Sums: sums, Minor: n.KubeVersion})
 		}
 	}
-	return comparePairs(pairs)
+	return schemadiff.ComparePairs(pairs)
 }
 
 // pinnedOnly reports whether content that came from versions holds some
@@ -496,7 +320,7 @@ func pinnedOnly(versions []string, want string) bool {
 	return slices.ContainsFunc(versions, func(v string) bool { return v != canonical })
 }
 
-func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
+func diffProject(c *cobra.Command, opts project.Options) ([]schemadiff.Group, error) {
 	proj, outs, err := openAndCompile(c, opts)
 	if err != nil {
 		return nil, err
@@ -514,7 +338,7 @@ func diffProject(c *cobra.Command, opts project.Options) ([]diffGroup, error) {
 // project.PlanOptions.Compare), so that neither side's bytes outlive their comparison.
 // Safe for concurrent use.
 type planComparer struct {
-	cache  reportCache
+	cache  schemadiff.Cache
 	mu     sync.Mutex
 	byPath map[string]comparedFile
 }
@@ -525,10 +349,10 @@ type comparedFile struct {
 }
 
 func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, current, want []byte) {
-	p := pairOf(fs.Name, current, want)
-	p.newObjs = o.ObjectsUnkept()
-	p.minor = o.KubeVersion
-	rep, err := pc.cache.report(p)
+	p := schemadiff.PairOf(fs.Name, current, want)
+	p.NewObjects = o.ObjectsUnkept()
+	p.Minor = o.KubeVersion
+	rep, err := pc.cache.Report(p)
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.byPath == nil {
@@ -540,9 +364,9 @@ func (pc *planComparer) compare(fs *project.FileStatus, o *project.Output, curre
 // groups are the comparisons of the plan's files that are not up to date, in plan order
 // (the first error in that order fails them): those compare saw, and the orphans, read
 // now. every is every output of the project: a CRD an orphan held that one of them
-// defines is not removed from a cluster but moved (see movedCRDs).
-func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every []*project.Output) ([]diffGroup, error) {
-	moved, err := movedCRDs(proj, plan, every)
+// defines is not removed from a cluster but moved (see project.MovedReports).
+func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every []*project.Output) ([]schemadiff.Group, error) {
+	moved, err := proj.MovedReports(plan, every)
 	if err != nil {
 		return nil, err
 	}
@@ -554,7 +378,7 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every 
 		case project.Unchanged:
 			continue
 		case project.Stale, project.Missing:
-			if rep = moved.reports[fs.Path]; rep != nil {
+			if rep = moved[fs.Path]; rep != nil {
 				break
 			}
 			cf, ok := pc.byPath[fs.Path]
@@ -566,31 +390,31 @@ func (pc *planComparer) groups(proj *project.Project, plan *project.Plan, every 
 			}
 			rep = cf.rep
 		case project.Orphan:
-			rep = moved.reports[fs.Path]
+			rep = moved[fs.Path]
 		}
 		names = append(names, fs.Name)
 		reps = append(reps, rep)
 	}
-	return groupReports(names, reps)
+	return schemadiff.GroupReports(names, reps)
 }
 
 // printDiffGroups prints each group under the files it covers (unless single, the two-file
 // form), then the total.
-func printDiffGroups(w io.Writer, groups []diffGroup, total *schemadiff.Report, single bool) {
+func printDiffGroups(w io.Writer, groups []schemadiff.Group, total *schemadiff.Report, single bool) {
 	if total.Empty() {
 		return
 	}
 	said := map[string]bool{} // each reason is explained once
 	for _, g := range groups {
-		if g.rep.Empty() {
+		if g.Report.Empty() {
 			continue
 		}
-		indent, rep := "", g.rep
+		indent, rep := "", g.Report
 		if !single {
-			names := slices.Clone(g.files)
-			if slices.ContainsFunc(g.descs, func(n int) bool { return n != g.descs[0] }) {
+			names := slices.Clone(g.Files)
+			if slices.ContainsFunc(g.Descs, func(n int) bool { return n != g.Descs[0] }) {
 				// The same changes, not the same descriptions: say how many per file.
-				for i, n := range g.descs {
+				for i, n := range g.Descs {
 					names[i] += fmt.Sprintf(" (%d description(s) changed)", n)
 				}
 				rep = rep.WithoutDescriptions()

@@ -135,36 +135,23 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	// All or nothing: every file is staged before any is renamed into
 	// place, so a refused file (one without the generated first line)
 	// leaves the directory as it was.
-	staged := make([]*fileio.Staged, 0, len(files))
-	abort := func() {
-		for _, s := range staged {
-			s.Abort()
-		}
-	}
-	for _, f := range files {
+	written, err := fileio.WriteAll(len(files), func(i int) (*fileio.Staged, error) {
+		f := files[i]
 		target := filepath.Join(absDir, f.Name)
 		if filepath.Dir(target) != absDir {
-			abort()
-			return fmt.Errorf("%s: %s would not be a file of %s", f.From, safetext.Quote(f.Name), dir)
+			return nil, fmt.Errorf("%s: %s would not be a file of %s", f.From, safetext.Quote(f.Name), dir)
 		}
 		s, err := w.StageKeep(target, func(out io.Writer) error {
 			_, err := out.Write(f.Data)
 			return err
 		})
 		if err != nil {
-			abort()
-			return fmt.Errorf("%w (nothing written)", err)
+			return nil, fmt.Errorf("%w (nothing written)", err)
 		}
-		staged = append(staged, s)
-	}
-	written := 0
-	for _, s := range staged {
-		if !s.Unchanged() {
-			written++
-		}
-		if err := s.Commit(); err != nil {
-			return err
-		}
+		return s, nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%d schema file(s) in %s (%d written, %d unchanged)\n", len(files), safetext.Quote(dir), written, len(files)-written)
 	return nil

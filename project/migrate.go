@@ -78,33 +78,94 @@ type Migration struct {
 // directories and generated files aside) is read through the door, pins
 // are rewritten in each, and the configuration is written (or given
 // kubernetesVersion). Nothing is written: see Migration.Apply.
+//
+// Its steps: find the project (migrationDir), rewrite the pins and sort
+// the CRDs found (scanPins), choose the minor to record (chooseMinor),
+// then either give an existing configuration that minor (addVersion) or
+// group the templates into sets by where their compiled CRDs were found
+// (groupSets, splitDirs) and write a configuration of them (configText).
 func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
-	workDir, err := filepath.Abs(workDir)
+	dir, config, err := migrationDir(workDir)
 	if err != nil {
 		return nil, err
-	}
-	dir := fileio.GitTop(workDir)
-	if dir == "" {
-		dir = workDir
-	}
-	config, err := FindConfig(workDir)
-	if err != nil {
-		return nil, err
-	}
-	if config != "" {
-		dir = filepath.Dir(config)
 	}
 	reader := fileio.NewReader(dir, false, resolver.MaxInputBytes)
 	defer reader.Close()
 	m := &Migration{Dir: dir}
-	type crdFile struct {
-		path  string
-		names []string
+	sc, err := scanPins(reader, m)
+	if err != nil {
+		return nil, err
 	}
-	var templates, compiled []crdFile
-	descs := map[string]int{}       // CRD file -> the descriptions it holds
-	minors := map[string][]string{} // minor -> files pinning it
-	err = fsWalk(dir, func(path string) error {
+	done, err := m.chooseMinor(opts, sc.minors, config)
+	switch {
+	case err != nil:
+		return nil, err
+	case done:
+		return m, nil
+	}
+	if config != "" {
+		edit, note, err := addVersion(reader, dir, config, m.Minor)
+		if err != nil {
+			return nil, err
+		}
+		if edit != nil {
+			m.Edits = append(m.Edits, *edit)
+		}
+		m.Notes = append(m.Notes, note)
+		return m, nil
+	}
+	sets, setOf, err := m.groupSets(sc)
+	if err != nil {
+		return nil, err
+	}
+	text := m.configText(opts, sets, splitDirs(sc.templates, setOf), sc.compiled)
+	m.Edits = append(m.Edits, FileEdit{Path: filepath.Join(dir, ConfigFileName), Name: ConfigFileName, New: []byte(text), Config: true})
+	return m, nil
+}
+
+// migrationDir returns the directory of the project around workDir (its
+// configuration's, else its git work tree, else workDir itself) and its
+// configuration file ("" when there is none).
+func migrationDir(workDir string) (dir, config string, err error) {
+	workDir, err = filepath.Abs(workDir)
+	if err != nil {
+		return "", "", err
+	}
+	dir = fileio.GitTop(workDir)
+	if dir == "" {
+		dir = workDir
+	}
+	config, err = FindConfig(workDir)
+	if err != nil {
+		return "", "", err
+	}
+	if config != "" {
+		dir = filepath.Dir(config)
+	}
+	return dir, config, nil
+}
+
+// crdFile is a CRD file Migrate found, and the CRD names it holds.
+type crdFile struct {
+	path  string
+	names []string
+}
+
+// pinScan is what scanPins found in the project's files.
+type pinScan struct {
+	templates, compiled []crdFile
+	descs               map[string]int      // CRD file -> the descriptions it holds
+	minors              map[string][]string // minor -> files pinning it
+}
+
+// scanPins reads every YAML or JSON file of m.Dir (fsWalk) but the
+// generated ones, sorts the CRDs among them into templates and compiled
+// CRDs, and adds to m an edit rewriting each file's pins as bare names.
+func scanPins(reader *fileio.Reader, m *Migration) (*pinScan, error) {
+	dir := m.Dir
+	sc := &pinScan{descs: map[string]int{}, minors: map[string][]string{}}
+	descs, minors := sc.descs, sc.minors
+	err := fsWalk(dir, func(path string) error {
 		data, err := reader.ReadFile(path)
 		if err != nil {
 			return err
@@ -120,9 +181,9 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		hasRef := strings.Contains(string(data), "$ref") || hasSiblingPatch(reader, path)
 		switch {
 		case isCRD && hasRef:
-			templates = append(templates, crdFile{path, names})
+			sc.templates = append(sc.templates, crdFile{path, names})
 		case isCRD:
-			compiled = append(compiled, crdFile{path, names})
+			sc.compiled = append(sc.compiled, crdFile{path, names})
 		}
 		pins := pinRE().FindAllSubmatchIndex(data, -1)
 		if len(pins) == 0 {
@@ -152,12 +213,21 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sc, nil
+}
+
+// chooseMinor sets m.Minor: the --k8s-version given (opts), else the one
+// minor the pins name (minors: minor -> files pinning it). done reports
+// that there is nothing to migrate (a note says so); it is an error that
+// the pins name several minors, or one this tool does not embed.
+func (m *Migration) chooseMinor(opts MigrateOptions, minors map[string][]string, config string) (done bool, err error) {
+	dir := m.Dir
 	m.Minor = opts.KubernetesVersion
 	if m.Minor != "" {
 		// The user's choice, and still refused when no bundle of it is
 		// embedded: a build at it would fail.
 		if m.Minor, err = schemas.Canonical(m.Minor); err != nil {
-			return nil, fmt.Errorf("%w: --k8s-version: %w", ErrConfig, err)
+			return false, fmt.Errorf("%w: --k8s-version: %w", ErrConfig, err)
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(minors), schemas.CompareMinors)
@@ -167,7 +237,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		// differently (or not at all) once bare.
 		for _, k := range keys {
 			if _, err := schemas.Canonical(k); err != nil {
-				return nil, fmt.Errorf("%w: the pins in %s name Kubernetes %s, which this tool does not embed (%w); nothing was written: pass --k8s-version with an embedded minor to record instead", ErrConfig, strings.Join(minors[k], ", "), k, err)
+				return false, fmt.Errorf("%w: the pins in %s name Kubernetes %s, which this tool does not embed (%w); nothing was written: pass --k8s-version with an embedded minor to record instead", ErrConfig, strings.Join(minors[k], ", "), k, err)
 			}
 		}
 		switch len(keys) {
@@ -175,7 +245,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			// Nothing pinned: migrated already (or never pinned). A second
 			// run is a no-op, as any converging rewrite.
 			m.Notes = append(m.Notes, fmt.Sprintf("no pinned $ref (python://k8s_crd_resolver/schemata/... or a GitHub swagger.json URL) in %s: nothing to migrate", dir))
-			return m, nil
+			return true, nil
 		case 1:
 			m.Minor = keys[0]
 		default:
@@ -183,31 +253,31 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			for _, k := range keys {
 				parts = append(parts, k+" in "+strings.Join(minors[k], ", "))
 			}
-			return nil, fmt.Errorf("%w: the pins name several Kubernetes minors (%s); choose the one to record with --k8s-version", ErrConfig, strings.Join(parts, "; "))
+			return false, fmt.Errorf("%w: the pins name several Kubernetes minors (%s); choose the one to record with --k8s-version", ErrConfig, strings.Join(parts, "; "))
 		}
 	} else if len(keys) == 0 && config != "" {
 		m.Notes = append(m.Notes, fmt.Sprintf("no pinned $ref in %s: nothing to migrate", dir))
-		return m, nil
+		return true, nil
 	}
-	if config != "" {
-		edit, note, err := addVersion(reader, dir, config, m.Minor)
-		if err != nil {
-			return nil, err
-		}
-		if edit != nil {
-			m.Edits = append(m.Edits, *edit)
-		}
-		m.Notes = append(m.Notes, note)
-		return m, nil
-	}
-	// One set per list of output directories, in template order.
-	type set struct {
-		templates, outputs []string
-		stripped, matched  int // templates whose compiled CRDs carry none of Kubernetes' descriptions; found
-	}
-	var sets []*set
-	setOf := map[string]*set{} // template path -> its set
-	var unfound []string       // templates whose compiled CRDs were not found
+	return false, nil
+}
+
+// migrationSet is one set of the configuration Migrate writes: the
+// templates whose compiled CRDs were found in the same output directories.
+type migrationSet struct {
+	templates, outputs []string
+	stripped, matched  int // templates whose compiled CRDs carry none of Kubernetes' descriptions; found
+}
+
+// groupSets makes one set per list of output directories, in template
+// order: a template's outputs are the directories holding a compiled CRD
+// of its file name and CRD names (DefaultOutput when none does, with a
+// note). setOf maps a template's path to its set. No template at all is
+// an error.
+func (m *Migration) groupSets(sc *pinScan) (sets []*migrationSet, setOf map[string]*migrationSet, err error) {
+	dir, templates, compiled, descs := m.Dir, sc.templates, sc.compiled, sc.descs
+	setOf = map[string]*migrationSet{} // template path -> its set
+	var unfound []string               // templates whose compiled CRDs were not found
 	for _, t := range templates {
 		var outs []string
 		stripped := false
@@ -224,9 +294,9 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			unfound = append(unfound, fileio.Rel(dir, t.path))
 		}
 		slices.Sort(outs)
-		i := slices.IndexFunc(sets, func(s *set) bool { return slices.Equal(s.outputs, outs) })
+		i := slices.IndexFunc(sets, func(s *migrationSet) bool { return slices.Equal(s.outputs, outs) })
 		if i < 0 {
-			sets = append(sets, &set{outputs: outs})
+			sets = append(sets, &migrationSet{outputs: outs})
 			i = len(sets) - 1
 		}
 		sets[i].templates = append(sets[i].templates, fileio.Rel(dir, t.path))
@@ -239,7 +309,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		setOf[t.path] = sets[i]
 	}
 	if len(sets) == 0 {
-		return nil, fmt.Errorf("%w: no CRD template (a CustomResourceDefinition with $refs) in %s", ErrConfig, dir)
+		return nil, nil, fmt.Errorf("%w: no CRD template (a CustomResourceDefinition with $refs) in %s", ErrConfig, dir)
 	}
 	if len(unfound) > 0 {
 		shown := unfound
@@ -248,13 +318,21 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 		}
 		m.Notes = append(m.Notes, fmt.Sprintf("no compiled CRD found for %s (its CRD name and file name): %s compile into %s/", strings.Join(shown, ", "), map[bool]string{true: "they", false: "it"}[len(unfound) > 1], DefaultOutput))
 	}
-	// A directory whose templates all go to one set gets a glob, so a
-	// template added there later is built and checked too; the CRDs in it
-	// that are no templates (the Python tool's outputs, say) are excluded
-	// by name. A directory split between sets keeps explicit names, and a
-	// note says that what is added there later is in no set (build and
-	// check refuse such a template until a set lists or excludes it).
-	type dirExt struct{ dir, ext string }
+	return sets, setOf, nil
+}
+
+// dirExt is a directory and a file extension: the templates a glob in it
+// would name.
+type dirExt struct{ dir, ext string }
+
+// splitDirs returns the directories (with an extension) whose templates go
+// to more than one set. A directory whose templates all go to one set gets
+// a glob, so a template added there later is built and checked too; the
+// CRDs in it that are no templates (the Python tool's outputs, say) are
+// excluded by name. A directory split between sets keeps explicit names,
+// and a note says that what is added there later is in no set (build and
+// check refuse such a template until a set lists or excludes it).
+func splitDirs(templates []crdFile, setOf map[string]*migrationSet) map[dirExt]bool {
 	split := map[dirExt]bool{}
 	for _, t := range templates {
 		k := dirExt{filepath.Dir(t.path), filepath.Ext(t.path)}
@@ -264,6 +342,14 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			}
 		}
 	}
+	return split
+}
+
+// configText renders the configuration file recording m.Minor and sets
+// (globs outside split directories, excluding the compiled CRDs there),
+// adding to m's notes what it decided.
+func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split map[dirExt]bool, compiled []crdFile) string {
+	dir := m.Dir
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by `k8s-crd-resolver migrate`: the Kubernetes minor the Python tool's\n")
 	fmt.Fprintf(&b, "# pinned $refs named, and where their compiled CRDs were found. Bump\n")
@@ -312,8 +398,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 			m.Notes = append(m.Notes, fmt.Sprintf("the compiled CRDs in %s carry none of Kubernetes' descriptions (the Python tool ran with -r): removeDescriptions: true recorded", strings.Join(s.outputs, ", ")))
 		}
 	}
-	m.Edits = append(m.Edits, FileEdit{Path: filepath.Join(dir, ConfigFileName), Name: ConfigFileName, New: []byte(b.String()), Config: true})
-	return m, nil
+	return b.String()
 }
 
 // crdDescriptions is crdNames, and how many description keys the file's
@@ -509,7 +594,7 @@ func (m *Migration) Diff(w io.Writer) error {
 
 // Apply writes the edits through the door as one transaction: every file
 // staged first (nothing changes when one cannot be), then all renamed at
-// once against an interrupt (fileio.CommitAll): SIGINT or SIGTERM leaves
+// once against an interrupt (fileio.WriteAll): SIGINT or SIGTERM leaves
 // every file rewritten or none. The configuration is renamed first: were
 // the process killed outright between two renames, the pins left in the
 // templates make the next migrate finish the work, where templates
@@ -529,19 +614,11 @@ func (m *Migration) Apply() error {
 		}
 		return 1
 	})
-	var staged []*fileio.Staged
-	for _, e := range edits {
-		s, err := w.Stage(e.Path, func(wr io.Writer) error {
-			_, err := wr.Write(e.New)
+	_, err := fileio.WriteAll(len(edits), func(i int) (*fileio.Staged, error) {
+		return w.Stage(edits[i].Path, func(wr io.Writer) error {
+			_, err := wr.Write(edits[i].New)
 			return err
 		})
-		if err != nil {
-			for _, s := range staged {
-				s.Abort()
-			}
-			return err
-		}
-		staged = append(staged, s)
-	}
-	return fileio.CommitAll(staged)
+	})
+	return err
 }

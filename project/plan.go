@@ -416,7 +416,7 @@ func isYAMLName(name string) bool {
 // and every file that failed is reported, in plan order (a project
 // switching tools learns of all the files it must move or --force in one
 // run). Each rename is atomic; an interrupt (SIGINT, SIGTERM) leaves all of
-// them done or none (fileio.CommitAll), a crash between two leaves some
+// them done or none (fileio.WriteAll), a crash between two leaves some
 // files updated. Orphans are removed last. It returns the
 // statuses it acted on. Unchanged files are not touched, so their
 // modification times stay.
@@ -436,12 +436,13 @@ func (pl *Plan) Apply() ([]*FileStatus, error) {
 		pl.abort()
 		return nil, err
 	}
-	// Renamed as one step against SIGINT and SIGTERM (fileio.CommitAll).
-	staged := make([]*fileio.Staged, len(pending))
-	for i, fs := range pending {
-		staged[i], fs.staged = fs.staged, nil
-	}
-	if err := fileio.CommitAll(staged); err != nil {
+	// Staged while planning (no stage can fail now); renamed as one step
+	// against SIGINT and SIGTERM.
+	if _, err := fileio.WriteAll(len(pending), func(i int) (*fileio.Staged, error) {
+		s := pending[i].staged
+		pending[i].staged = nil
+		return s, nil
+	}); err != nil {
 		return nil, err
 	}
 	done := slices.Clone(pending)

@@ -41,7 +41,7 @@
 // generated header); replaced also when it is empty or Replaces accepts it
 // (a CRD of the name being written), or with Force. Content goes to a temporary file beside
 // the target, named so that IsTemp recognises exactly these names, and is
-// renamed over the target only on Commit; Stage-all-then-Commit-all gives
+// renamed over the target only on Commit; Stage-all-then-Commit-all (WriteAll) gives
 // a multi-file update that writes nothing when any file fails to stage.
 // WriteFile compares what it is given with the existing file as it comes
 // and writes nothing when they are the same bytes (the temporary file is

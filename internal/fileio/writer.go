@@ -502,6 +502,39 @@ func CommitAll(staged []*Staged) error {
 	return nil
 }
 
+// WriteAll writes n files as one update: stage(i), called for each i in
+// order, stages the i-th (through a Writer's Stage or StageKeep, or hands
+// over a file staged earlier), and only when every one is staged are they
+// renamed into place, as one step against SIGINT and SIGTERM (CommitAll).
+// When stage(i) fails, the files staged before it are removed (Abort), none
+// after it is asked for, nothing is renamed and its error is returned:
+// every target is as it was. It returns how many files were renamed (a
+// StageKeep that found its bytes there already is not). This is the one
+// stage-then-commit loop: build, export and migrate write their several
+// files through it.
+func WriteAll(n int, stage func(i int) (*Staged, error)) (written int, err error) {
+	staged := make([]*Staged, 0, n)
+	for i := range n {
+		s, err := stage(i)
+		if err != nil {
+			for _, s := range staged {
+				s.Abort()
+			}
+			return 0, err
+		}
+		staged = append(staged, s)
+	}
+	if err := CommitAll(staged); err != nil {
+		return 0, err
+	}
+	for _, s := range staged {
+		if !s.unchanged {
+			written++
+		}
+	}
+	return written, nil
+}
+
 // commitMu is held by CommitAll while it renames, and taken for good by
 // the signal handler before it removes the temporary files.
 var commitMu sync.Mutex

@@ -1,14 +1,15 @@
-package schemadiff
+package schemadiff_test
 
 import (
 	"testing"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 // daskOutputs compiles the repository's Dask templates (every set of .crd-resolver.yaml)
 // for one Kubernetes version and parses the results.
-func daskOutputs(b *testing.B, version string) [][]*CRD {
+func daskOutputs(b *testing.B, version string) [][]*schemadiff.CRD {
 	b.Helper()
 	proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
 	if err != nil {
@@ -18,9 +19,9 @@ func daskOutputs(b *testing.B, version string) [][]*CRD {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var res [][]*CRD
+	var res [][]*schemadiff.CRD
 	for _, o := range outs {
-		crds, err := FromObjects(o.Template.Name, o.Objects())
+		crds, err := schemadiff.FromObjects(o.Template.Name, o.Objects())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func BenchmarkCompareDask(b *testing.B) {
 	for b.Loop() {
 		n := 0
 		for i := range old {
-			n += len(Compare(old[i], new[i]).Changes)
+			n += len(schemadiff.Compare(old[i], new[i]).Changes)
 		}
 		if n == 0 {
 			b.Fatal("no changes between 1.25 and 1.37")
@@ -73,15 +74,15 @@ func BenchmarkParseAndCompareDask(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for i := range old {
-			o, err := Parse("old", old[i], 0)
+			o, err := schemadiff.Parse("old", old[i], 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n, err := Parse("new", new[i], 0)
+			n, err := schemadiff.Parse("new", new[i], 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			Compare(o, n)
+			schemadiff.Compare(o, n)
 		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
 
 // caseDir holds one directory per change kind: old.yaml and new.yaml, small CRDs, and the
@@ -128,31 +127,6 @@ func TestSortedAndCounted(t *testing.T) {
 	}
 	require.Equal(t, nb, rep.Breaking)
 	require.Equal(t, len(rep.Changes)-nb, rep.Compatible)
-}
-
-// TestObjectsAndYAMLAgree: a compiled CRD compared as the compiler holds it (decoded JSON)
-// and as its YAML file reads back shows no change at all, so check and diff, which compare
-// a file on disk with a fresh compile, report nothing that is only a difference of decoding.
-func TestObjectsAndYAMLAgree(t *testing.T) {
-	for _, version := range []string{"1.25", "1.37"} {
-		proj, err := project.Open("../..", project.Options{Policy: project.Policy{KubernetesVersion: version}})
-		require.NoError(t, err)
-		outs, err := proj.Compile(nil)
-		require.NoError(t, err)
-		require.NotEmpty(t, outs)
-		for _, o := range outs {
-			data, err := o.Bytes()
-			require.NoError(t, err)
-			fromYAML, err := Parse(o.Template.Name, data, 0)
-			require.NoError(t, err)
-			fromObjects, err := FromObjects(o.Template.Name, o.Objects())
-			require.NoError(t, err)
-			for _, pair := range [][2][]*CRD{{fromYAML, fromObjects}, {fromObjects, fromYAML}} {
-				rep := Compare(pair[0], pair[1])
-				require.True(t, rep.Empty(), "%s for %s: %+v", o.Template.Name, version, rep.Changes)
-			}
-		}
-	}
 }
 
 // TestJSONAndLists: a JSON stream (kubectl get crd -o json) and a kind: List of CRDs read the
