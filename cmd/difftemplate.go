@@ -2,10 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -20,33 +16,10 @@ func notATemplate(name string, data []byte) error {
 		return nil // schemadiff.Parse reports it
 	}
 	for _, d := range docs {
-		if ptr, ok := firstRef(d.Value, ""); ok {
+		if ptr, ok := resolver.FirstRef(d.Value); ok {
 			return fmt.Errorf("%s: %s is a CRD template (a $ref at %s), not a compiled CRD: diff compares compiled CRDs; compile it first (k8s-crd-resolver resolve %s --output-file compiled.yaml), or run diff with no arguments to compare the project's outputs with a fresh build",
 				d.Position(ptr), name, ptr, name)
 		}
 	}
 	return nil
-}
-
-// firstRef returns the JSON pointer of the first "$ref" key in v, keys
-// taken in sorted order, walking each value once.
-func firstRef(v any, ptr string) (string, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		if _, ok := t["$ref"]; ok {
-			return ptr + "/$ref", true
-		}
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if p, ok := firstRef(t[k], ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); ok {
-				return p, true
-			}
-		}
-	case []any:
-		for i, x := range t {
-			if p, ok := firstRef(x, ptr+"/"+strconv.Itoa(i)); ok {
-				return p, true
-			}
-		}
-	}
-	return "", false
 }

@@ -177,7 +177,7 @@ func exportable(arg string, in []jsonschema.Input) error {
 				continue
 			}
 			crds = true
-			if ptr, ok := firstRef(d.Value, ""); ok {
+			if ptr, ok := resolver.FirstRef(d.Value); ok {
 				return fmt.Errorf("%s: %s is a CRD template (a $ref at %s), not a compiled CRD: export writes the schemas of compiled CRDs; compile it first (k8s-crd-resolver build, or k8s-crd-resolver resolve %s --output-file compiled.yaml), or run export with no arguments to export the project's outputs",
 					d.Position(ptr), safetext.Quote(i.Name), ptr, safetext.Quote(i.Name))
 			}

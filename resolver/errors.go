@@ -168,3 +168,29 @@ func joinPointer(base, tok string) string { return base + "/" + escapePointerTok
 func comparePos(a, b Position) int {
 	return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line, a.Col-b.Col)
 }
+
+// FirstRef returns the JSON pointer of the first "$ref" key in the decoded
+// value v (keys taken in sorted order, each value walked once): where a
+// file that holds a template, not a compiled CRD, says so.
+func FirstRef(v any) (string, bool) { return firstRefUnder(v, "") }
+
+func firstRefUnder(v any, ptr string) (string, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t["$ref"]; ok {
+			return joinPointer(ptr, "$ref"), true
+		}
+		for _, k := range sortedKeys(t) {
+			if p, ok := firstRefUnder(t[k], joinPointer(ptr, k)); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, x := range t {
+			if p, ok := firstRefUnder(x, joinPointer(ptr, itoa(i))); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}

@@ -354,7 +354,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 // not a compiled CRD, and reports whether it is one: the apiserver's
 // "$ref: Forbidden" would name a path not in the file, at no line.
 func templateProblem(res *project.ValidationResult, d resolver.Decoded, prefix string, m map[string]any, file string) bool {
-	ptr, ok := firstRef(m, "")
+	ptr, ok := resolver.FirstRef(m)
 	if !ok {
 		return false
 	}
@@ -363,29 +363,6 @@ func templateProblem(res *project.ValidationResult, d resolver.Decoded, prefix s
 	res.Problems = append(res.Problems, project.Problem{Object: "CustomResourceDefinition/" + name, Line: pos.Line, Column: pos.Col,
 		Message: fmt.Sprintf("a CRD template (a $ref at %s), not a compiled CRD: the apiserver refuses $ref; compile it first (k8s-crd-resolver resolve %s, or build in its project) and validate the output", ptr, safetext.Quote(file))})
 	return true
-}
-
-// firstRef returns the JSON pointer of the first "$ref" key in v, keys
-// taken in sorted order, walking each value once.
-func firstRef(v any, ptr string) (string, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		if _, ok := t["$ref"]; ok {
-			return ptr + "/$ref", true
-		}
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if p, ok := firstRef(t[k], ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); ok {
-				return p, true
-			}
-		}
-	case []any:
-		for i, x := range t {
-			if p, ok := firstRef(x, ptr+"/"+strconv.Itoa(i)); ok {
-				return p, true
-			}
-		}
-	}
-	return "", false
 }
 
 // lookup returns the CRD for the object's group and kind, or nil.
