@@ -333,7 +333,7 @@ func fieldLine(docs []resolver.Decoded, crd, field string) (int, int) {
 	if doc == nil {
 		return 0, 0
 	}
-	segs := fieldSegments(field)
+	segs := project.FieldSegments(field)
 	// The apiserver reports a schema all versions share under spec.validation.
 	if len(segs) >= 2 && segs[0] == "spec" && segs[1] == "validation" {
 		segs = append([]string{"spec", "versions", "0", "schema"}, segs[2:]...)
@@ -348,34 +348,6 @@ func fieldLine(docs []resolver.Decoded, crd, field string) (int, int) {
 		}
 	}
 	return 0, 0
-}
-
-// fieldSegments splits an apiserver field path
-// (spec.versions[0].schema.openAPIV3Schema.properties[app.kubernetes.io/x])
-// into its keys and indexes.
-func fieldSegments(field string) []string {
-	var out []string
-	for field != "" {
-		switch field[0] {
-		case '.':
-			field = field[1:]
-		case '[':
-			end := strings.IndexByte(field, ']')
-			if end < 0 {
-				return append(out, field[1:])
-			}
-			out = append(out, field[1:end])
-			field = field[end+1:]
-		default:
-			end := strings.IndexAny(field, ".[")
-			if end < 0 {
-				end = len(field)
-			}
-			out = append(out, field[:end])
-			field = field[end:]
-		}
-	}
-	return out
 }
 
 // writeJSON writes one object as itself, several as a kind: List (what

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 )
@@ -414,4 +416,37 @@ func skeleton(obj map[string]any) map[string]any {
 		}
 	}
 	return skel
+}
+
+// FieldSegments splits an apiserver field path (Problem.Field:
+// "spec.containers[0].ports[1]", "metadata.labels[app.kubernetes.io/name]")
+// into its keys and indexes; a bracketed key written as a quoted string is
+// unquoted.
+func FieldSegments(field string) []string {
+	var out []string
+	for field != "" {
+		switch field[0] {
+		case '.':
+			field = field[1:]
+		case '[':
+			end := strings.IndexByte(field, ']')
+			if end < 0 {
+				return append(out, field[1:])
+			}
+			key := field[1:end]
+			if uq, err := strconv.Unquote(key); err == nil {
+				key = uq
+			}
+			out = append(out, key)
+			field = field[end+1:]
+		default:
+			end := strings.IndexAny(field, ".[")
+			if end < 0 {
+				end = len(field)
+			}
+			out = append(out, field[:end])
+			field = field[end:]
+		}
+	}
+	return out
 }

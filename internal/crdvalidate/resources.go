@@ -635,35 +635,9 @@ func (r *resource) finding(ptr, fld, msg string) project.Problem {
 // "metadata.labels[app.kubernetes.io/name]") into a JSON pointer.
 func pointer(fieldPath string) string {
 	var b strings.Builder
-	seg := func(s string) {
+	for _, s := range project.FieldSegments(fieldPath) {
 		b.WriteByte('/')
 		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
-	}
-	rest := fieldPath
-	for rest != "" {
-		switch rest[0] {
-		case '.':
-			rest = rest[1:]
-		case '[':
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				seg(rest[1:])
-				return b.String()
-			}
-			key := rest[1:end]
-			if uq, err := strconv.Unquote(key); err == nil {
-				key = uq
-			}
-			seg(key)
-			rest = rest[end+1:]
-		default:
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			seg(rest[:end])
-			rest = rest[end:]
-		}
 	}
 	return b.String()
 }
