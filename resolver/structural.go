@@ -368,7 +368,7 @@ func (r *run) junctors(s map[string]any, sc scope, p *schemaPath) {
 					s[k] = m
 				} else {
 					// list may be a finished node's: change a copy.
-					if i == 0 || !own {
+					if !own {
 						list, own = slices.Clone(list), true
 						s[k] = list
 					}
