@@ -81,28 +81,15 @@ var noInputShapes = map[string]string{
 // in a note or warning and exits 0. A command of the tree without rows
 // fails the test. The whole matrix is testdata/cmd/nothing-judged.txt.
 func TestNothingJudgedIsNoPass(t *testing.T) {
-	root := NewRootCmd(nil, nil)
-	for _, c := range root.Commands() {
-		if _, ok := noInputShapes[c.Name()]; ok {
-			continue
-		}
-		if !slices.ContainsFunc(commandRows, func(r struct {
+	everyCommandHasRows(t, "TestNothingJudgedIsNoPass", "every input shape", func(name string) bool {
+		return slices.ContainsFunc(commandRows, func(r struct {
 			command string
 			args    func(string) []string
 			want    []int
 		}) bool {
-			return r.command == c.Name()
-		}) {
-			t.Errorf("command %q has no rows in TestNothingJudgedIsNoPass: add them (every input shape), or list it in noInputShapes with the reason it reads no input", c.Name())
-		}
-	}
-	for name := range noInputShapes {
-		if c, _, err := root.Find([]string{name}); err != nil || c == root {
-			if name != "help" && name != "completion" { // cobra adds these when it runs
-				t.Errorf("noInputShapes lists %q, which is no command any more", name)
-			}
-		}
-	}
+			return r.command == name
+		})
+	})
 
 	// validate's work is the companion's.
 	companionOnPath(t)
@@ -143,6 +130,27 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		})
 	}
 	golden.Check(t, goldenFile, []byte(matrix.String()))
+}
+
+// everyCommandHasRows fails the test named test for each subcommand of the
+// root that has no rows (hasRows) and is not in noInputShapes, and for each
+// name noInputShapes lists that is no command any more: a new command
+// cannot be added without rows in the tests that run every command.
+func everyCommandHasRows(t *testing.T, test, what string, hasRows func(name string) bool) {
+	t.Helper()
+	root := NewRootCmd(nil, nil)
+	for _, c := range root.Commands() {
+		if _, ok := noInputShapes[c.Name()]; !ok && !hasRows(c.Name()) {
+			t.Errorf("command %q has no rows in %s: add them (%s), or list it in noInputShapes with the reason it reads no input", c.Name(), test, what)
+		}
+	}
+	for name := range noInputShapes {
+		if c, _, err := root.Find([]string{name}); err != nil || c == root {
+			if name != "help" && name != "completion" { // cobra adds these when it runs
+				t.Errorf("noInputShapes lists %q, which is no command any more", name)
+			}
+		}
+	}
 }
 
 // companionOnPath builds k8s-crd-resolver-validate (the build cache makes

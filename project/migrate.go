@@ -91,6 +91,9 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	}
 	reader := fileio.NewReader(dir, false, resolver.MaxInputBytes)
 	defer reader.Close()
+	if err := reader.Open(); err != nil {
+		return nil, err // before the walk, which would find nothing behind a link
+	}
 	m := &Migration{Dir: dir}
 	sc, err := scanPins(reader, m)
 	if err != nil {

@@ -272,3 +272,59 @@ func TestWriter(t *testing.T) {
 		t.Errorf("outside, allowed: %v", err)
 	}
 }
+
+// TestRootsStayInTheirWorkTree: a Reader's or Writer's root that lies in a
+// git work tree is opened through it (openRoot): a root reached through a
+// symbolic link committed there, to a plain directory or to another
+// checkout (a work tree of its own), is refused for reading and writing
+// alike; a link that stays in the work tree, and --allow-outside-root,
+// open it.
+func TestRootsStayInTheirWorkTree(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	put(t, filepath.Join(repo, ".git/HEAD"), "ref: refs/heads/main\n")
+	put(t, filepath.Join(repo, "api/t.yaml"), "inside")
+	put(t, filepath.Join(base, "plain/t.yaml"), "outside")
+	put(t, filepath.Join(base, "checkout/.git/HEAD"), "ref: refs/heads/main\n")
+	put(t, filepath.Join(base, "checkout/t.yaml"), "outside")
+	for link, target := range map[string]string{"in": "api", "plain": "../plain", "checkout": "../checkout"} {
+		if err := os.Symlink(target, filepath.Join(repo, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		dir          string
+		allowOutside bool
+		want         string // "" for refused
+	}{
+		{dir: "in", want: "inside"},
+		{dir: "plain"},
+		{dir: "checkout"},
+		{dir: "plain", allowOutside: true, want: "outside"},
+		{dir: "checkout", allowOutside: true, want: "outside"},
+	} {
+		t.Run(fmt.Sprintf("%s allowOutside=%v", tc.dir, tc.allowOutside), func(t *testing.T) {
+			root := filepath.Join(repo, tc.dir)
+			r := NewReader(root, tc.allowOutside, 0)
+			defer r.Close()
+			got, err := r.ReadFile(filepath.Join(root, "t.yaml"))
+			w := NewWriter(WriterOptions{Root: root, AllowOutside: tc.allowOutside})
+			defer w.Close()
+			_, werr := w.WriteFile(filepath.Join(root, "new.yaml"), func(out io.Writer) error { _, err := out.Write([]byte("x")); return err })
+			if tc.want == "" {
+				for _, err := range []error{err, werr, r.Open()} {
+					if !errors.Is(err, ErrOutsideRoot) || !strings.Contains(err.Error(), "leads outside the git work tree "+repo) {
+						t.Fatalf("want a refusal naming the work tree, got %v", err)
+					}
+				}
+				if _, err := os.Lstat(filepath.Join(root, "new.yaml")); !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("written outside the work tree: %v", err)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want || werr != nil {
+				t.Fatalf("got %q, %v; write: %v", got, err, werr)
+			}
+		})
+	}
+}

@@ -205,8 +205,61 @@ func (r *Reader) DirNames(dir string) ([]string, error) {
 }
 
 func (r *Reader) rootHandle() (*os.Root, error) {
-	r.once.Do(func() { r.handle, r.rootErr = os.OpenRoot(r.root) })
+	r.once.Do(func() { r.handle, r.rootErr = openRoot(r.root, r.allowOutside) })
 	return r.handle, r.rootErr
+}
+
+// Open opens the reader's root now, as its first read would: an error
+// says why nothing below it can be read (it is no directory, or a
+// symbolic link placed in a repository leads it out, see openRoot). A
+// caller that lists the root's directories itself (a walk) opens it
+// first, so that it never reports finding nothing where the door would
+// have refused.
+func (r *Reader) Open() error {
+	if _, err := r.rootHandle(); err != nil {
+		return rootError(r.root, err)
+	}
+	return nil
+}
+
+// openRoot opens dir, the root a Reader or Writer confines paths to. A
+// root that lies in a git work tree is opened through that work tree
+// (and a work tree that lies in another through that one), so no
+// symbolic link placed in a repository makes a root of a directory
+// outside it: whether dir is a project's directory, a directory typed on
+// the command line or the working directory, what lies in a repository
+// is the repository's, and a link it commits is its content, not the
+// user's intent. This is the one place the rule is applied; every root of
+// the door is opened here. allowOutside (--allow-outside-root) opens dir
+// wherever it leads.
+func openRoot(dir string, allowOutside bool) (*os.Root, error) {
+	top := GitTop(dir)
+	if top == dir {
+		top = ""
+		if parent := filepath.Dir(dir); parent != dir {
+			top = GitTop(parent) // a work tree nested in another
+		}
+	}
+	if top == "" || allowOutside {
+		return os.OpenRoot(dir)
+	}
+	outer, err := openRoot(top, false)
+	if err != nil {
+		return nil, err
+	}
+	defer outer.Close()
+	rel, _ := within(top, dir)
+	d, err := outer.OpenRoot(rel)
+	if isEscape(err) {
+		msg := "leads outside the git work tree " + top + " (through a symbolic link committed there, which is repository content, not a path you chose)"
+		if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
+			msg += "; give the path it leads to, " + real + ", or pass --allow-outside-root"
+		} else {
+			msg += "; pass --allow-outside-root to follow it"
+		}
+		return nil, &Error{Path: dir, Msg: msg, Err: ErrOutsideRoot}
+	}
+	return d, err
 }
 
 // maxDirHandles bounds the directory handles a Reader keeps open: a
@@ -310,6 +363,10 @@ func (hostFS) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error
 }
 
 func rootError(root string, err error) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return err // openRoot's refusal says what it is
+	}
 	return &Error{Path: root, Msg: "(the project root) cannot be opened: " + errText(err), Err: err}
 }
 

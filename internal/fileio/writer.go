@@ -137,7 +137,7 @@ func (w *Writer) dir(absDir string, create bool) (*os.Root, error) {
 	rel, inside := within(w.opts.Root, absDir)
 	if inside {
 		if w.root == nil {
-			r, err := os.OpenRoot(w.opts.Root)
+			r, err := openRoot(w.opts.Root, w.opts.AllowOutside)
 			if err != nil {
 				return nil, rootError(w.opts.Root, err)
 			}
