@@ -15,7 +15,9 @@
 // points (ReadExplicit, WriteExplicit): a temporary directory, another
 // checkout, /dev/stdout, a pipe, a FIFO. Streams are written in place and
 // never replaced. What lies inside a git work tree is still opened through
-// that tree, so no symbolic link placed there leads out; the type, size and
+// that tree, so no symbolic link placed there leads out: every root of a
+// Reader or Writer (a project's directory, a typed path's work tree) is
+// opened through the work tree holding it (openRoot); the type, size and
 // same-run-input checks apply to every path. Everything the repository
 // names is confined to the root (ReadFile, WriteFile, Stage), and
 // AllowOutside relaxes that confinement for those paths only.
