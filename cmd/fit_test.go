@@ -105,3 +105,35 @@ func TestBuildFitDescriptions(t *testing.T) {
 		})
 	}
 }
+
+// TestClientSideFitCountsOwnAnnotations: client-side apply copies a CRD
+// into an annotation beside the CRD's own annotations, so with
+// fitDescriptions: client-side-apply (and resolve's --fit-descriptions) a
+// CRD with annotations of its own keeps only the descriptions that fit
+// beside them: "fits client-side apply" and no size warning in the same
+// run; annotations that leave no room are the size guard's error, saying
+// so.
+func TestClientSideFitCountsOwnAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	withAnnotation := func(n int) string {
+		tpl := strings.Replace(template, "{$ref: io.k8s.api.core.v1.LocalObjectReference}", "{$ref: io.k8s.api.core.v1.PodTemplateSpec}", 1)
+		return strings.Replace(tpl, "  name: widgets.example.com\n", "  name: widgets.example.com\n  annotations: {notes: \""+strings.Repeat("x", n)+"\"}\n", 1)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("kubernetesVersion: \"1.37\"\nfitDescriptions: client-side-apply\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(withAnnotation(60_000)), 0o644))
+	stdout, stderr, code := runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "fits client-side apply, 0 warning(s)")
+	require.NotContains(t, stdout+stderr, "warning:")
+
+	_, stderr, code = runCmd(t, dir, "", "resolve", "--no-config", "--no-validate", "--fit-descriptions", "client-side-apply", "templates/widget.yaml")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "warning:")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates/widget.yaml"), []byte(withAnnotation(150_000)), 0o644))
+	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `fitDescriptions "client-side-apply" allows (client-side apply's, less the CRD's own annotations, which it counts twice)`)
+}

@@ -74,29 +74,29 @@ func (f *compileFlags) policy(c *cobra.Command) project.Policy {
 	return p
 }
 
-// compiler builds the resolver from the flags; the patch, a path the user
-// gave, is read through reader.
-func (f *compileFlags) compiler(reader *fileio.Reader) (*resolver.Compiler, error) {
+// compilerOptions are the resolver's options from the flags; the patch, a
+// path the user gave, is read (once) through reader.
+func (f *compileFlags) compilerOptions(reader *fileio.Reader) (resolver.Options, error) {
 	opts := f.opts
 	if f.fit != "" {
 		limit, err := project.ParseFitLimit(f.fit)
 		if err != nil {
-			return nil, fmt.Errorf("--fit-descriptions %q: %w", f.fit, err)
+			return opts, fmt.Errorf("--fit-descriptions %q: %w", f.fit, err)
 		}
 		opts.FitDescriptions = limit
 	}
 	if f.patchFile != "" {
 		src, err := reader.ReadExplicit(f.patchFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading JSON patch: %w", err)
+			return opts, fmt.Errorf("reading JSON patch: %w", err)
 		}
 		p, err := resolver.ParsePatch(f.patchFile, src)
 		if err != nil {
-			return nil, err
+			return opts, err
 		}
 		opts.Patch = p
 	}
-	return resolver.New(opts)
+	return opts, nil
 }
 
 // outputAlias adds -o/--output, hidden, as another spelling of the

@@ -108,7 +108,11 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	}
 	reader := fileio.NewReader(root, f.opts.AllowOutsideRoot, resolver.MaxInputBytes)
 	defer reader.Close()
-	comp, err := f.compiler(reader)
+	opts, err := f.compilerOptions(reader)
+	if err != nil {
+		return err
+	}
+	comp, err := resolver.New(opts)
 	if err != nil {
 		return err
 	}
@@ -124,6 +128,15 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	res, err := comp.Compile(src, data)
 	if err != nil {
 		return err
+	}
+	if lim, again := project.ClientSideRefit(f.fit, res); again {
+		opts.FitDescriptions = lim
+		if comp, err = resolver.New(opts); err != nil {
+			return err
+		}
+		if res, err = comp.Compile(src, data); err != nil {
+			return err
+		}
 	}
 	for _, d := range res.Documents {
 		if err := project.CheckFit(src, d, f.fit); err != nil {

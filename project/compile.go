@@ -166,13 +166,9 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	// resolved $ref targets (a PodSpec is decoded and normalised once per
 	// build, not once per template), whatever their patches: each patch
 	// is given to its own compile (CompilePatched).
-	c := compilers[key]
-	if c == nil {
-		var err error
-		if c, err = resolver.New(opts); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Name, err)
-		}
-		compilers[key] = c
+	c, err := compilerFor(compilers, key, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
 	var patch *resolver.Patch
 	if t.Patch != "" {
@@ -189,6 +185,15 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	res, err := c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch)
 	if err != nil {
 		return nil, err
+	}
+	if lim, again := ClientSideRefit(t.Policy.FitDescriptions, res); again {
+		opts.FitDescriptions = lim
+		if c, err = compilerFor(compilers, compilerKey(opts), opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		if res, err = c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch); err != nil {
+			return nil, err
+		}
 	}
 	out := &Output{
 		Template:     t,
@@ -227,6 +232,40 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	return out, nil
 }
 
+// compilerFor returns the Compiler of compilers under key, made from opts
+// on first use.
+func compilerFor(compilers map[string]*resolver.Compiler, key string, opts resolver.Options) (*resolver.Compiler, error) {
+	c := compilers[key]
+	if c == nil {
+		var err error
+		if c, err = resolver.New(opts); err != nil {
+			return nil, err
+		}
+		compilers[key] = c
+	}
+	return c, nil
+}
+
+// ClientSideRefit says whether res, compiled with fitDescriptions limit
+// (as written), must be compiled again to a lower limit, and to which:
+// FitClientSideApply is WarnSize for a CRD without annotations of its
+// own, but client-side apply copies the CRD into an annotation beside
+// them, and so counts them twice (lastAppliedTotal); what fits is then
+// what they leave, for every CRD of res. A limit nothing fits is 1 (the
+// fitting keeps nothing, and CheckFit says so). resolve and build both
+// ask, so "fits client-side apply" is never said of a CRD it cannot
+// create.
+func ClientSideRefit(limit string, res *resolver.Result) (resolver.Size, bool) {
+	if limit != FitClientSideApply {
+		return 0, false
+	}
+	lim := resolver.Size(WarnSize)
+	for _, d := range res.Documents {
+		lim = min(lim, resolver.Size(AnnotationLimit-lastAppliedTotal(d.Annotations(), 0)))
+	}
+	return max(lim, 1), lim < WarnSize
+}
+
 // CheckFit is the size guard of fitDescriptions (limit, as written): a
 // CRD larger than its limit with none of Kubernetes' descriptions is an
 // error, as one too large for etcd is (ErrTooLarge).
@@ -235,8 +274,12 @@ func CheckFit(template string, d resolver.Document, limit string) error {
 	if fit.Fits {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: CRD %s is %s of compact JSON without any of Kubernetes' descriptions, more than the %s fitDescriptions %q allows; shorten descriptions of your own, split the CRD, or raise the limit (for client-side apply, install with server-side apply: serverSideApply: true and no fitDescriptions)",
-		template, ErrTooLarge, d.Name, formatBytes(d.JSONSize()), formatBytes(int64(fit.Limit)), limit)
+	own := ""
+	if limit == FitClientSideApply && int64(fit.Limit) < WarnSize {
+		own = " (client-side apply's, less the CRD's own annotations, which it counts twice)"
+	}
+	return fmt.Errorf("%s: %w: CRD %s is %s of compact JSON without any of Kubernetes' descriptions, more than the %s fitDescriptions %q allows%s; shorten descriptions of your own, split the CRD, or raise the limit (for client-side apply, install with server-side apply: serverSideApply: true and no fitDescriptions)",
+		template, ErrTooLarge, d.Name, formatBytes(d.JSONSize()), formatBytes(int64(fit.Limit)), limit, own)
 }
 
 // DescribeFit renders what fitting kept for a summary line:
