@@ -118,7 +118,7 @@ projects the files belong to; unexpected files are looked for whatever the files
 			}
 			rep := &checkReport{UpToDate: true, Stale: []checkFile{}, Missing: []checkFile{}, Unexpected: []checkFile{}, Warnings: []checkRemark{}}
 			for _, comp := range comps {
-				if err := checkProject(comp, rep); err != nil {
+				if err := checkProject(comp, rep, summaryOnly); err != nil {
 					return err
 				}
 			}
@@ -158,15 +158,16 @@ projects the files belong to; unexpected files are looked for whatever the files
 	}
 	f.register(c)
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, or json: {upToDate, stale, missing, unexpected, warnings, changes}")
-	c.Flags().BoolVar(&summaryOnly, "summary-only", false, "print the schema changes and the file lists, without the unified diff")
+	c.Flags().BoolVar(&summaryOnly, "summary-only", false, "print the schema changes and the file lists, without the unified diff (in text and JSON alike)")
 	c.Flags().StringVar(&base, "base", "", "also compare the outputs as committed at this git revision (e.g. origin/main) with the working tree's, and fail on a breaking change since then")
 	c.Flags().BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 only when a change is breaking for stored objects (the configuration's failOn: breaking)")
 	return c
 }
 
 // checkProject compares one compiled project with its files and adds what it finds to
-// rep. Orphans are always looked for (see buildProject).
-func checkProject(comp *compiled, rep *checkReport) error {
+// rep. Orphans are always looked for (see buildProject). With summaryOnly no unified
+// diff is made (the text report and the JSON alike carry none).
+func checkProject(comp *compiled, rep *checkReport, summaryOnly bool) error {
 	// What the report needs of each file not up to date, made as the plan
 	// compares it: its diff and its schema comparison, not its bytes.
 	var cmp planComparer
@@ -174,7 +175,7 @@ func checkProject(comp *compiled, rep *checkReport) error {
 	diffs := map[string]string{}
 	plan, err := comp.proj.Plan(comp.outs, project.PlanOptions{Orphans: true, Compare: func(fs *project.FileStatus, o *project.Output, current, want []byte) {
 		cmp.compare(fs, o, current, want)
-		if fs.State == project.Stale {
+		if fs.State == project.Stale && !summaryOnly {
 			d := project.Diff(fs, current, want)
 			mu.Lock()
 			diffs[fs.Path] = d

@@ -47,6 +47,18 @@ func TestCheckShowsSchemaChanges(t *testing.T) {
 	props("image: {type: string, maxLength: 10}, tag: {type: string}")
 	run("check-schema-breaking.txt", 1, "check", "--summary-only")
 	run("", 1, "check", "--fail-on-breaking", "-o", "json")
+	// --summary-only leaves the unified diff out of the JSON too.
+	for summary, want := range map[bool]bool{false: true, true: false} {
+		args := []string{"check", "-o", "json"}
+		if summary {
+			args = append(args, "--summary-only")
+		}
+		var rep struct{ Stale []map[string]any }
+		require.NoError(t, json.Unmarshal([]byte(run("", 1, args...)), &rep))
+		require.Len(t, rep.Stale, 1)
+		_, has := rep.Stale[0]["diff"]
+		require.Equal(t, want, has, "%v: a unified diff in the JSON", args)
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".crd-resolver.yaml"), []byte("failOn: sometimes\n"), 0o644))
 	_, stderr, code := runCmd(t, dir, "", "check", "--no-validate")
 	require.Equal(t, 2, code)
