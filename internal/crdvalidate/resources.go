@@ -125,7 +125,11 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
 		}
 		for j, d := range docs {
-			items, isList := listItems(d.Value)
+			items, isList, err := d.ListItems()
+			if err != nil {
+				results[i].Problems = append(results[i].Problems, decodeProblem(err))
+				continue
+			}
 			if !isList {
 				add(j, d, "", d.Value)
 				continue
@@ -190,17 +194,6 @@ func decodeProblem(err error) project.Problem {
 		return project.Problem{Message: err.Error()}
 	}
 	return project.Problem{Line: re.Pos.Line, Column: re.Pos.Col, Message: strings.TrimPrefix(err.Error(), re.Pos.String()+": ")}
-}
-
-// listItems returns the items of a kind: List document (apiVersion v1, as
-// kubectl get -o yaml prints several objects), and whether it is one.
-func listItems(v any) ([]any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok || m["kind"] != "List" || m["apiVersion"] != "v1" {
-		return nil, false
-	}
-	items, _ := m["items"].([]any)
-	return items, true
 }
 
 // isCRD reports whether the document is a CustomResourceDefinition.
@@ -304,7 +297,11 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 		var templates project.ValidationResult
 		for _, d := range docs {
 			objs, prefixes := []any{d.Value}, []string{""}
-			if items, isList := listItems(d.Value); isList {
+			items, isList, err := d.ListItems()
+			if err != nil {
+				return nil, err
+			}
+			if isList {
 				objs, prefixes = items, nil // kubectl get crd -o yaml
 				for k := range items {
 					prefixes = append(prefixes, "/items/"+strconv.Itoa(k))

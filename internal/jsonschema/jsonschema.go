@@ -102,12 +102,15 @@ func Export(inputs []Input) ([]File, error) {
 		var objs []any
 		for _, d := range docs {
 			// What kubectl get crd -o yaml prints: a kind: List of CRDs.
-			if m, _ := d.Value.(map[string]any); m["kind"] == "List" && m["apiVersion"] == "v1" {
-				items, _ := m["items"].([]any)
+			items, isList, err := d.ListItems()
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case isList:
 				objs = append(objs, items...)
-				continue
+			default:
+				objs = append(objs, d.Value)
 			}
-			objs = append(objs, d.Value)
 		}
 		for _, o := range objs {
 			doc, _ := o.(map[string]any)

@@ -76,37 +76,38 @@ func Concatenated(data []byte) (line int, key string, ok bool) {
 // Other kinds of documents are skipped; a malformed document, a CRD without a name or
 // versions, a CRD or version listed twice, and a stream without any CRD are errors.
 func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
-	docs, err := resolver.Decode(name, data, budget)
+	docs, err := resolver.DecodeDocuments(name, data, budget)
 	if err != nil {
 		if line, key, ok := Concatenated(data); ok {
 			return nil, fmt.Errorf("%s:%d: %w: the top-level key %q starts again here without a \"---\" line before it (files joined with cat have none): put \"---\" between documents, or give diff the directories (k8s-crd-resolver diff OLD_DIR NEW_DIR)", name, line, ErrConcatenated, key)
 		}
 		return nil, err
 	}
-	objs := make([]map[string]any, len(docs))
-	for i, d := range docs {
-		objs[i], _ = d.(map[string]any) // nil for a document that is no mapping: skipped
+	// The items of a kind: List (what kubectl get prints for several objects) are
+	// read in order.
+	var objs []map[string]any
+	for _, d := range docs {
+		items, isList, err := d.ListItems()
+		switch {
+		case err != nil:
+			return nil, err
+		case !isList:
+			items = []any{d.Value}
+		}
+		for _, it := range items {
+			m, _ := it.(map[string]any) // nil for a document that is no mapping: skipped
+			objs = append(objs, m)
+		}
 	}
 	return FromObjects(name, objs)
 }
 
 // FromObjects returns the CRDs among decoded JSON objects (what the compiler holds), as
-// Parse does for a stream; objects that are not CRDs are skipped, and the items of a
-// kind: List (what kubectl get prints for several objects) are read in order.
+// Parse does for a stream (whose kind: List documents it has read into their items);
+// objects that are not CRDs are skipped.
 func FromObjects(name string, objs []map[string]any) ([]*CRD, error) {
 	var crds []*CRD
-	var flat []map[string]any
-	for _, obj := range objs {
-		if obj["kind"] != "List" {
-			flat = append(flat, obj)
-			continue
-		}
-		items, _ := obj["items"].([]any)
-		for _, it := range items {
-			m, _ := it.(map[string]any)
-			flat = append(flat, m)
-		}
-	}
+	flat := objs
 	seen := map[string]int{}
 	for i, obj := range flat {
 		if obj["kind"] != "CustomResourceDefinition" {
