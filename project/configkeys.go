@@ -137,6 +137,17 @@ func checkValue(name, path string, v *yaml.Node, kind valueKind) error {
 		got := nodeKind(v)
 		if v.Kind == yaml.ScalarNode && v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 			got = "the quoted string " + strconv.Quote(v.Value)
+		} else if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			// YAML's null, however it is spelled: no value at all.
+			got = "null"
+			switch v.Value {
+			case "null":
+			case "":
+				got += " (an empty value)"
+			default:
+				got += " (written " + strconv.Quote(v.Value) + ")"
+			}
+			got += "; leave the key out for its default"
 		} else if v.Kind == yaml.ScalarNode {
 			got = strconv.Quote(v.Value)
 		}
