@@ -151,8 +151,8 @@ func (r *jsonDocReader) charge(start int, c cost) error {
 // is reported as such; elsewhere jsontext says what was expected.
 func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 	start, _ := r.next(depth > 0)
-	if depth > maxDepth {
-		return nil, inputError(r.position(start), "nested more than %d levels deep", maxDepth)
+	if depth > maxReadDepth {
+		return nil, inputError(r.position(start), "nested more than %d levels deep", maxReadDepth)
 	}
 	if start >= len(r.data) {
 		return nil, r.errorAt(start, "unexpected end of input")

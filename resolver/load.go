@@ -23,8 +23,17 @@ import (
 const (
 	// MaxInputBytes is the largest template or referenced file read.
 	MaxInputBytes = 64 << 20
-	// maxDepth bounds nesting, so deep input cannot exhaust the stack.
+	// maxDepth bounds the nesting of a compiled CRD, and of the schemas
+	// a compile resolves, so deep input cannot exhaust the stack.
 	maxDepth = 2000
+	// maxReadDepth bounds the nesting of what is read (templates,
+	// outputs, diff's, validate's and export's files): a compiled CRD's
+	// limit, inside a kind: List (items, then the item: two levels more),
+	// as resolve -o json prints several CRDs and kubectl get prints any.
+	// So every CRD a compile writes is read back, however it comes; a
+	// template that deep is read, and its compile refuses it
+	// (checkOutput).
+	maxReadDepth = maxDepth + 2
 )
 
 // document is one YAML or JSON document: its value (maps, slices, string,
@@ -219,8 +228,8 @@ func (c *converter) charge(n *yaml.Node, k cost) error {
 // positions are kept (false deep inside a large alias expansion, where
 // ptr is not built either).
 func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any, error) {
-	if depth > maxDepth {
-		return nil, c.errorf(n, "nested more than %d levels deep", maxDepth)
+	if depth > maxReadDepth {
+		return nil, c.errorf(n, "nested more than %d levels deep", maxReadDepth)
 	}
 	if record {
 		if _, seen := c.pos[ptr]; !seen {
