@@ -1,6 +1,7 @@
 package crdvalidate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/version"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
@@ -33,6 +34,12 @@ const (
 type Input struct {
 	Name    string // for messages: the path as given, or <stdin>
 	Content []byte
+	// KubernetesVersion, for a file of CRDs to judge custom resources
+	// against (Options.CRDs), is the version its CRDs are kept and
+	// validated for ("" Options.KubernetesVersion): a project's examples
+	// judged against several sets' CRDs judge each CRD's objects by its
+	// set's kubernetesVersion.
+	KubernetesVersion string
 }
 
 // Options are how Files judges.
@@ -119,7 +126,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			if isCRD(m) {
 				results[i].Problems = append(results[i].Problems, minorProblems(m, d, prefix, opts.KubernetesVersion)...)
 				crds = append(crds, raw)
-				cat.add(m, raw)
+				cat.add(m, raw, "")
 				return
 			}
 			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
@@ -228,16 +235,17 @@ type catalog struct {
 	refused map[schema.GroupKind]string
 }
 
-// add adds the CRD obj, given also as JSON (raw), as the catalog's version
-// keeps it (resolver.KeptByMinor: without the fields that minor drops or
+// add adds the CRD obj, given also as JSON (raw), as version (the
+// catalog's when "") keeps it (resolver.KeptByMinor: without the fields that minor drops or
 // refuses, such as x-kubernetes-validations before 1.25, and without the
 // formats it does not recognise, such as k8s-short-name before 1.34), so
 // that a custom resource is judged by what that apiserver enforces. A CRD
 // that cannot be decoded is left out (its own validation says why).
-func (c *catalog) add(obj map[string]any, raw []byte) schema.GroupKind {
+func (c *catalog) add(obj map[string]any, raw []byte, version string) schema.GroupKind {
+	version = cmp.Or(version, c.version)
 	refused := ""
-	if c.version != "" {
-		kept, dropped, err := resolver.KeptByMinor(obj, c.version)
+	if version != "" {
+		kept, dropped, err := resolver.KeptByMinor(obj, version)
 		if err == nil && len(dropped) > 0 {
 			if b, err := json.Marshal(kept); err == nil {
 				raw = b
@@ -251,8 +259,8 @@ func (c *catalog) add(obj map[string]any, raw []byte) schema.GroupKind {
 	if err != nil || crd.Kind != "CustomResourceDefinition" {
 		return schema.GroupKind{}
 	}
-	if c.version != "" {
-		if v, err := version.ParseGeneric(c.version); err == nil {
+	if version != "" {
+		if v, err := utilversion.ParseGeneric(version); err == nil {
 			forgetFormats(crd.Internal, v)
 		}
 	}
@@ -261,7 +269,7 @@ func (c *catalog) add(obj map[string]any, raw []byte) schema.GroupKind {
 		return schema.GroupKind{}
 	}
 	if refused != "" {
-		c.refuse(gk, fmt.Sprintf("its CRD %s cannot be created in Kubernetes %s, so neither can the object: %s", crd.Internal.Name, c.version, refused))
+		c.refuse(gk, fmt.Sprintf("its CRD %s cannot be created in Kubernetes %s, so neither can the object: %s", crd.Internal.Name, version, refused))
 	}
 	c.byGK[gk] = crd
 	c.groups[gk.Group] = append(c.groups[gk.Group], gk.Kind)
@@ -292,7 +300,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 		if err != nil {
 			return nil, err
 		}
-		doc := project.ValidationDoc{Name: f.Name, KubernetesVersion: c.version}
+		doc := project.ValidationDoc{Name: f.Name, KubernetesVersion: cmp.Or(f.KubernetesVersion, c.version)}
 		var added []schema.GroupKind
 		var templates project.ValidationResult
 		for _, d := range docs {
@@ -319,7 +327,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", f.Name, err)
 				}
-				if gk := c.add(m, raw); !gk.Empty() {
+				if gk := c.add(m, raw, f.KubernetesVersion); !gk.Empty() {
 					added = append(added, gk)
 					doc.Objects = append(doc.Objects, raw)
 				}
@@ -670,8 +678,12 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 			if objs == nil {
 				b = []byte(crds[j].Content)
 			}
-			opts.CRDs = append(opts.CRDs, Input{Name: crds[j].Name, Content: b})
-			opts.KubernetesVersion = crds[j].KubernetesVersion
+			opts.CRDs = append(opts.CRDs, Input{Name: crds[j].Name, Content: b, KubernetesVersion: crds[j].KubernetesVersion})
+		}
+		// Each CRD is kept for its own version; a CRD among the files
+		// themselves is judged for theirs when they agree.
+		if len(opts.CRDs) > 0 && !slices.ContainsFunc(opts.CRDs, func(in Input) bool { return in.KubernetesVersion != opts.CRDs[0].KubernetesVersion }) {
+			opts.KubernetesVersion = opts.CRDs[0].KubernetesVersion
 		}
 		files := make([]Input, len(idx))
 		for k, i := range idx {
