@@ -15,6 +15,8 @@ import (
 // 1.15 set and a v1 CRD with a CEL rule of a 1.37 set both judge their
 // objects (before, every CRD was kept for the last set's minor: one of the
 // two was "cannot be created", and the rule was dropped or not by order).
+// An example given as a FILE argument is one the run reads (judged), not
+// "no template reads it" (exit 2).
 func TestTopLevelExamplesJudgedPerSetMinor(t *testing.T) {
 	companionOnPath(t)
 	beta, err := os.ReadFile("../testdata/compile/v1beta1/template.yaml")
@@ -52,7 +54,12 @@ func TestTopLevelExamplesJudgedPerSetMinor(t *testing.T) {
 				require.NotContains(t, stderr, "cannot be created")
 				if tc.want == 1 {
 					require.Contains(t, stderr, "error: examples/gadget.yaml:4:1: Gadget/g: spec: Invalid value: ")
+					return
 				}
+				// An example named as a FILE (a changed file) is judged: it
+				// is read, as a template is.
+				stdout, stderr, code = runCmd(t, dir, "", "check", "examples/gadget.yaml")
+				require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
 			})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,9 @@ type compiled struct {
 	// reasons are orphanReason's, by path, said before build removes the
 	// orphans (a moved CRD is read from the file).
 	reasons map[string]string
+	// examples are the example files judged (absolute paths): none
+	// without validation.
+	examples []string
 }
 
 // compileProject opens the project r, compiles every template, keeps
@@ -125,6 +129,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 			return nil, err
 		}
 		for _, r := range examples {
+			res.examples = append(res.examples, filepath.Join(proj.Dir, filepath.FromSlash(r.Name)))
 			for _, p := range r.Problems {
 				fmt.Fprintf(c.ErrOrStderr(), "error: %s\n", p.In(shownName(proj, r.Name)))
 				bad = true

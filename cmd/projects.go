@@ -170,8 +170,9 @@ func fileArgsExist(c *cobra.Command, files []string) error {
 
 // fileArgsRead fails, naming each, on FILE arguments that no template of
 // comps reads (a template, a file a $ref or patch of one reaches, one of
-// its outputs, a configuration, or a generated file whose template is
-// gone): nothing would judge them, and nothing judged is no pass. A file
+// its outputs, a configuration, an example judged, or a generated file
+// whose template is gone): nothing would judge them, and nothing judged is
+// no pass. A file
 // that holds no object at all (empty, or only comments) has nothing to
 // judge: a note says so. (--files-only, the hooks, ignores such files:
 // pre-commit passes every staged YAML file.)
@@ -179,6 +180,9 @@ func (f *projectFlags) fileArgsRead(c *cobra.Command, wd string, files []string,
 	read := map[string]bool{}
 	for _, comp := range comps {
 		read[comp.proj.ConfigFile] = true
+		for _, e := range comp.examples {
+			read[e] = true
+		}
 		for _, o := range comp.every {
 			for _, p := range slices.Concat(o.Files, o.Template.Outputs) {
 				read[p] = true
