@@ -39,6 +39,7 @@ var typedPathRows = []typedPathRow{
 	{"resolve", "", []string{"resolve", "--no-validate", "templates/widget.yaml", "-j", "svc/fix.patch.yaml"}},
 	{"resolve", "svc", []string{"resolve", "--no-validate", "templates/gadget.yaml", "--output-file", "../out.yaml"}},
 	{"", "", []string{"svc/templates/gadget.yaml", "out.yaml"}},
+	{"", "", []string{"templates/widget.yaml", "svc/out.yaml"}},
 	{"diff", "", []string{"diff", "svc/dist/gadget.yaml", "dist/widget.yaml"}},
 	{"diff", "", []string{"diff", "--config", "svc/.crd-resolver.yaml", "--from", "1.30", "--to", "1.31"}},
 	{"diff", "svc", []string{"diff", "--from", "1.30", "--to", "1.31"}},
