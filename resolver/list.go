@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// ListItems returns the objects of the document when it is a kind: List
+// ListItems returns the objects of the document d when it is a kind: List
 // (apiVersion v1: what kubectl get -o yaml prints for several objects),
 // its items in order, and whether it is one. A List whose items are no
 // sequence (a mapping, a scalar), or that holds a kind: List, is an error
@@ -13,7 +13,7 @@ import (
 // kubectl refuses the one, and nothing reading the outer List would judge
 // the inner one's objects. Every reader of Lists (diff, validate, export)
 // asks here, so they take and refuse the same ones.
-func (d Decoded) ListItems() ([]any, bool, error) {
+func ListItems(d Decoded) ([]any, bool, error) {
 	m, ok := d.Value.(map[string]any)
 	if !ok || m["kind"] != "List" || m["apiVersion"] != "v1" {
 		return nil, false, nil

@@ -132,7 +132,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
 		}
 		for j, d := range docs {
-			items, isList, err := d.ListItems()
+			items, isList, err := resolver.ListItems(d)
 			if err != nil {
 				results[i].Problems = append(results[i].Problems, decodeProblem(err))
 				continue
@@ -305,7 +305,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 		var templates project.ValidationResult
 		for _, d := range docs {
 			objs, prefixes := []any{d.Value}, []string{""}
-			items, isList, err := d.ListItems()
+			items, isList, err := resolver.ListItems(d)
 			if err != nil {
 				return nil, err
 			}

@@ -102,7 +102,7 @@ func Export(inputs []Input) ([]File, error) {
 		var objs []any
 		for _, d := range docs {
 			// What kubectl get crd -o yaml prints: a kind: List of CRDs.
-			items, isList, err := d.ListItems()
+			items, isList, err := resolver.ListItems(d)
 			switch {
 			case err != nil:
 				errs = append(errs, err)

@@ -87,7 +87,7 @@ func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
 	// read in order.
 	var objs []map[string]any
 	for _, d := range docs {
-		items, isList, err := d.ListItems()
+		items, isList, err := resolver.ListItems(d)
 		switch {
 		case err != nil:
 			return nil, err
