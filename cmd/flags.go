@@ -36,7 +36,7 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVarP(&f.patchFile, "jsonpatch", "j", "", "RFC 6902 JSON patch (YAML or JSON) applied to the compiled CRD (default in a project: the template's configured or NAME.patch.yaml patch)")
 	fs.StringVar(&f.opts.Recursion, "recursion", resolver.RecursionError, `what to do with a recursive $ref: "error", or "preserve" to cut it with x-kubernetes-preserve-unknown-fields`)
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory); ignores the project configuration")
-	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs (what the template names) leave the project root; paths on the command line need no flag")
+	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs (what the template names) leave the project root; paths on the command line need no flag, unless they go through a symbolic link committed in a repository that leads out of it")
 	fs.Var(&f.opts.Budget, "budget", budgetUsage)
 	fs.BoolVar(&f.force, "force", false, "replace an output file that is neither generated nor a CRD of the same name (never a symlink in the project, a special file or an input)")
 	fs.BoolVar(&f.noConfig, "no-config", false, "ignore the project configuration (.crd-resolver.yaml): compile with the flags alone")
