@@ -296,7 +296,7 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbos
 			fmt.Fprintf(w, "removed %s (%s)\n", safetext.Quote(fs.Name), orphanReason(comp, fs))
 		}
 	}
-	if v != quietOutput {
+	if v != quietOutput && (!comp.orphansOnly || counts != [4]int{} || len(comp.outs) > 0) {
 		fmt.Fprintf(w, "%d template(s): %d file(s) created, %d updated, %d unchanged, %d removed; %d warning(s)\n",
 			len(comp.outs), counts[0], counts[1], counts[2], counts[3], warnings)
 	}

@@ -50,6 +50,8 @@ type compiled struct {
 	// examples are the example files judged (absolute paths): none
 	// without validation.
 	examples []string
+	// orphansOnly: projectRun's.
+	orphansOnly bool
 }
 
 // compileProject opens the project r, compiles every template, keeps
@@ -99,7 +101,7 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 			o.Warnings[i] = shownPositions(proj, w)
 		}
 	}
-	res := &compiled{proj: proj, outs: outs, every: outs}
+	res := &compiled{proj: proj, outs: outs, every: outs, orphansOnly: r.orphansOnly}
 	if len(files) > 0 || f.filesOnly {
 		res.outs = proj.Affected(outs, wd, files)
 	}

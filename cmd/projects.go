@@ -26,6 +26,10 @@ type projectRun struct {
 	// optional: a default project that holds no template is no error,
 	// only not there (a monorepo's root, whose projects live below it).
 	optional bool
+	// orphansOnly: no file argument is the project's; the hooks reach it
+	// for the outputs no template produces any more (--files-only), and
+	// build prints nothing of it unless it removed one.
+	orphansOnly bool
 }
 
 // projectRuns says which projects build and check act on, from the
@@ -37,9 +41,14 @@ type projectRun struct {
 //     project for files with none;
 //   - no file argument: the project of wd (its configuration, or the
 //     default one) and, inside a git work tree, every project below wd (a
-//     directory with its own .crd-resolver.yaml; hidden directories,
-//     testdata, vendor, node_modules and other repositories are not
-//     searched), as `go build ./...` reaches every package below.
+//     directory with its own .crd-resolver.yaml, or a symbolic link of
+//     that name; hidden directories, testdata, vendor, node_modules and
+//     other repositories are not searched), as `go build ./...` reaches
+//     every package below;
+//   - --files-only (the hooks) with file arguments: both of the above, so
+//     a commit staging files of one project still reaches every project's
+//     full-build state (another project's deleted template leaves an
+//     orphan the hook must remove or report).
 //
 // Without a configuration at or above wd the default project is optional
 // when other projects were found or files were named.
@@ -47,13 +56,13 @@ func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, err
 	if f.opts.ConfigFile != "" {
 		return []projectRun{{config: f.opts.ConfigFile}}, nil
 	}
-	configs := map[string]bool{}
-	if len(files) == 0 {
+	configs := map[string]bool{} // config -> reached by no file argument
+	if len(files) == 0 || f.filesOnly {
 		own, err := project.FindConfig(wd)
 		if err != nil {
 			return nil, err
 		}
-		configs[own] = true
+		configs[own] = len(files) > 0
 		// Below wd only within a git work tree (as FindConfig looks up only
 		// within one): a run in $HOME by mistake searches nothing.
 		var below []string
@@ -63,7 +72,7 @@ func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, err
 			}
 		}
 		for _, b := range below {
-			configs[b] = true
+			configs[b] = len(files) > 0
 		}
 	}
 	for _, name := range files {
@@ -71,11 +80,11 @@ func (f *projectFlags) projectRuns(wd string, files []string) ([]projectRun, err
 		if err != nil {
 			return nil, err
 		}
-		configs[cfg] = true
+		configs[cfg] = false
 	}
 	var runs []projectRun
 	for _, cfg := range slices.Sorted(maps.Keys(configs)) {
-		runs = append(runs, projectRun{config: cfg, optional: cfg == "" && (len(files) > 0 || len(configs) > 1)})
+		runs = append(runs, projectRun{config: cfg, optional: cfg == "" && (len(files) > 0 || len(configs) > 1), orphansOnly: configs[cfg]})
 	}
 	return runs, nil
 }
@@ -92,7 +101,9 @@ func configsBelow(dir string) ([]string, error) {
 			return nil // an unreadable directory holds no project of ours
 		}
 		if !d.IsDir() {
-			if d.Name() == project.ConfigFileName && filepath.Dir(path) != dir && d.Type().IsRegular() {
+			// A link is followed when the project is opened, confined to
+			// the repository (one leading out of it is refused there).
+			if d.Name() == project.ConfigFileName && filepath.Dir(path) != dir && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
 				out = append(out, path)
 			}
 			return nil
@@ -128,6 +139,9 @@ func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []stri
 	if err != nil {
 		return nil, err
 	}
+	if err := f.checkDisjoint(c, wd, runs); err != nil {
+		return nil, err
+	}
 	var out []*compiled
 	for _, r := range runs {
 		comp, err := f.compileProject(c, wd, r, files)
@@ -144,6 +158,54 @@ func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []stri
 		}
 	}
 	return out, nil
+}
+
+// checkDisjoint refuses, before anything is compiled or written, projects
+// of the repository holding wd (its root's and every one below, the runs'
+// too) whose output directories meet (project.CheckDisjoint): whichever of
+// them this run acts on, building one would remove the other's outputs. A
+// configuration that cannot be read is left to the run that opens it.
+func (f *projectFlags) checkDisjoint(c *cobra.Command, wd string, runs []projectRun) error {
+	files := map[string]bool{}
+	for _, r := range runs {
+		if r.config != "" {
+			files[r.config] = true
+		}
+	}
+	top := fileio.GitTop(wd)
+	var pcs []project.ProjectConfig
+	if top != "" {
+		own, err := project.FindConfig(top)
+		if err != nil {
+			return err
+		}
+		if own != "" {
+			files[own] = true
+		} else if pc, ok := project.DefaultProjectConfig(top); ok {
+			pcs = append(pcs, pc)
+		}
+		below, err := configsBelow(top)
+		if err != nil {
+			return err
+		}
+		for _, b := range below {
+			files[b] = true
+		}
+	}
+	if len(files)+len(pcs) < 2 {
+		return nil
+	}
+	allow := f.opts.Policy.AllowOutsideRoot != nil && *f.opts.Policy.AllowOutsideRoot
+	for _, file := range slices.Sorted(maps.Keys(files)) {
+		if pc, err := project.ReadProjectConfig(wd, file, allow); err == nil {
+			pcs = append(pcs, pc)
+		}
+	}
+	if err := project.CheckDisjoint(wd, pcs); err != nil {
+		printErrors(c.ErrOrStderr(), err)
+		return quietExit(exitBadInput)
+	}
+	return nil
 }
 
 // fileArgsExist fails, naming each, on FILE arguments that are not there

@@ -83,6 +83,7 @@ type Template struct {
 	Set int
 
 	source *resolver.Source // the template as Open read and parsed it; never nil
+	taken  string           // why a file YAML cannot read was taken for a template (takenFor), or ""
 }
 
 // Open finds the configuration (walking up from workDir unless
@@ -108,21 +109,26 @@ func Open(workDir string, opts Options) (*Project, error) {
 		}
 	} else {
 		p.Dir = filepath.Dir(file)
-		// The configuration is read confined to its own directory (the
-		// project's): a committed symlink to a file elsewhere is refused
-		// unless --allow-outside-root.
-		src, err := fileio.NewReader(p.Dir, opts.Policy.AllowOutsideRoot != nil && *opts.Policy.AllowOutsideRoot, maxConfigBytes).ReadFile(file)
+		// The configuration is read confined to the repository holding
+		// it (ReadProjectConfig): a subproject's configuration linked to
+		// a file of the repository is followed, a committed symlink to a
+		// file outside is refused unless --allow-outside-root.
+		pc, err := ReadProjectConfig(workDir, file, opts.Policy.AllowOutsideRoot != nil && *opts.Policy.AllowOutsideRoot)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		if p.Config, err = ParseConfig(p.Rel(file), src); err != nil {
 			return nil, err
 		}
+		p.Config = pc.Config
 	}
 	if err := opts.Policy.validate(); err != nil {
 		return nil, flagError(err) // the command line's flags: no configuration
 	}
 	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
+	if file == "" && isHelmChart(p.reader, p.Dir) {
+		if !opts.AllowEmpty {
+			return nil, noHelmTemplates(p.Dir)
+		}
+		p.Config = helmChartConfig()
+	}
 	if err := p.discover(); err != nil {
 		return nil, err
 	}
@@ -206,8 +212,10 @@ func (p *Project) discover() error {
 			case sourceFile:
 				sources[f] = true
 				continue
+			case neighbourFile:
+				continue // no YAML, and no line names a CRD: a Helm template, JSON with comments, a typo'd manifest
 			}
-			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source, taken: c.taken}
 			delete(patches, f)
 			if t.Patch == "" {
 				patch, err := p.siblingPatch(f)
@@ -442,29 +450,32 @@ const (
 	templateFile  = iota // holds a CustomResourceDefinition
 	sourceFile           // holds none: shared definitions
 	generatedFile        // starts with the generated header: an output
+	neighbourFile        // YAML cannot read it and no line names the kind (crdKindLine): skipped
 )
 
 // classify reads file (through the door) and says what it is. A file
-// that cannot be parsed counts as a template, so compiling it reports the
-// problem with its position; one that cannot be read is an error. It
+// that cannot be parsed counts as a template when it could be one (a line
+// names kind: CustomResourceDefinition, crdKindLine), so compiling it
+// reports the problem with its position and why it was taken for one;
+// else it is a neighbour, skipped. One that cannot be read is an error. It
 // parses as the compile does (and returns the parse, which the compile of
 // a template reuses): a file is a template when a document of it is a
 // mapping of kind CustomResourceDefinition.
-func (p *Project) classify(file string) (int, *resolver.Source, error) {
+func (p *Project) classify(file string) (classification, error) {
 	src, err := p.reader.ReadFile(file)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
+		return classification{}, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
 	if IsGenerated(src) {
-		return generatedFile, nil, nil
+		return classification{kind: generatedFile}, nil
 	}
 	budget, _ := resolver.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate
 	s := resolver.Parse(filepath.FromSlash(p.Rel(file)), src, budget)
 	switch {
 	case s.Err() == nil && s.HoldsCRD():
-		return templateFile, s, nil
+		return classification{kind: templateFile, source: s}, nil
 	case s.Err() == nil:
-		return sourceFile, s, nil
+		return classification{kind: sourceFile, source: s}, nil
 	}
 	// What the compile cannot parse: a template when YAML itself cannot
 	// read it or a document names the kind (the compile reports the
@@ -477,13 +488,16 @@ func (p *Project) classify(file string) (int, *resolver.Source, error) {
 		var n yaml.Node
 		err := dec.Decode(&n)
 		if errors.Is(err, io.EOF) {
-			return sourceFile, nil, nil
+			return classification{kind: sourceFile}, nil
 		}
 		if err != nil {
-			return templateFile, s, nil
+			if line := crdKindLine(src); line > 0 {
+				return classification{kind: templateFile, source: s, taken: takenFor(p.Rel(file), line)}, nil
+			}
+			return classification{kind: neighbourFile}, nil
 		}
 		if namesKind(&n, "CustomResourceDefinition") {
-			return templateFile, s, nil
+			return classification{kind: templateFile, source: s}, nil
 		}
 	}
 }
@@ -543,6 +557,7 @@ func (p *Project) setFiles(i int, set Set) ([]string, error) {
 type classification struct {
 	kind   int
 	source *resolver.Source // a template's parse
+	taken  string           // Template.taken
 	err    error
 }
 
@@ -551,7 +566,7 @@ func (p *Project) classifyAll(files []string) map[string]classification {
 	files = slices.Compact(slices.Sorted(slices.Values(files)))
 	results := make([]classification, len(files))
 	parallel.Each(len(files), func(i int) {
-		results[i].kind, results[i].source, results[i].err = p.classify(files[i])
+		results[i], results[i].err = p.classify(files[i])
 	})
 	out := make(map[string]classification, len(files))
 	for i, f := range files {
@@ -565,7 +580,7 @@ func (p *Project) configName() string {
 	if p.ConfigFile == "" {
 		return "the default configuration"
 	}
-	return p.Rel(p.ConfigFile)
+	return p.Shown(p.ConfigFile)
 }
 
 // glob expands pattern relative to the project directory. Directories
