@@ -43,6 +43,17 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 				return err
 			}
 			out := c.OutOrStdout()
+			// The project as the migration leaves it compiles, or nothing
+			// is written (and the dry run says --write would refuse).
+			if len(m.Edits) > 0 {
+				if err := m.Verify(); err != nil {
+					if !write {
+						_ = m.Diff(out)
+					}
+					printErrors(c.ErrOrStderr(), err) // compile errors, one line each, as build prints them
+					return quietExit(exitBadInput)
+				}
+			}
 			if !write {
 				if err := m.Diff(out); err != nil {
 					return err

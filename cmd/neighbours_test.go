@@ -223,3 +223,32 @@ func TestSubprojectConfigs(t *testing.T) {
 	require.Contains(t, stderr, "svc/.crd-resolver.yaml")
 	require.NoDirExists(t, filepath.Join(root, "svc/elsewhere"))
 }
+
+// TestMigrateWritesNothingWhenBuildWouldFail: migrate --write compiles the
+// project as it would leave it before rewriting a pin; a template that
+// would not compile (its pin names a definition the minor lacks) makes it
+// exit 2 with the compile error, every file as it was, no configuration
+// written. The dry run says the same.
+func TestMigrateWritesNothingWhenBuildWouldFail(t *testing.T) {
+	root := t.TempDir()
+	pin := "python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/io.k8s.api.core.v1."
+	files := map[string]string{
+		".git/HEAD":        "",
+		"templates/a.yaml": strings.Replace(template, "io.k8s.api.core.v1.", pin, 1),
+		"templates/b.yaml": strings.Replace(gizmo, "io.k8s.api.core.v1.LocalObjectReference", pin+"NoSuchThing", 1),
+	}
+	writeTree(t, root, files)
+	for _, args := range [][]string{{"migrate"}, {"migrate", "--write"}} {
+		_, stderr, code := runCmd(t, root, "", args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "error: templates/b.yaml:")
+		require.Contains(t, stderr, "NoSuchThing")
+		require.Contains(t, stderr, "build would fail after the migration: nothing was written")
+	}
+	for name, content := range files {
+		got, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		require.Equal(t, content, string(got), name)
+	}
+	require.NoFileExists(t, filepath.Join(root, ".crd-resolver.yaml"))
+}

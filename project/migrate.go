@@ -121,7 +121,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := m.configText(opts, sets, splitDirs(sc.templates, setOf), sc.compiled)
+	text := m.configText(opts, sets, splitDirs(sc.templates, setOf), sc.compiled, sc.unreadable)
 	m.Edits = append(m.Edits, FileEdit{Path: filepath.Join(dir, ConfigFileName), Name: ConfigFileName, New: []byte(text), Config: true})
 	return m, nil
 }
@@ -159,6 +159,9 @@ type pinScan struct {
 	templates, compiled []crdFile
 	descs               map[string]int      // CRD file -> the descriptions it holds
 	minors              map[string][]string // minor -> files pinning it
+	// unreadable are the files no YAML reader reads (a Helm template, JSON
+	// with comments): a glob the configuration gets never takes them.
+	unreadable []string
 }
 
 // scanPins reads every YAML or JSON file of m.Dir (fsWalk) but the
@@ -177,8 +180,11 @@ func scanPins(reader *fileio.Reader, m *Migration) (*pinScan, error) {
 			return nil
 		}
 		rel := fileio.Rel(dir, path)
-		names, isCRD, n := crdDescriptions(data)
+		names, isCRD, n, readable := crdDescriptions(data)
 		descs[path] = n
+		if !readable {
+			sc.unreadable = append(sc.unreadable, path)
+		}
 		// A template: a CRD with $refs, or with a patch beside it (a
 		// template may need no $ref at all, as Dask's daskautoscaler).
 		hasRef := strings.Contains(string(data), "$ref") || hasSiblingPatch(reader, path)
@@ -194,14 +200,19 @@ func scanPins(reader *fileio.Reader, m *Migration) (*pinScan, error) {
 		}
 		out := make([]byte, 0, len(data))
 		last := 0
+		pinning := map[string]bool{} // the minors this file pins
 		for _, p := range pins {
+			if err := checkPinName(rel, data, p); err != nil {
+				return err
+			}
 			var minor string
 			if p[2] >= 0 {
 				minor = string(data[p[2]:p[3]])
 			} else {
 				minor = string(data[p[4]:p[5]])
 			}
-			if !slices.Contains(minors[minor], rel) {
+			if !pinning[minor] {
+				pinning[minor] = true
 				minors[minor] = append(minors[minor], rel)
 			}
 			out = append(out, data[last:p[0]]...)
@@ -281,26 +292,33 @@ func (m *Migration) groupSets(sc *pinScan) (sets []*migrationSet, setOf map[stri
 	dir, templates, compiled, descs := m.Dir, sc.templates, sc.compiled, sc.descs
 	setOf = map[string]*migrationSet{} // template path -> its set
 	var unfound []string               // templates whose compiled CRDs were not found
+	// The compiled CRDs by file name and CRD names, and the sets by their
+	// outputs: linear in templates and compiled CRDs.
+	byKey := map[string][]crdFile{}
+	for _, c := range compiled {
+		k := compiledKey(filepath.Base(c.path), c.names)
+		byKey[k] = append(byKey[k], c)
+	}
+	setIndex := map[string]int{}
 	for _, t := range templates {
 		var outs []string
 		stripped := false
-		for _, c := range compiled {
-			if filepath.Base(c.path) == outputName(t.path) && slices.Equal(c.names, t.names) {
-				outs = append(outs, fileio.Rel(dir, filepath.Dir(c.path)))
-				// The Python tool's -r dropped what $refs brought in: the
-				// output then holds no more descriptions than the template.
-				stripped = descs[c.path] <= descs[t.path]
-			}
+		for _, c := range byKey[compiledKey(outputName(t.path), t.names)] {
+			outs = append(outs, fileio.Rel(dir, filepath.Dir(c.path)))
+			// The Python tool's -r dropped what $refs brought in: the
+			// output then holds no more descriptions than the template.
+			stripped = descs[c.path] <= descs[t.path]
 		}
 		if len(outs) == 0 {
 			outs = []string{DefaultOutput}
 			unfound = append(unfound, fileio.Rel(dir, t.path))
 		}
 		slices.Sort(outs)
-		i := slices.IndexFunc(sets, func(s *migrationSet) bool { return slices.Equal(s.outputs, outs) })
-		if i < 0 {
+		i, ok := setIndex[strings.Join(outs, "\x00")]
+		if !ok {
 			sets = append(sets, &migrationSet{outputs: outs})
 			i = len(sets) - 1
+			setIndex[strings.Join(outs, "\x00")] = i
 		}
 		sets[i].templates = append(sets[i].templates, fileio.Rel(dir, t.path))
 		if outs[0] != DefaultOutput || len(outs) > 1 {
@@ -337,12 +355,13 @@ type dirExt struct{ dir, ext string }
 // check refuse such a template until a set lists or excludes it).
 func splitDirs(templates []crdFile, setOf map[string]*migrationSet) map[dirExt]bool {
 	split := map[dirExt]bool{}
+	first := map[dirExt]*migrationSet{} // the set of the first template seen there
 	for _, t := range templates {
 		k := dirExt{filepath.Dir(t.path), filepath.Ext(t.path)}
-		for _, u := range templates {
-			if (dirExt{filepath.Dir(u.path), filepath.Ext(u.path)}) == k && setOf[u.path] != setOf[t.path] {
-				split[k] = true
-			}
+		if s, seen := first[k]; !seen {
+			first[k] = setOf[t.path]
+		} else if s != setOf[t.path] {
+			split[k] = true
 		}
 	}
 	return split
@@ -351,8 +370,22 @@ func splitDirs(templates []crdFile, setOf map[string]*migrationSet) map[dirExt]b
 // configText renders the configuration file recording m.Minor and sets
 // (globs outside split directories, excluding the compiled CRDs there),
 // adding to m's notes what it decided.
-func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split map[dirExt]bool, compiled []crdFile) string {
+func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split map[dirExt]bool, compiled []crdFile, unreadable []string) string {
 	dir := m.Dir
+	// What a glob dir/*.ext takes beside the templates, by directory and
+	// extension: the compiled CRDs, and the files no YAML reader reads
+	// (both excluded by name).
+	beside := map[dirExt][]string{}
+	for _, c := range compiled {
+		k := dirExt{filepath.Dir(c.path), filepath.Ext(c.path)}
+		beside[k] = append(beside[k], c.path)
+	}
+	unread := map[string]bool{}
+	for _, u := range unreadable {
+		k := dirExt{filepath.Dir(u), filepath.Ext(u)}
+		beside[k] = append(beside[k], u)
+		unread[u] = true
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by `k8s-crd-resolver migrate`: the Kubernetes minor the Python tool's\n")
 	fmt.Fprintf(&b, "# pinned $refs named, and where their compiled CRDs were found. Bump\n")
@@ -360,6 +393,7 @@ func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split 
 	fmt.Fprintf(&b, "kubernetesVersion: %q\nsets:\n", m.Minor)
 	for _, s := range sets {
 		var globs, excludes []string
+		globbed := map[string]bool{}
 		for _, t := range s.templates {
 			abs := filepath.Join(dir, filepath.FromSlash(t))
 			k := dirExt{filepath.Dir(abs), filepath.Ext(abs)}
@@ -369,13 +403,15 @@ func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split 
 				continue
 			}
 			g := path.Join(path.Dir(t), "*"+k.ext)
-			if slices.Contains(globs, g) {
+			if globbed[g] {
 				continue
 			}
+			globbed[g] = true
 			globs = append(globs, g)
-			for _, c := range compiled {
-				if filepath.Dir(c.path) == k.dir && filepath.Ext(c.path) == k.ext {
-					excludes = append(excludes, fileio.Rel(dir, c.path))
+			for _, f := range slices.Sorted(slices.Values(beside[k])) {
+				excludes = append(excludes, fileio.Rel(dir, f))
+				if unread[f] {
+					m.Notes = append(m.Notes, fmt.Sprintf("%s cannot be read as YAML (a Helm template? a typo?): excluded from the glob %s, so no build takes it for a template", fileio.Rel(dir, f), g))
 				}
 			}
 		}
@@ -406,13 +442,13 @@ func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split 
 
 // crdDescriptions is crdNames, and how many description keys the file's
 // documents hold (at any depth).
-func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int) {
+func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int, readable bool) {
 	docs, err := resolver.Decode("file", data, 0)
 	if err != nil {
-		return nil, false, 0
+		return nil, false, 0, false
 	}
 	if names, isCRD = crdNames(docs); !isCRD {
-		return names, false, 0
+		return names, false, 0, true
 	}
 	var count func(v any)
 	count = func(v any) {
@@ -433,7 +469,7 @@ func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int)
 	for _, d := range docs {
 		count(d)
 	}
-	return names, isCRD, descriptions
+	return names, isCRD, descriptions, true
 }
 
 // addVersion gives an existing configuration a top-level
@@ -461,7 +497,10 @@ func addVersion(reader *fileio.Reader, dir, config, minor string) (*FileEdit, st
 		}
 	}
 	if c.Policy.KubernetesVersion != "" {
-		return nil, fmt.Sprintf("%s already sets kubernetesVersion %s: left as it is (the pins named %s)", name, c.Policy.KubernetesVersion, minor), nil
+		if err := sameMinor(name, c, minor); err != nil {
+			return nil, "", err
+		}
+		return nil, fmt.Sprintf("%s already sets kubernetesVersion %s: left as it is", name, c.Policy.KubernetesVersion), nil
 	}
 	out, err := insertVersion(src, minor)
 	if err == nil {

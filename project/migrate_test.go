@@ -64,8 +64,11 @@ func TestMigrateEditsConfigurations(t *testing.T) {
 }
 
 // TestMigrateRefuses: pins naming a minor this tool does not embed, a
-// --k8s-version that is none, and a set overriding kubernetesVersion with
-// another minor than the pins' are refused, and nothing is written.
+// --k8s-version that is none, a set overriding kubernetesVersion with
+// another minor than the pins', a configuration recording another minor
+// than the pins' (a second migrate after a template was pinned to a newer
+// one) and a pin with a path after #/definitions/ (bare, a file $ref out
+// of the project) are refused, and nothing is written.
 func TestMigrateRefuses(t *testing.T) {
 	for name, c := range map[string]struct {
 		files   map[string]string
@@ -91,6 +94,17 @@ func TestMigrateRefuses(t *testing.T) {
 				ConfigFileName:     "sets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [dist]\n    kubernetesVersion: \"1.30\"\n",
 			},
 			message: "sets[0] sets kubernetesVersion 1.30, which overrides the 1.21 the pins named",
+		},
+		"a path after #/definitions/": {
+			files:   map[string]string{"templates/a.yaml": template("as", "python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/../../../secret.yaml")},
+			message: "templates/a.yaml:18: the pinned $ref python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/../../../secret.yaml names no definition",
+		},
+		"a newer minor than the configuration's": {
+			files: map[string]string{
+				"templates/a.yaml": pinned("as", "1.25.0"),
+				ConfigFileName:     "kubernetesVersion: \"1.21\"\nsets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [dist]\n",
+			},
+			message: ".crd-resolver.yaml:1 sets kubernetesVersion 1.21, but the pins name 1.25",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -38,6 +38,12 @@ type Options struct {
 	// of sets left without templates). Without it either is an error,
 	// and nothing is written or removed.
 	AllowEmpty bool
+
+	// config, when set, is ConfigFile's configuration, not read from the
+	// disk; overlay holds files read in place of the disk's (both
+	// Migration.Verify's).
+	config  *Config
+	overlay map[string][]byte
 }
 
 // Project is a directory of templates and where they compile to.
@@ -109,6 +115,10 @@ func Open(workDir string, opts Options) (*Project, error) {
 		}
 	} else {
 		p.Dir = filepath.Dir(file)
+	}
+	if file != "" && opts.config != nil {
+		p.Config = opts.config
+	} else if file != "" {
 		// The configuration is read confined to the repository holding
 		// it (ReadProjectConfig): a subproject's configuration linked to
 		// a file of the repository is followed, a committed symlink to a
@@ -462,7 +472,7 @@ const (
 // a template reuses): a file is a template when a document of it is a
 // mapping of kind CustomResourceDefinition.
 func (p *Project) classify(file string) (classification, error) {
-	src, err := p.reader.ReadFile(file)
+	src, err := p.readMatched(file)
 	if err != nil {
 		return classification{}, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
