@@ -42,7 +42,9 @@ Configuration: each FILE belongs to the project of the first .crd-resolver.yaml
 in its directory or above; without FILE, build acts on the project of the working
 directory (the first .crd-resolver.yaml there or above) and, in a git work tree,
 on every project below it (hidden directories, testdata, vendor, node_modules and
-other repositories are not searched).
+other repositories are not searched). No two projects of the repository may
+write to the same (or nested) output directories: each would remove the other's
+outputs, so build refuses before writing anything.
 --config names one project instead. Paths are printed as opened from the working
 directory. Without a configuration, templates/*.yaml compile into dist/. A
 NAME.patch.yaml (or .yml, .json) beside a template is applied to it; files

@@ -33,7 +33,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.Var(sizeText{&f.opts.Policy.Budget}, "budget", budgetUsage+", overriding the configuration's budget")
 	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
-	fs.BoolVar(&f.filesOnly, "files-only", false, "act only on the templates the FILE arguments reach, also when there are none (the pre-commit hooks: a commit that only deletes a template passes no file); outputs no template produces are looked for either way")
+	fs.BoolVar(&f.filesOnly, "files-only", false, "act only on the templates the FILE arguments reach, also when there are none (the pre-commit hooks: a commit that only deletes a template passes no file); outputs no template produces are looked for either way, in every project of the working directory and below")
 }
 
 // compiled is a project compiled and validated: what build and check
