@@ -20,11 +20,12 @@ import (
 // (a Helm chart's templates, JSON with comments, manifests of other kinds,
 // files with typos), and the other projects of the same repository.
 
-// crdKindRE matches a line that names the kind CustomResourceDefinition as
-// a YAML key (block style, possibly the first entry of a sequence item) or
-// a JSON member. Linear (RE2), one line at a time.
+// crdKindRE matches a line that names the kind CustomResourceDefinition:
+// a YAML key in block or flow style (the first entry of a sequence item
+// too) or a JSON member, wherever it stands on the line (a one-line JSON
+// document). Linear (RE2), one line at a time.
 var crdKindRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(?:-\s+)?(?:kind|"kind"|'kind')\s*:\s*(?:CustomResourceDefinition|"CustomResourceDefinition"|'CustomResourceDefinition')\s*(?:[,}#].*)?$`)
+	return regexp.MustCompile(`(?:^|[\s{,\[])(?:kind|"kind"|'kind')\s*:\s*(?:CustomResourceDefinition|"CustomResourceDefinition"|'CustomResourceDefinition')\s*(?:$|[,}\]#])`)
 })
 
 // crdKindLine returns the 1-based number of the first line of src that
