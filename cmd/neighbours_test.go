@@ -57,6 +57,24 @@ func TestProjectsFight(t *testing.T) {
 			require.Contains(t, stderr, "and charts/op/.crd-resolver.yaml:5 (sets[0].outputs[0] crds)")
 		})
 	}
+	t.Run("a clash the run is not part of", func(t *testing.T) {
+		root := t.TempDir()
+		writeTree(t, root, map[string]string{
+			".git/HEAD":                 "",
+			"svc/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: [../shared]\n",
+			"svc/templates/widget.yaml": template,
+			"api/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: [../shared]\n",
+			"api/templates/gizmo.yaml":  gizmo,
+			"web/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\n",
+			"web/templates/thing.yaml":  strings.NewReplacer("widgets", "things", "Widget", "Thing").Replace(template),
+		})
+		stdout, stderr, code := runCmd(t, filepath.Join(root, "web"), "", "build", "--no-validate")
+		require.Equal(t, 0, code, stdout+stderr)
+		_, stderr, code = runCmd(t, root, "", "build", "--no-validate")
+		require.Equal(t, 2, code, stderr)
+		require.Contains(t, stderr, "api/.crd-resolver.yaml:4 (sets[0].outputs[0] ../shared) and svc/.crd-resolver.yaml:4 (sets[0].outputs[0] ../shared) write to the same output directory shared")
+		require.NotContains(t, stderr, "web/")
+	})
 	t.Run("two sets of one project", func(t *testing.T) {
 		root := t.TempDir()
 		writeTree(t, root, map[string]string{

@@ -160,44 +160,43 @@ func (f *projectFlags) compileProjects(c *cobra.Command, wd string, files []stri
 	return out, nil
 }
 
-// checkDisjoint refuses, before anything is compiled or written, projects
+// checkDisjoint refuses, before anything is compiled or written, a project
+// the run acts on whose output directories meet those of another project
 // of the repository holding wd (its root's and every one below, the runs'
-// too) whose output directories meet (project.CheckDisjoint): whichever of
-// them this run acts on, building one would remove the other's outputs. A
-// configuration that cannot be read is left to the run that opens it.
+// too; project.CheckDisjoint): building one would remove the other's
+// outputs. A configuration that cannot be read is left to the run that
+// opens it.
 func (f *projectFlags) checkDisjoint(c *cobra.Command, wd string, runs []projectRun) error {
-	files := map[string]bool{}
+	acting := map[string]bool{} // configuration ("" the default project) -> the run acts on its project
 	for _, r := range runs {
-		if r.config != "" {
-			files[r.config] = true
-		}
+		acting[r.config] = true
 	}
-	top := fileio.GitTop(wd)
+	configs := slices.Collect(maps.Keys(acting))
 	var pcs []project.ProjectConfig
-	if top != "" {
+	if top := fileio.GitTop(wd); top != "" {
 		own, err := project.FindConfig(top)
 		if err != nil {
 			return err
-		}
-		if own != "" {
-			files[own] = true
-		} else if pc, ok := project.DefaultProjectConfig(top); ok {
-			pcs = append(pcs, pc)
 		}
 		below, err := configsBelow(top)
 		if err != nil {
 			return err
 		}
-		for _, b := range below {
-			files[b] = true
+		configs = append(append(configs, own), below...)
+		if own == "" {
+			if pc, ok := project.DefaultProjectConfig(top); ok {
+				pc.Acting = acting[""]
+				pcs = append(pcs, pc)
+			}
 		}
 	}
-	if len(files)+len(pcs) < 2 {
-		return nil
-	}
 	allow := f.opts.Policy.AllowOutsideRoot != nil && *f.opts.Policy.AllowOutsideRoot
-	for _, file := range slices.Sorted(maps.Keys(files)) {
+	for _, file := range slices.Compact(slices.Sorted(slices.Values(configs))) {
+		if file == "" {
+			continue
+		}
 		if pc, err := project.ReadProjectConfig(wd, file, allow); err == nil {
+			pc.Acting = acting[file]
 			pcs = append(pcs, pc)
 		}
 	}

@@ -92,6 +92,9 @@ type ProjectConfig struct {
 	Dir string
 	// Config is the configuration in effect.
 	Config *Config
+	// Acting: the run acts on this project. Only a clash involving one
+	// such project is reported (two other projects' clash is theirs).
+	Acting bool
 }
 
 // ReadProjectConfig reads the configuration file (through the door,
@@ -149,7 +152,8 @@ type claim struct {
 // glob): each project's build removes, as orphans, the generated files in
 // its output directories that it does not produce, so two projects sharing
 // one would remove each other's outputs on every build, and check would
-// fail right after every build. Two sets of one project may share an
+// fail right after every build. Only a clash involving a project marked
+// Acting is reported. Two sets of one project may share an
 // output directory: the project plans all its sets together (one set of
 // orphans), and two templates compiling to one file is its own error.
 // Files are named as opened from wd. The work is linear in the directories
@@ -190,6 +194,9 @@ func CheckDisjoint(wd string, projects []ProjectConfig) error {
 	report := func(a, b claim, how string) {
 		if a.project > b.project {
 			a, b = b, a // in the order of the projects given
+		}
+		if !projects[a.project].Acting && !projects[b.project].Acting {
+			return
 		}
 		if reported[[2]int{a.project, b.project}] || reported[[2]int{b.project, a.project}] {
 			return
