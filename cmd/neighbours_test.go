@@ -19,6 +19,15 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 	}
 }
 
+// repo is a new git work tree (a .git/HEAD) holding files.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{".git/HEAD": ""})
+	writeTree(t, root, files)
+	return root
+}
+
 // gizmo is template as another CRD (gizmos.example.com).
 var gizmo = strings.NewReplacer("widgets", "gizmos", "Widget", "Gizmo").Replace(template)
 
@@ -33,9 +42,7 @@ func TestProjectsFight(t *testing.T) {
 		"nested":         "[dist, charts/op/crds/v1]",
 	} {
 		t.Run(name, func(t *testing.T) {
-			root := t.TempDir()
-			writeTree(t, root, map[string]string{
-				".git/HEAD":                       "",
+			root := repo(t, map[string]string{
 				".crd-resolver.yaml":              "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: " + rootOutputs + "\n",
 				"templates/widget.yaml":           template,
 				"charts/op/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [src/*.yaml]\n    outputs:\n      - crds\n",
@@ -58,9 +65,7 @@ func TestProjectsFight(t *testing.T) {
 		})
 	}
 	t.Run("a clash the run is not part of", func(t *testing.T) {
-		root := t.TempDir()
-		writeTree(t, root, map[string]string{
-			".git/HEAD":                 "",
+		root := repo(t, map[string]string{
 			"svc/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: [../shared]\n",
 			"svc/templates/widget.yaml": template,
 			"api/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: [../shared]\n",
@@ -76,9 +81,7 @@ func TestProjectsFight(t *testing.T) {
 		require.NotContains(t, stderr, "web/")
 	})
 	t.Run("two sets of one project", func(t *testing.T) {
-		root := t.TempDir()
-		writeTree(t, root, map[string]string{
-			".git/HEAD":             "",
+		root := repo(t, map[string]string{
 			".crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\nsets:\n  - templates: [templates/*.yaml]\n    outputs: [dist]\n  - templates: [crds/*.yaml]\n    outputs: [dist]\n",
 			"templates/widget.yaml": template,
 			"crds/gizmo.yaml":       gizmo,
@@ -95,9 +98,7 @@ func TestProjectsFight(t *testing.T) {
 // hooks (--files-only) still reach api's full-build state: check fails on
 // api/dist/old.yaml, and build removes it.
 func TestHookReachesEveryProject(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
-		".git/HEAD":                 "",
+	root := repo(t, map[string]string{
 		"svc/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\n",
 		"svc/templates/widget.yaml": template,
 		"api/.crd-resolver.yaml":    "kubernetesVersion: \"1.30\"\n",
@@ -135,9 +136,7 @@ const helmDeployment = "{{- include \"op.deployment\" . }}\napiVersion: apps/v1\
 // the chart's files, and asked for the root's own default project, build
 // says why it takes nothing there.
 func TestHelmChartRoot(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
-		".git/HEAD":                 "",
+	root := repo(t, map[string]string{
 		"Chart.yaml":                "apiVersion: v2\nname: op\nversion: 0.1.0\n",
 		"values.yaml":               "replicas: 1\n",
 		"templates/deployment.yaml": helmDeployment,
