@@ -172,12 +172,9 @@ func CheckDisjoint(wd string, projects []ProjectConfig) error {
 				outs = append(outs, claim{i, absIn(pc.Dir, o), fmt.Sprintf("%s (%s %s)", pc.Config.line(name, key), key, safetext.Quote(o)), false})
 			}
 			for gi, g := range set.Templates {
-				d := path.Dir(filepath.ToSlash(g))
-				if strings.ContainsAny(d, "*?[\\") {
-					continue
-				}
+				d, deep := globDir(g)
 				key := fmt.Sprintf("sets[%d].templates[%d]", si, gi)
-				tmpls = append(tmpls, claim{i, absIn(pc.Dir, d), fmt.Sprintf("%s (%s %s)", pc.Config.line(name, key), key, safetext.Quote(g)), strings.Contains(g, "**")})
+				tmpls = append(tmpls, claim{i, absIn(pc.Dir, d), fmt.Sprintf("%s (%s %s)", pc.Config.line(name, key), key, safetext.Quote(g)), deep})
 			}
 		}
 	}
@@ -233,6 +230,19 @@ func CheckDisjoint(wd string, projects []ProjectConfig) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// globDir is the directory a template glob takes files from: its
+// directory part up to the first element with a wildcard; deep when it
+// reaches below that directory (a wildcard in a directory element, or "**").
+func globDir(glob string) (dir string, deep bool) {
+	elems := strings.Split(path.Dir(filepath.ToSlash(glob)), "/")
+	for i, e := range elems {
+		if strings.ContainsAny(e, "*?[\\") {
+			return path.Join(elems[:i]...), true
+		}
+	}
+	return path.Join(elems...), false
 }
 
 // absIn is the slash-separated name relative to dir, absolute and clean.

@@ -1,6 +1,9 @@
 package project
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestCRDKindLine: the lines that make a file YAML cannot read a CRD
 // template (block, sequence item, flow, JSON, one-line JSON, quoted,
@@ -22,6 +25,26 @@ func TestCRDKindLine(t *testing.T) {
 	} {
 		if got := crdKindLine([]byte(src)); got != want {
 			t.Errorf("crdKindLine(%q) = %d, want %d", src, got, want)
+		}
+	}
+}
+
+// TestGlobDir: the directory a template glob takes files from, and whether
+// it reaches below it.
+func TestGlobDir(t *testing.T) {
+	for glob, want := range map[string]string{
+		"templates/*.yaml":      "templates false",
+		"templates/a.yaml":      "templates false",
+		"*.yaml":                ". false",
+		"crds/**/*.yaml":        "crds true",
+		"crds/v*/a.yaml":        "crds true",
+		"**/*.crd.yaml":         " true",
+		"deploy/crd-*.yaml":     "deploy false",
+		"a/b/../c/templ*/x.yml": "a/c true",
+	} {
+		d, deep := globDir(glob)
+		if got := fmt.Sprintf("%s %t", d, deep); got != want {
+			t.Errorf("globDir(%q) = %s, want %s", glob, got, want)
 		}
 	}
 }
