@@ -184,10 +184,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 	// compiles that text, not a second read of the file.
 	res, err := c.CompilePatched(filepath.FromSlash(t.Name), nil, t.source, patch)
 	if err != nil {
-		if t.taken != "" {
-			return nil, fmt.Errorf("%w\n%s", err, t.taken)
-		}
-		return nil, err
+		return nil, p.whyTemplate(t, err)
 	}
 	if lim, again := ClientSideRefit(t.Policy.FitDescriptions, res); again {
 		opts.FitDescriptions = lim

@@ -49,10 +49,21 @@ func crdKindLine(src []byte) int {
 	return 0
 }
 
-// takenFor says why a file that cannot be parsed was taken for a CRD
-// template, for the compile's error.
-func takenFor(name string, line int) string {
-	return fmt.Sprintf("%s:%d: taken for a CRD template because this line names kind: CustomResourceDefinition (a file of a set's globs that cannot be read as YAML is skipped unless it names that kind); fix the file, or list it under the set's exclude", name, line)
+// whyTemplate adds to err, the compile error of t, why t was taken for a
+// CRD template when Open could not parse it (classify): the line naming
+// the kind, read again through the door on this error path only.
+func (p *Project) whyTemplate(t *Template, err error) error {
+	if t.source.Err() == nil {
+		return err
+	}
+	src, rerr := p.readMatched(t.Path)
+	if rerr != nil {
+		return err
+	}
+	if line := crdKindLine(src); line > 0 {
+		return fmt.Errorf("%w\n%s:%d: taken for a CRD template because this line names kind: CustomResourceDefinition (a file of a set's globs that cannot be read as YAML is skipped unless it names that kind); fix the file, or list it under the set's exclude", err, t.Name, line)
+	}
+	return err
 }
 
 // HelmChartFile names a Helm chart: a directory holding it beside

@@ -89,7 +89,6 @@ type Template struct {
 	Set int
 
 	source *resolver.Source // the template as Open read and parsed it; never nil
-	taken  string           // why a file YAML cannot read was taken for a template (takenFor), or ""
 }
 
 // Open finds the configuration (walking up from workDir unless
@@ -225,7 +224,7 @@ func (p *Project) discover() error {
 			case neighbourFile:
 				continue // no YAML, and no line names a CRD: a Helm template, JSON with comments, a typo'd manifest
 			}
-			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source, taken: c.taken}
+			t := &Template{Path: f, Name: p.Rel(f), Policy: policy, Set: i, Patch: patches[f], source: c.source}
 			delete(patches, f)
 			if t.Patch == "" {
 				patch, err := p.siblingPatch(f)
@@ -471,21 +470,21 @@ const (
 // parses as the compile does (and returns the parse, which the compile of
 // a template reuses): a file is a template when a document of it is a
 // mapping of kind CustomResourceDefinition.
-func (p *Project) classify(file string) (classification, error) {
+func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	src, err := p.readMatched(file)
 	if err != nil {
-		return classification{}, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
+		return 0, nil, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
 	if IsGenerated(src) {
-		return classification{kind: generatedFile}, nil
+		return generatedFile, nil, nil
 	}
 	budget, _ := resolver.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate
 	s := resolver.Parse(filepath.FromSlash(p.Rel(file)), src, budget)
 	switch {
 	case s.Err() == nil && s.HoldsCRD():
-		return classification{kind: templateFile, source: s}, nil
+		return templateFile, s, nil
 	case s.Err() == nil:
-		return classification{kind: sourceFile, source: s}, nil
+		return sourceFile, s, nil
 	}
 	// What the compile cannot parse: a template when YAML itself cannot
 	// read it or a document names the kind (the compile reports the
@@ -498,16 +497,16 @@ func (p *Project) classify(file string) (classification, error) {
 		var n yaml.Node
 		err := dec.Decode(&n)
 		if errors.Is(err, io.EOF) {
-			return classification{kind: sourceFile}, nil
+			return sourceFile, nil, nil
+		}
+		if err != nil && crdKindLine(src) == 0 {
+			return neighbourFile, nil, nil // no YAML, and no line names the kind
 		}
 		if err != nil {
-			if line := crdKindLine(src); line > 0 {
-				return classification{kind: templateFile, source: s, taken: takenFor(p.Rel(file), line)}, nil
-			}
-			return classification{kind: neighbourFile}, nil
+			return templateFile, s, nil
 		}
 		if namesKind(&n, "CustomResourceDefinition") {
-			return classification{kind: templateFile, source: s}, nil
+			return templateFile, s, nil
 		}
 	}
 }
@@ -567,7 +566,6 @@ func (p *Project) setFiles(i int, set Set) ([]string, error) {
 type classification struct {
 	kind   int
 	source *resolver.Source // a template's parse
-	taken  string           // Template.taken
 	err    error
 }
 
@@ -576,7 +574,7 @@ func (p *Project) classifyAll(files []string) map[string]classification {
 	files = slices.Compact(slices.Sorted(slices.Values(files)))
 	results := make([]classification, len(files))
 	parallel.Each(len(files), func(i int) {
-		results[i], results[i].err = p.classify(files[i])
+		results[i].kind, results[i].source, results[i].err = p.classify(files[i])
 	})
 	out := make(map[string]classification, len(files))
 	for i, f := range files {
