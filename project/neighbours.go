@@ -90,8 +90,8 @@ func helmChartConfig() *Config { return &Config{} }
 // noHelmTemplates is the error of a default project at a Helm chart's root
 // that is asked for templates.
 func noHelmTemplates(dir string) error {
-	return fmt.Errorf("%w: no templates: %s is a Helm chart (%s beside %s/), whose templates/ are Helm's, so the default configuration takes none there; nothing was built or removed: write a %s naming your CRD templates (`k8s-crd-resolver init`), or run from the directory of your CRD project",
-		ErrConfig, dir, HelmChartFile, path.Dir(DefaultTemplates), ConfigFileName)
+	return fmt.Errorf("%w: no templates: %s is a Helm chart (%s beside %s/), whose templates/ are Helm's, so the default configuration takes none there; nothing was built or removed: write a %s whose sets name your CRD templates (elsewhere than %s/), or run from the directory of your CRD project",
+		ErrConfig, dir, HelmChartFile, path.Dir(DefaultTemplates), ConfigFileName, path.Dir(DefaultTemplates))
 }
 
 // ProjectConfig is the configuration of one project of a repository, as
