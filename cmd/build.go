@@ -69,6 +69,7 @@ output; 2 on bad input.`,
 			if err != nil {
 				return err
 			}
+			defer f.unlock()
 			comps, err := f.compileProjects(c, wd, args)
 			if err != nil {
 				return err
@@ -76,13 +77,17 @@ output; 2 on bad input.`,
 			// Each stale or missing file is staged as soon as it is compared (a temporary
 			// file beside it, removed on SIGINT or SIGTERM); Apply renames them all.
 			fileio.HandleSignals(os.Exit)
-			updated := 0
+			updated, kept := 0, 0
 			for _, comp := range comps {
-				n, err := buildProject(c, comp, failOnChange, buildVerbosity(quiet, verbose))
+				n, k, err := buildProject(c, comp, failOnChange, buildVerbosity(quiet, verbose))
 				if err != nil {
 					return err
 				}
-				updated += n
+				updated, kept = updated+n, kept+k
+			}
+			if kept > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "kept %d file(s) that look generated but are not sealed (edited since, or written by an older k8s-crd-resolver): remove them yourself, or pass --force\n", kept)
+				return quietExit(exitProblems)
 			}
 			if failOnChange && updated > 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "updated %d file(s); review them, stage them (git add) and commit again\n", updated)
@@ -104,7 +109,7 @@ output; 2 on bad input.`,
 // always looked for: with file arguments too, no template produces a
 // renamed or deleted template's output any more, and the hook must reach
 // the state a full build does.
-func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosity) (int, error) {
+func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosity) (updated, kept int, _ error) {
 	opts := project.PlanOptions{Orphans: true, Stage: true}
 	// What pre-commit shows when the hook regenerates: the schema changes, read
 	// before Apply replaces or removes the files.
@@ -114,7 +119,7 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 	}
 	plan, err := comp.proj.Plan(comp.outs, opts)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer plan.Close()
 	var groups []schemadiff.Group
@@ -131,7 +136,12 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 	done, err := plan.Apply()
 	if err != nil {
 		printErrors(c.ErrOrStderr(), err) // every file refused, one line each
-		return 0, quietExit(exitBadInput)
+		return 0, 0, quietExit(exitBadInput)
+	}
+	for _, fs := range plan.Files {
+		if plan.Kept(fs) {
+			kept++
+		}
 	}
 	printBuildSummary(c.OutOrStdout(), comp, plan, v)
 	if len(done) > 0 {
@@ -145,7 +155,7 @@ func buildProject(c *cobra.Command, comp *compiled, failOnChange bool, v verbosi
 			printDiffGroups(c.OutOrStdout(), groups, total, false)
 		}
 	}
-	return len(done), nil
+	return len(done), kept, nil
 }
 
 // unpinnedNote says how to pin the Kubernetes minor when build wrote files
@@ -193,13 +203,11 @@ func unpinnedNote(w io.Writer, comp *compiled, plan *project.Plan) {
 // headerMinor is the target Kubernetes minor a generated header names (the
 // first of its versions), "" when line is no generated header.
 func headerMinor(line string) string {
-	if !project.IsGeneratedLine([]byte(line)) {
+	h, ok := project.ParseHeader([]byte(line))
+	if !ok {
 		return ""
 	}
-	rest := strings.TrimSuffix(strings.TrimSuffix(line, "\r"), ". DO NOT EDIT.")
-	versions := rest[strings.LastIndex(rest, " for Kubernetes ")+len(" for Kubernetes "):]
-	first, _, _ := strings.Cut(versions, ", ")
-	return first
+	return h.KubeVersions[0]
 }
 
 // jsonSize describes an output's size as the size guard measures it: the
@@ -292,6 +300,10 @@ func printBuildSummary(w io.Writer, comp *compiled, plan *project.Plan, v verbos
 		case project.Unchanged:
 			counts[2]++
 		case project.Orphan:
+			if plan.Kept(fs) {
+				fmt.Fprintf(w, "kept %s (%s; it is not sealed: edited since, or written before seals)\n", safetext.Quote(fs.Name), orphanReason(comp, fs))
+				continue
+			}
 			counts[3]++
 			fmt.Fprintf(w, "removed %s (%s)\n", safetext.Quote(fs.Name), orphanReason(comp, fs))
 		}

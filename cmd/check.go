@@ -112,6 +112,7 @@ projects the files belong to; unexpected files are looked for whatever the files
 			if err != nil {
 				return err
 			}
+			defer f.unlock()
 			comps, err := f.compileProjects(c, wd, args)
 			if err != nil {
 				return err
