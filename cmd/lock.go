@@ -15,6 +15,9 @@ import (
 // (and with unlock).
 func (f *projectFlags) lockProject(c *cobra.Command, proj *project.Project) error {
 	shown := proj.Shown(proj.Dir)
+	if shown == "." || shown == "" {
+		shown = proj.Dir // "build of ." says little
+	}
 	l, err := fileio.LockDir(proj.Dir, shown, c.Name() == "check", c.ErrOrStderr())
 	if err != nil {
 		return err
