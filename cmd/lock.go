@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
@@ -14,6 +16,9 @@ import (
 // while a build replaces the outputs. The lock goes with the process
 // (and with unlock).
 func (f *projectFlags) lockProject(c *cobra.Command, proj *project.Project) error {
+	if slices.Contains(f.lockedDirs, proj.Dir) {
+		return nil // held already: a second flock of it would wait for this very process
+	}
 	shown := proj.Shown(proj.Dir)
 	if shown == "." || shown == "" {
 		shown = proj.Dir // "build of ." says little
@@ -22,7 +27,7 @@ func (f *projectFlags) lockProject(c *cobra.Command, proj *project.Project) erro
 	if err != nil {
 		return err
 	}
-	f.locks = append(f.locks, l)
+	f.locks, f.lockedDirs = append(f.locks, l), append(f.lockedDirs, proj.Dir)
 	return nil
 }
 
@@ -31,5 +36,5 @@ func (f *projectFlags) unlock() {
 	for _, l := range f.locks {
 		l.Unlock()
 	}
-	f.locks = nil
+	f.locks, f.lockedDirs = nil, nil
 }

@@ -24,7 +24,8 @@ type projectFlags struct {
 	// nothing did (what pre-commit's always_run hooks pass).
 	filesOnly bool
 	// locks are the project directories the command holds (lockProject).
-	locks []*fileio.Lock
+	locks      []*fileio.Lock
+	lockedDirs []string // their directories
 }
 
 func (f *projectFlags) register(c *cobra.Command) {

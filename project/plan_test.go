@@ -212,8 +212,8 @@ func TestOrphansElsewhere(t *testing.T) {
 	write(t, dir, "templates/a.yaml", template("as", "io.k8s.api.core.v1.LocalObjectReference"))
 	write(t, dir, ConfigFileName, "sets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [crds]\n")
 	sealed := string(SealedFile("templates/a.yaml", []byte("x: 1\n"), "1.30"))
-	write(t, dir, "dist/a.yaml", sealed)   // the old output directory
-	write(t, dir, "dist/old.yaml", sealed) // a copy under another name
+	write(t, dir, "dist/a.yaml", sealed)                                                           // the old output directory
+	write(t, dir, "dist/old.yaml", sealed)                                                         // a copy under another name
 	write(t, dir, "dist/b.yaml", string(SealedFile("templates/b.yaml", []byte("x: 1\n"), "1.30"))) // no such template here
 	write(t, dir, "sub/"+ConfigFileName, "kubernetesVersion: \"1.30\"\n")
 	write(t, dir, "sub/dist/a.yaml", sealed) // another project's

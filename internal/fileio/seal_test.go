@@ -67,7 +67,7 @@ func TestWriteSealed(t *testing.T) {
 		string(data) + "x":                                      false,
 		strings.Replace(string(data), "a", "b", 1):              false,
 		strings.Replace(string(data), "sha256:", "sha256:0", 1): false,
-		"":                                                      false,
+		"": false,
 	} {
 		if got := Verify([]byte(name), sealOf); got != ok {
 			t.Errorf("Verify(%.40q...) = %v, want %v", name, got, ok)
