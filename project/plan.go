@@ -423,7 +423,8 @@ func isYAMLName(name string) bool {
 
 // Apply brings the files of the plan up to date: it renames the staged
 // stale and missing files into place and removes orphans (files this tool
-// generated), through the project's door. The plan must have been made
+// generated, sealed: an unsealed one is Kept unless forced), through the
+// project's door. The plan must have been made
 // with Stage: every file was written to a temporary file beside it then;
 // only when all of them were written are they renamed into place, so a
 // failure while writing (a full disk, a refused target) changes nothing,
@@ -431,8 +432,9 @@ func isYAMLName(name string) bool {
 // switching tools learns of all the files it must move or --force in one
 // run). Each rename is atomic; an interrupt (SIGINT, SIGTERM) leaves all of
 // them done or none (fileio.WriteAll), a crash between two leaves some
-// files updated. Orphans are removed last. It returns the
-// statuses it acted on. Unchanged files are not touched, so their
+// files updated. Orphans are moved aside before any rename (a directory
+// where one cannot be removed fails the run with every output as it was)
+// and removed last. It returns the statuses it acted on. Unchanged files are not touched, so their
 // modification times stay.
 func (pl *Plan) Apply() ([]*FileStatus, error) {
 	if pl.w == nil {
