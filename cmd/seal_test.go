@@ -118,6 +118,9 @@ func TestOrphansNeedTheSeal(t *testing.T) {
 	require.Contains(t, stdout, "kept dist/widget.yaml (")
 	require.Contains(t, stderr, "kept 1 file(s) that look generated but are not sealed")
 	require.True(t, exists(out), "an edited orphan is kept")
+	stdout, _, code = runCmd(t, dir, "", "check", "--no-validate")
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, "it is not sealed (edited since, or written before seals): build keeps it")
 	require.True(t, exists(filepath.Join(dir, "dist/gadget.yaml")), "the rest of the build is done")
 
 	_, body, _ := strings.Cut(compiled, "\n")
