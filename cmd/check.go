@@ -112,6 +112,7 @@ projects the files belong to; unexpected files are looked for whatever the files
 			if err != nil {
 				return err
 			}
+			defer f.unlock()
 			comps, err := f.compileProjects(c, wd, args)
 			if err != nil {
 				return err
@@ -209,7 +210,11 @@ func addToCheckReport(rep *checkReport, comp *compiled, plan *project.Plan, diff
 		case project.Missing:
 			rep.Missing = append(rep.Missing, checkFile{File: fs.Name, Template: fs.Template})
 		case project.Orphan:
-			rep.Unexpected = append(rep.Unexpected, checkFile{File: fs.Name, Reason: orphanReason(comp, fs)})
+			reason := orphanReason(comp, fs)
+			if fs.Unsealed {
+				reason += "; it is not sealed (edited since, or written before seals): build keeps it until you remove it or pass --force"
+			}
+			rep.Unexpected = append(rep.Unexpected, checkFile{File: fs.Name, Reason: reason})
 		}
 	}
 	for _, o := range comp.outs {

@@ -149,7 +149,7 @@ func TestFailureLeavesOutputAlone(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.NoFileExists(t, filepath.Join(dir, "new.yaml"))
 
-	previous := project.GeneratedHeader("ok.yaml", "1.29") + "previous output\n"
+	previous := string(project.SealedFile("ok.yaml", []byte("previous output\n"), "1.29"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old.yaml"), []byte(previous), 0o600))
 	_, _, code = runCmd(t, dir, "", "broken.yaml", "old.yaml")
 	require.Equal(t, 2, code)
@@ -182,7 +182,7 @@ func TestFailureLeavesOutputAlone(t *testing.T) {
 	require.False(t, os.SameFile(fi, other), "a changed output was not replaced")
 	got, err = os.ReadFile(filepath.Join(dir, "old.yaml"))
 	require.NoError(t, err)
-	require.Contains(t, string(got), "for Kubernetes 1.29.")
+	require.Contains(t, string(got), "for Kubernetes 1.29;")
 	entries, _ = os.ReadDir(dir)
 	require.Len(t, entries, 3, "no temporary files left behind")
 }

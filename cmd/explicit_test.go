@@ -143,7 +143,7 @@ func TestExplicitPaths(t *testing.T) {
 			}},
 		{name: "a symlink outside any project to a generated file is rewritten in place, the link kept",
 			setup: func(t *testing.T, _, tmp, _ string) {
-				put(t, filepath.Join(tmp, "target.yaml"), project.GeneratedHeader("x.yaml", "1.30")+"old\n")
+				put(t, filepath.Join(tmp, "target.yaml"), string(project.SealedFile("x.yaml", []byte("old\n"), "1.30")))
 				require.NoError(t, os.Symlink(filepath.Join(tmp, "target.yaml"), filepath.Join(tmp, "link.yaml")))
 			},
 			args: func(_, tmp, _ string) []string { return legacy(filepath.Join(tmp, "link.yaml")) },

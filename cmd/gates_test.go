@@ -157,14 +157,22 @@ func everyCommandHasRows(t *testing.T, test, what string, hasRows func(name stri
 // it quick after the first) and puts it first on PATH for the test.
 func companionOnPath(t *testing.T) {
 	t.Helper()
+	bin := goBuild(t, "k8s-crd-resolver-validate")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// goBuild builds the main package in pkg (relative to cmd/) into a
+// temporary directory, which it returns.
+func goBuild(t *testing.T, pkg string) string {
+	t.Helper()
 	bin := t.TempDir()
-	pkg, err := filepath.Abs("k8s-crd-resolver-validate")
+	dir, err := filepath.Abs(pkg)
 	require.NoError(t, err)
 	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = pkg
+	build.Dir = dir
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return bin
 }
 
 // gateFixture is a git work tree with templates/widget.yaml, a compiled

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -36,11 +37,12 @@ func TestPinning(t *testing.T) {
 	out := filepath.Join(dir, "dist/widget.yaml")
 	old, err := os.ReadFile(out)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(out, append(old, "# stale\n"...), 0o644))
+	_, body, _ := strings.Cut(string(old), "\n")
+	require.NoError(t, os.WriteFile(out, project.SealedFile("templates/widget.yaml", []byte(body+"# stale\n"), newest), 0o644))
 	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, stderr, "note:", "an update at the same minor")
-	require.NoError(t, os.WriteFile(out, []byte(strings.Replace(string(old), "for Kubernetes "+newest+".", "for Kubernetes 1.12.", 1)), 0o644))
+	require.NoError(t, os.WriteFile(out, []byte(strings.Replace(string(old), "for Kubernetes "+newest+";", "for Kubernetes 1.12;", 1)), 0o644))
 	_, stderr, code = runCmd(t, dir, "", "build", "--no-validate")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "note: dist/widget.yaml moved from Kubernetes 1.12 to "+newest+", this k8s-crd-resolver's newest, as no kubernetesVersion is set")

@@ -70,6 +70,11 @@ Without --write it only prints the changes as a unified diff (exit 0).`,
 			// The summary is a line of its own with no prefix, as every
 			// command's is; error:, warning: and note: mark diagnostics.
 			if write {
+				l, err := fileio.LockDir(m.Dir, fileio.Rel(wd, m.Dir), false, c.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				defer l.Unlock()
 				fileio.HandleSignals(os.Exit)
 				if err := m.Apply(); err != nil {
 					return err

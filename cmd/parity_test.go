@@ -44,7 +44,7 @@ func TestResolveCompilesAsBuild(t *testing.T) {
 			if strings.Contains(name, "patch") {
 				require.Contains(t, body, "patched:")
 			} else {
-				require.Contains(t, string(built), "for Kubernetes 1.29.")
+				require.Contains(t, string(built), "for Kubernetes 1.29;")
 				require.NotContains(t, body, "description:")
 			}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
@@ -22,6 +23,9 @@ type projectFlags struct {
 	// filesOnly: the FILE arguments are all that changed, none meaning
 	// nothing did (what pre-commit's always_run hooks pass).
 	filesOnly bool
+	// locks are the project directories the command holds (lockProject).
+	locks      []*fileio.Lock
+	lockedDirs []string // their directories
 }
 
 func (f *projectFlags) register(c *cobra.Command) {
@@ -72,6 +76,9 @@ func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun,
 	}
 	if r.optional && len(proj.Templates) == 0 {
 		return nil, nil
+	}
+	if err := f.lockProject(c, proj); err != nil {
+		return nil, err
 	}
 	var validator project.Validator
 	var resourceValidator project.ResourceValidator

@@ -186,9 +186,9 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 	if f.patchFile != "" {
 		inputs = append(inputs, absPath(wd, f.patchFile))
 	}
-	header := project.GeneratedHeader(name, res.KubeVersions...)
+	header := func(seal string) string { return project.HeaderLine(seal, name, res.KubeVersions...) }
 	return writeOutput(f, root, inputs, names, absPath(wd, dst), dst, func(w io.Writer) error {
-		return res.WriteYAMLAfter(w, header)
+		return fileio.WriteSealed(w, header, res.WriteYAMLAfter)
 	})
 }
 

@@ -146,7 +146,7 @@ func TestSafety(t *testing.T) {
 		{name: "-o names a directory", args: []string{"resolve", "templates/widget.yaml", "-o", "dist"}, wantCode: 2, wantMsg: "dist is a directory, not a regular file"},
 		{name: "DST is SRC", args: []string{"templates/widget.yaml", "templates/widget.yaml"}, wantCode: 2, wantMsg: "is an input of this run"},
 		{name: "DST is a hard link to SRC", setup: func(t *testing.T, p, _ string) {
-			put(t, filepath.Join(p, "w.yaml"), project.GeneratedHeader("w.yaml", "1.30")+template)
+			put(t, filepath.Join(p, "w.yaml"), string(project.SealedFile("w.yaml", []byte(template), "1.30")))
 			require.NoError(t, os.Link(filepath.Join(p, "w.yaml"), filepath.Join(p, "out.yaml")))
 		}, args: []string{"w.yaml", "out.yaml"}, wantCode: 2, wantMsg: "is an input of this run"},
 		{name: "-o over a hand-written file", setup: func(t *testing.T, p, _ string) {
@@ -187,7 +187,7 @@ func TestSafety(t *testing.T) {
 		}, args: check, wantCode: 2, wantMsg: "is outside the project root"},
 		{name: "a second output dir that cannot be written leaves the first untouched", setup: func(t *testing.T, p, _ string) {
 			put(t, filepath.Join(p, ".crd-resolver.yaml"), "sets:\n- templates: [templates/*.yaml]\n  outputs: [dist, chart/crds]\n")
-			put(t, filepath.Join(p, "dist/widget.yaml"), project.GeneratedHeader("templates/widget.yaml", "1.29")+"old\n")
+			put(t, filepath.Join(p, "dist/widget.yaml"), string(project.SealedFile("templates/widget.yaml", []byte("old\n"), "1.29")))
 			fifo(t, filepath.Join(p, "chart/crds/widget.yaml"))
 		}, args: build, wantCode: 2, wantMsg: "chart/crds/widget.yaml is a FIFO"},
 		{name: "newline in a template name", setup: func(t *testing.T, p, _ string) {
@@ -203,7 +203,7 @@ func TestSafety(t *testing.T) {
 			put(t, filepath.Join(p, ".crd-resolver.yaml"), "sets:\n- templates: ['**/*.yaml']\n  outputs: [dist]\n")
 		}, args: build, wantCode: 0},
 		{name: "leftover temp file of a killed run is removed", setup: func(t *testing.T, p, _ string) {
-			put(t, filepath.Join(p, "dist/widget.yaml"), project.GeneratedHeader("templates/widget.yaml", "1.29")+"old\n")
+			put(t, filepath.Join(p, "dist/widget.yaml"), string(project.SealedFile("templates/widget.yaml", []byte("old\n"), "1.29")))
 			put(t, filepath.Join(p, "dist/.widget.yaml.k8s-crd-resolver-999999999-0123456789abcdef.tmp"), "half")
 		}, args: build, changes: []string{"dist/widget.yaml", "dist/.widget.yaml.k8s-crd-resolver-999999999-0123456789abcdef.tmp"}},
 
@@ -233,7 +233,7 @@ func TestSafety(t *testing.T) {
 			put(t, filepath.Join(proj, ".git/HEAD"), "ref: refs/heads/main\n")
 			put(t, filepath.Join(proj, "templates/widget.yaml"), template)
 			put(t, filepath.Join(outside, "secret.txt"), canary+"\n")
-			put(t, filepath.Join(outside, "gen.yaml"), project.GeneratedHeader("templates/gen.yaml", "1.30")+"# "+canary+"\n")
+			put(t, filepath.Join(outside, "gen.yaml"), string(project.SealedFile("templates/gen.yaml", []byte("# "+canary+"\n"), "1.30")))
 			_, stderr, code := runCmd(t, proj, "", "build", "--no-validate")
 			require.Equal(t, 0, code, stderr)
 			if tc.setup != nil {

@@ -80,7 +80,7 @@ func TestTypedPathsThroughCommittedSymlinks(t *testing.T) {
 				"outside/proj/templates/gadget.yaml": gadget,
 				"outside/proj/defs/pinned.yaml":      "definitions:\n  X:\n    $ref: python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/io.k8s.api.core.v1.LocalObjectReference\n",
 				"outside/proj/fix.patch.yaml":        "- {op: add, path: /metadata/labels, value: {secret: " + canary + "}}\n",
-				"outside/proj/dist/gadget.yaml":      project.GeneratedHeader("templates/gadget.yaml", "1.30") + compiled,
+				"outside/proj/dist/gadget.yaml":      string(project.SealedFile("templates/gadget.yaml", []byte(compiled), "1.30")),
 			} {
 				p := filepath.Join(base, filepath.FromSlash(name))
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -13,11 +13,12 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Output is one compiled template. It holds the compiled CRDs, not their
-// text: Append and Render write the file content (GeneratedHeader, then the
+// text: Append and Render write the file content (HeaderLine, then the
 // CRD YAML) on demand, the same bytes on every call. A build of a thousand
 // templates then holds one file's text per core, not a thousand.
 type Output struct {
@@ -48,20 +49,32 @@ type Output struct {
 	objectsOnce sync.Once
 	objectsMade atomic.Bool // objects is set
 
-	res    *resolver.Result // renders the YAML (reads only: safe for concurrent use)
-	header string           // GeneratedHeader
+	res      *resolver.Result // renders the YAML (reads only: safe for concurrent use)
+	versions []string         // what HeaderLine names: KubeVersions
 }
 
-// Append appends the file content (GeneratedHeader, then the CRD YAML) to
+// header is the output's HeaderLine with seal.
+func (o *Output) header(seal string) string {
+	return HeaderLine(seal, o.Template.Name, o.versions...)
+}
+
+// Append appends the file content (HeaderLine, then the CRD YAML) to
 // dst and returns the extended slice; with room in dst, it is written in
 // place. Safe for concurrent use.
 func (o *Output) Append(dst []byte) ([]byte, error) {
-	out, err := o.res.AppendYAML(append(dst, o.header...))
+	head := o.header(sealPlaceholder)
+	body := len(dst) + len(head)
+	out, err := o.res.AppendYAML(append(dst, head...))
 	if err != nil {
 		return dst, fmt.Errorf("%s: %w", o.Template.Name, err)
 	}
+	// The seal's place: just before the header's end.
+	copy(out[body-len(headerEnd)-fileio.SealSize:], fileio.Seal(out[body:]))
 	return out, nil
 }
+
+// sealPlaceholder holds a seal's place until the body is known.
+var sealPlaceholder = strings.Repeat("0", fileio.SealSize)
 
 // Bytes returns the file content in a buffer of its own (Append to nil).
 func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
@@ -69,7 +82,7 @@ func (o *Output) Bytes() ([]byte, error) { return o.Append(nil) }
 // Render streams the file content to w, a bounded piece at a time (the
 // whole text is never held). Safe for concurrent use.
 func (o *Output) Render(w io.Writer) error {
-	return o.res.WriteYAMLAfter(w, o.header)
+	return fileio.WriteSealed(w, o.header, o.res.WriteYAMLAfter)
 }
 
 // RenderBody is Render without the header (what standard output gets).
@@ -201,7 +214,7 @@ func (p *Project) compile(compilers map[string]*resolver.Compiler, t *Template) 
 		KubeVersions: res.KubeVersions,
 		Files:        slices.Clone(res.Files),
 		res:          res,
-		header:       GeneratedHeader(t.Name, res.KubeVersions...),
+		versions:     res.KubeVersions,
 		FitLimit:     t.Policy.FitDescriptions,
 	}
 	if t.Patch != "" {

@@ -24,7 +24,7 @@
 // # Compile
 //
 // Compile runs every template through the resolver, applies its patch,
-// keeps the generated-file header (GeneratedHeader) and applies the size
+// keeps the generated-file header (HeaderLine) and applies the size
 // guard (size.go) to each CRD's compact JSON, as the resolver measured it
 // (resolver.Document.JSONSize): a warning above WarnSize, where client-side
 // `kubectl apply` can no longer create it, and an error above MaxSize, near

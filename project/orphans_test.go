@@ -22,9 +22,9 @@ func TestOrphanReasonAndMovedReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ := strings.Cut(string(data), "\n") // without the header
-	write(t, dir, "dist/widget.yaml", GeneratedHeader("templates/widget.yaml", "1.30")+body)
-	write(t, dir, "dist/gone.yaml", GeneratedHeader("templates/gone.yaml", "1.30")+strings.ReplaceAll(body, "gadgets", "gones"))
-	write(t, dir, "dist/copy.yaml", GeneratedHeader("templates/gadget.yaml", "1.30")+body)
+	write(t, dir, "dist/widget.yaml", string(SealedFile("templates/widget.yaml", []byte(body), "1.30")))
+	write(t, dir, "dist/gone.yaml", string(SealedFile("templates/gone.yaml", []byte(strings.ReplaceAll(body, "gadgets", "gones")), "1.30")))
+	write(t, dir, "dist/copy.yaml", string(SealedFile("templates/gadget.yaml", []byte(body), "1.30")))
 	plan, err := p.Plan(outs, PlanOptions{Orphans: true})
 	if err != nil {
 		t.Fatal(err)

@@ -61,6 +61,10 @@ type FileStatus struct {
 	// OldHeader is, for a stale file, its first line (without the
 	// newline): the header it was generated with, or whatever it held.
 	OldHeader string
+	// Unsealed is, for an orphan, that it looks generated but is not
+	// sealed (Sealed): edited since, or written before seals. Build keeps
+	// it (Kept) unless forced.
+	Unsealed bool
 
 	staged   *fileio.Staged // the new content, waiting for Apply
 	stageErr error          // why it could not be staged
@@ -99,6 +103,8 @@ type Plan struct {
 	Files []*FileStatus
 
 	w        *fileio.Writer // the door staging writes through; nil without Stage
+	want     *expected      // the seals of what stale files get (see replaces)
+	force    bool           // --force: unsealed orphans go too
 	peak     int            // the most outputs rendered at once (a test's)
 	streamed atomic.Int64   // outputs rendered straight into their file (a test's)
 }
@@ -118,9 +124,9 @@ type Plan struct {
 // old content of more outputs than there are workers is alive at once,
 // whatever the size of the project.
 func (p *Project) Plan(outs []*Output, opts PlanOptions) (_ *Plan, err error) {
-	pl := &Plan{}
+	pl := &Plan{want: &expected{}, force: p.opts.Force}
 	if opts.Stage {
-		pl.w = p.outputWriter(outs)
+		pl.w = p.outputWriter(outs, pl.want)
 	}
 	defer func() {
 		if err != nil {
@@ -236,6 +242,9 @@ func (p *Project) planOutput(pl *Plan, o *Output, opts PlanOptions, want, cur []
 			opts.Compare(fs, o, current, want)
 		}
 		if pl.w != nil {
+			if fs.State == Stale {
+				pl.want.store(path, want)
+			}
 			fs.staged, fs.stageErr = pl.w.Stage(path, func(wr io.Writer) error {
 				_, err := wr.Write(want)
 				return err
@@ -287,7 +296,7 @@ func (p *Project) streamMissing(pl *Plan, o *Output, opts PlanOptions) (_ []*Fil
 // a set's outputs. A file elsewhere that cannot be read is no orphan (it
 // is nothing build would remove); one in an output directory is an error.
 func (p *Project) orphans() ([]*FileStatus, error) {
-	w := p.writer(nil, nil)
+	w := p.writer(nil, nil, nil)
 	defer w.Close()
 	planned := map[string]bool{}
 	templates := map[string]bool{}
@@ -319,7 +328,11 @@ func (p *Project) orphans() ([]*FileStatus, error) {
 		from, ok := GeneratedFrom(line)
 		if ok && (inOutputDir || templates[from] && filepath.Base(path) == outputName(from)) {
 			seen[path] = true
-			out = append(out, &FileStatus{Path: path, Name: p.Shown(path), State: Orphan, From: from})
+			sealed, err := p.sealedOrphan(path)
+			if err != nil {
+				return err
+			}
+			out = append(out, &FileStatus{Path: path, Name: p.Shown(path), State: Orphan, From: from, Unsealed: !sealed})
 		}
 		return nil
 	}
@@ -373,7 +386,7 @@ func SkippedDir(name string) bool {
 
 // outputWriter is the door build writes outs through: no file they read
 // (nor the configuration) is ever overwritten.
-func (p *Project) outputWriter(outs []*Output) *fileio.Writer {
+func (p *Project) outputWriter(outs []*Output, want *expected) *fileio.Writer {
 	inputs := []string{}
 	if p.ConfigFile != "" {
 		inputs = append(inputs, p.ConfigFile)
@@ -385,19 +398,20 @@ func (p *Project) outputWriter(outs []*Output) *fileio.Writer {
 			crds[path] = o.CRDs
 		}
 	}
-	return p.writer(inputs, crds)
+	return p.writer(inputs, crds, want)
 }
 
 // writer returns the door the project writes through; inputs are the
 // files that must never be overwritten, crds the names of the CRDs each
 // output path receives (a file without the header holding exactly such a
 // CRD is taken over: see TakesOver).
-func (p *Project) writer(inputs []string, crds map[string][]string) *fileio.Writer {
+func (p *Project) writer(inputs []string, crds map[string][]string, want *expected) *fileio.Writer {
 	return fileio.NewWriter(fileio.WriterOptions{
 		Root:         p.Dir,
 		AllowOutside: p.AllowOutsideRoot(),
 		Owned:        IsGeneratedLine,
-		Replaces:     func(abs string, old *io.SectionReader) bool { return TakesOver(old, crds[abs]) },
+		Verify:       Sealed,
+		Replaces:     replaces(crds, want),
 		Force:        p.opts.Force,
 		Inputs:       inputs,
 	})
@@ -409,7 +423,8 @@ func isYAMLName(name string) bool {
 
 // Apply brings the files of the plan up to date: it renames the staged
 // stale and missing files into place and removes orphans (files this tool
-// generated), through the project's door. The plan must have been made
+// generated, sealed: an unsealed one is Kept unless forced), through the
+// project's door. The plan must have been made
 // with Stage: every file was written to a temporary file beside it then;
 // only when all of them were written are they renamed into place, so a
 // failure while writing (a full disk, a refused target) changes nothing,
@@ -417,8 +432,9 @@ func isYAMLName(name string) bool {
 // switching tools learns of all the files it must move or --force in one
 // run). Each rename is atomic; an interrupt (SIGINT, SIGTERM) leaves all of
 // them done or none (fileio.WriteAll), a crash between two leaves some
-// files updated. Orphans are removed last. It returns the
-// statuses it acted on. Unchanged files are not touched, so their
+// files updated. Orphans are moved aside before any rename (a directory
+// where one cannot be removed fails the run with every output as it was)
+// and removed last. It returns the statuses it acted on. Unchanged files are not touched, so their
 // modification times stay.
 func (pl *Plan) Apply() ([]*FileStatus, error) {
 	if pl.w == nil {
@@ -436,26 +452,27 @@ func (pl *Plan) Apply() ([]*FileStatus, error) {
 		pl.abort()
 		return nil, err
 	}
-	// Staged while planning (no stage can fail now); renamed as one step
-	// against SIGINT and SIGTERM.
-	if _, err := fileio.WriteAll(len(pending), func(i int) (*fileio.Staged, error) {
-		s := pending[i].staged
-		pending[i].staged = nil
-		return s, nil
-	}); err != nil {
+	// The orphans to remove are moved aside first (what would make a
+	// removal fail, a read-only directory, fails now, before any rename),
+	// and removed last.
+	staged := make([]*fileio.Staged, 0, len(pending))
+	for _, fs := range pending {
+		staged = append(staged, fs.staged)
+		fs.staged = nil
+	}
+	removed, aside, err := pl.moveOrphansAside()
+	if err != nil {
+		for _, s := range staged {
+			s.Abort()
+		}
 		return nil, err
 	}
-	done := slices.Clone(pending)
-	for _, fs := range pl.Files {
-		if fs.State != Orphan {
-			continue
-		}
-		if err := pl.w.Remove(fs.Path); err != nil {
-			return done, err
-		}
-		done = append(done, fs)
+	// Renamed, then removed, as one step against SIGINT and SIGTERM.
+	staged = append(staged, aside...)
+	if _, err := fileio.WriteAll(len(staged), func(i int) (*fileio.Staged, error) { return staged[i], nil }); err != nil {
+		return nil, err
 	}
-	return done, nil
+	return append(pending, removed...), nil
 }
 
 // abort removes the temporary files not renamed.

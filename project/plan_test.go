@@ -29,7 +29,7 @@ func TestPlanWindow(t *testing.T) {
 			for i := range n {
 				write(t, dir, fmt.Sprintf("templates/t%02d.yaml", i), template(fmt.Sprintf("t%02ds", i), "io.k8s.api.core.v1.ServiceSpec"))
 			}
-			write(t, dir, "dist/t07.yaml", GeneratedHeader("templates/t07.yaml", "1.30")+"old\n")
+			write(t, dir, "dist/t07.yaml", string(SealedFile("templates/t07.yaml", []byte("old\n"), "1.30")))
 			p, outs := openCompiled(t, dir)
 			var live, most atomic.Int64
 			var mu sync.Mutex
@@ -121,7 +121,7 @@ func TestPlanStreamsMissing(t *testing.T) {
 	for _, name := range []string{"t0", "t1", "t2", "t3", "u0"} {
 		write(t, dir, "templates/"+name+".yaml", template(name+"s", "io.k8s.api.core.v1.PodSpec"))
 	}
-	write(t, dir, "dist/t1.yaml", GeneratedHeader("templates/t1.yaml", "1.30")+"old\n")
+	write(t, dir, "dist/t1.yaml", string(SealedFile("templates/t1.yaml", []byte("old\n"), "1.30")))
 	p, outs := openCompiled(t, dir)
 	// t2 unchanged: written as it compiles.
 	for _, o := range outs {
@@ -211,12 +211,12 @@ func TestOrphansElsewhere(t *testing.T) {
 	write(t, dir, ".git/HEAD", "")
 	write(t, dir, "templates/a.yaml", template("as", "io.k8s.api.core.v1.LocalObjectReference"))
 	write(t, dir, ConfigFileName, "sets:\n  - templates: [\"templates/*.yaml\"]\n    outputs: [crds]\n")
-	header := GeneratedHeader("templates/a.yaml", "1.30")
-	write(t, dir, "dist/a.yaml", header+"x: 1\n")                                      // the old output directory
-	write(t, dir, "dist/old.yaml", header+"x: 1\n")                                    // a copy under another name
-	write(t, dir, "dist/b.yaml", GeneratedHeader("templates/b.yaml", "1.30")+"x: 1\n") // no such template here
+	sealed := string(SealedFile("templates/a.yaml", []byte("x: 1\n"), "1.30"))
+	write(t, dir, "dist/a.yaml", sealed)                                                           // the old output directory
+	write(t, dir, "dist/old.yaml", sealed)                                                         // a copy under another name
+	write(t, dir, "dist/b.yaml", string(SealedFile("templates/b.yaml", []byte("x: 1\n"), "1.30"))) // no such template here
 	write(t, dir, "sub/"+ConfigFileName, "kubernetesVersion: \"1.30\"\n")
-	write(t, dir, "sub/dist/a.yaml", header+"x: 1\n") // another project's
+	write(t, dir, "sub/dist/a.yaml", sealed) // another project's
 	p, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)

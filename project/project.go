@@ -458,7 +458,7 @@ func (p *Project) siblingPatch(template string) (string, error) {
 const (
 	templateFile  = iota // holds a CustomResourceDefinition
 	sourceFile           // holds none: shared definitions
-	generatedFile        // starts with the generated header: an output
+	generatedFile        // the tool's own output in an output directory (ownOutput)
 	neighbourFile        // YAML cannot read it and no line names the kind (crdKindLine): skipped
 )
 
@@ -475,7 +475,7 @@ func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: %w (matched by a template glob of %s)", ErrConfig, err, p.configName())
 	}
-	if IsGenerated(src) {
+	if p.ownOutput(file, src) {
 		return generatedFile, nil, nil
 	}
 	budget, _ := resolver.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate

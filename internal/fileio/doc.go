@@ -40,8 +40,12 @@
 // of the same run (same device and inode), and never outside the root
 // (after resolving symlinks) unless AllowOutside. An existing file is
 // replaced or removed only when Owned accepts its first line (the exact
-// generated header); replaced also when it is empty or Replaces accepts it
-// (a CRD of the name being written), or with Force. Content goes to a temporary file beside
+// generated header) and, when set, Verify accepts its content (its seal:
+// the SHA-256 of every byte after the first line, see seal.go, which
+// hashes, verifies and patches seals for every caller); replaced also
+// when it is empty or Replaces accepts it (a CRD of the name being
+// written, an unsealed output whose body is what is written now), or with
+// Force. Content goes to a temporary file beside
 // the target, named so that IsTemp recognises exactly these names, and is
 // renamed over the target only on Commit; Stage-all-then-Commit-all (WriteAll) gives
 // a multi-file update that writes nothing when any file fails to stage.
@@ -50,5 +54,13 @@
 // started at the first difference). Temporary files are removed on SIGINT
 // and SIGTERM (HandleSignals, installed with the first of them), and
 // leftovers of a killed run by the next Writer that stages into the same
-// directory.
+// directory. Aside moves a file to remove to such a name before any
+// rename, so that a removal that would fail fails first, and CommitAll
+// removes it last.
+//
+// # Locking
+//
+// LockDir locks a project's directory (flock) for a run: two builds of
+// one project run one after the other, the second saying that it waits;
+// the lock goes with the process.
 package fileio

@@ -22,6 +22,10 @@ func TestMain(m *testing.M) {
 		writeForever(dir)
 		return
 	}
+	if dir := os.Getenv(lockChildEnv); dir != "" {
+		holdLock(dir)
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -124,7 +124,8 @@ func versionString() string {
 		data, _ := fs.ReadFile(crds.FS, n)
 		header, _, _ := strings.Cut(string(data), "\n")
 		_, k8s, _ := strings.Cut(header, " for Kubernetes ")
-		fmt.Fprintf(&b, "CRD: %s (Kubernetes %s)\n", n, strings.TrimSuffix(k8s, ". DO NOT EDIT."))
+		k8s, _, _ = strings.Cut(strings.TrimSuffix(k8s, ". DO NOT EDIT."), ";") // the seal after the versions
+		fmt.Fprintf(&b, "CRD: %s (Kubernetes %s)\n", n, k8s)
 	}
 	fmt.Fprintf(&b, "Go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()
