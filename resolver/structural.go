@@ -613,14 +613,17 @@ func (r *run) beforeListTypes(s map[string]any, sc scope, p *schemaPath) {
 
 // intOrString reports whether the node s is an int-or-string: it says so
 // (x-kubernetes-int-or-string), or, before 1.15, where beforeExtensions
-// took the extension away, it has no type and an anyOf.
+// took the extension away, it has no type and its anyOf is exactly
+// integer or string.
 func (r *run) intOrString(s map[string]any) bool {
 	if s["x-kubernetes-int-or-string"] == true {
 		return true
 	}
-	_, typed := s["type"]
-	_, anyOf := s["anyOf"]
-	return !r.c.atLeast(1, 15) && !typed && anyOf
+	if _, typed := s["type"]; typed || r.c.atLeast(1, 15) {
+		return false
+	}
+	l, _ := s["anyOf"].([]any)
+	return len(l) == 2 && reflect.DeepEqual(l, intOrString()["anyOf"])
 }
 
 // beforeExtensions writes a node as Kubernetes before 1.15 takes it: its
