@@ -208,7 +208,11 @@ func (r *run) typeList(s map[string]any, sc scope, p *schemaPath) {
 	}
 	var types []string
 	for _, t := range list {
-		if t == "null" {
+		if t == "null" && !r.c.atLeast(1, 14) {
+			// nullable is 1.14's: what the type asks for, 1.12 and 1.13
+			// cannot hold (validate --k8s-version refuses nullable there).
+			r.badInput(sc, p.join("type"), "Kubernetes %s has no nullable in CRD schemas (it came in 1.14), so no null can be allowed: remove \"null\" from type, or pass --k8s-version 1.14 or later", r.c.version)
+		} else if t == "null" {
 			s["nullable"] = true
 		} else if ts, ok := t.(string); ok {
 			types = append(types, ts)

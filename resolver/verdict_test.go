@@ -68,3 +68,21 @@ func TestRefdFileFieldsJudgedPerMinor(t *testing.T) {
 		require.NoError(t, err, "1.28 has every field of the rule on")
 	}
 }
+
+// TestNullBefore114: a type list allowing null is nullable, which 1.12
+// and 1.13 do not have: an error where it is written, in the template or
+// in a file its $refs reach, rather than a CRD validate refuses.
+func TestNullBefore114(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs.yaml"), []byte("definitions:\n  Name: {type: [string, \"null\"]}\n"), 0o644))
+	for _, minor := range []string{"1.12", "1.13", "1.14"} {
+		c, err := resolver.New(resolver.Options{KubeVersion: minor, WorkDir: dir, Root: dir})
+		require.NoError(t, err)
+		_, err = c.Compile("template.yaml", []byte(crdTemplateV1beta1(`name: {$ref: "defs.yaml#/definitions/Name"}`)))
+		if minor == "1.14" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, "defs.yaml:2:10: /definitions/Name/type: bad input: Kubernetes "+minor+" has no nullable")
+	}
+}
