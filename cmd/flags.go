@@ -38,9 +38,13 @@ func (f *compileFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Root, "root", "", "directory file $refs may not leave (default: the git top level of the template, else the working directory); ignores the project configuration")
 	fs.BoolVar(&f.opts.AllowOutsideRoot, "allow-outside-root", false, "let file $refs (what the template names) leave the project root; paths on the command line need no flag, unless they go through a symbolic link committed in a repository that leads out of it")
 	fs.Var(&f.opts.Budget, "budget", budgetUsage)
+	fs.BoolVar(&f.opts.AllowRemovedAPI, "allow-removed-api", false, removedAPIUsage)
 	fs.BoolVar(&f.force, "force", false, "replace an output file that is neither generated nor a CRD of the same name (never a symlink in the project, a special file or an input)")
 	fs.BoolVar(&f.noConfig, "no-config", false, "ignore the project configuration (.crd-resolver.yaml): compile with the flags alone")
 }
+
+// removedAPIUsage is the help of every --allow-removed-api.
+const removedAPIUsage = "compile an apiextensions.k8s.io/v1beta1 template for Kubernetes 1.22 or later (which serve only v1) with a warning, not an error"
 
 // budgetUsage is the help of every --budget.
 var budgetUsage = "the most one compile may build, in bytes of compact JSON (64Mi, 64MiB, 100MB or plain bytes; default " + resolver.DefaultBudget.String() + "): guards against $ref, YAML alias and JSON patch blow-ups"
@@ -70,6 +74,9 @@ func (f *compileFlags) policy(c *cobra.Command) project.Policy {
 	}
 	if fs.Changed("budget") {
 		p.Budget = f.opts.Budget.String()
+	}
+	if fs.Changed("allow-removed-api") {
+		p.AllowRemovedAPI = &f.opts.AllowRemovedAPI
 	}
 	return p
 }

@@ -20,6 +20,8 @@ type projectFlags struct {
 	opts         project.Options
 	noValidate   bool
 	allowOutside bool
+	// allowRemovedAPI is --allow-removed-api (the configuration's allowRemovedAPI).
+	allowRemovedAPI bool
 	// filesOnly: the FILE arguments are all that changed, none meaning
 	// nothing did (what pre-commit's always_run hooks pass).
 	filesOnly bool
@@ -34,6 +36,7 @@ func (f *projectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.opts.Policy.KubernetesVersion, "k8s-version", "", "compile every template against this Kubernetes version, overriding the configuration")
 	fs.BoolVar(&f.opts.AllowLarge, "allow-large", false, fmt.Sprintf("allow compiled CRDs above %d bytes of compact JSON (what a default etcd stores; for an etcd with a larger --max-request-bytes)", project.MaxSize))
 	fs.BoolVar(&f.allowOutside, "allow-outside-root", false, "let templates, patches, file $refs and output directories leave the project root (the configuration's allowOutsideRoot)")
+	fs.BoolVar(&f.allowRemovedAPI, "allow-removed-api", false, removedAPIUsage+", overriding the configuration's allowRemovedAPI")
 	fs.Var(sizeText{&f.opts.Policy.Budget}, "budget", budgetUsage+", overriding the configuration's budget")
 	fs.BoolVar(&f.opts.AllowEmpty, "allow-empty", false, "accept template globs that match nothing, and a project without templates (default: an error, so a typo cannot empty dist/)")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip the apiserver validation of the outputs (needs no k8s-crd-resolver-validate)")
@@ -66,6 +69,9 @@ type compiled struct {
 func (f *projectFlags) compileProject(c *cobra.Command, wd string, r projectRun, files []string) (*compiled, error) {
 	if c.Flags().Changed("allow-outside-root") {
 		f.opts.Policy.AllowOutsideRoot = &f.allowOutside
+	}
+	if c.Flags().Changed("allow-removed-api") {
+		f.opts.Policy.AllowRemovedAPI = &f.allowRemovedAPI
 	}
 	opts := f.opts
 	opts.ConfigFile = r.config

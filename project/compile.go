@@ -165,8 +165,8 @@ func (p *Project) Compile(keep func(*Template) bool) ([]*Output, error) {
 
 // compilerKey names the Compiler a template's options need.
 func compilerKey(opts resolver.Options) string {
-	return fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d|%d", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
-		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, opts.FitDescriptions)
+	return fmt.Sprintf("%s|%t|%d|%s|%s|%t|%d|%d|%t", opts.KubeVersion, opts.RemoveDescriptions, opts.MaxDescriptionLength,
+		opts.Recursion, opts.Root, opts.AllowOutsideRoot, opts.Budget, opts.FitDescriptions, opts.AllowRemovedAPI)
 }
 
 // compile compiles t with the Compiler its options need (compilerKey),

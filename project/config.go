@@ -61,6 +61,10 @@ type Policy struct {
 	// is not): a CRD too large for client-side apply's annotation is then
 	// no warning. The hard size limit (MaxSize) stays.
 	ServerSideApply *bool `yaml:"serverSideApply,omitempty" json:"serverSideApply,omitempty"`
+	// AllowRemovedAPI compiles apiextensions.k8s.io/v1beta1 templates for
+	// Kubernetes 1.22 and later with a warning, not an error
+	// (resolver.Options.AllowRemovedAPI).
+	AllowRemovedAPI *bool `yaml:"allowRemovedAPI,omitempty" json:"allowRemovedAPI,omitempty"`
 }
 
 // over returns p with the fields set in o replacing its own.
@@ -95,6 +99,9 @@ func (p Policy) over(o Policy) Policy {
 	if o.ServerSideApply != nil {
 		p.ServerSideApply = o.ServerSideApply
 	}
+	if o.AllowRemovedAPI != nil {
+		p.AllowRemovedAPI = o.AllowRemovedAPI
+	}
 	return p
 }
 
@@ -114,6 +121,9 @@ func (p Policy) options(dir string) resolver.Options {
 	}
 	if p.AllowOutsideRoot != nil {
 		o.AllowOutsideRoot = *p.AllowOutsideRoot
+	}
+	if p.AllowRemovedAPI != nil {
+		o.AllowRemovedAPI = *p.AllowRemovedAPI
 	}
 	if p.Budget != "" {
 		o.Budget, _ = resolver.ParseSize(p.Budget) // checked by validate

@@ -39,6 +39,7 @@ var policyKeys = map[string]valueKind{
 	"allowOutsideRoot":     kindBool,
 	"budget":               kindScalar,
 	"serverSideApply":      kindBool,
+	"allowRemovedAPI":      kindBool,
 }
 
 // bothKeys may stand at the top level and in a set without being a

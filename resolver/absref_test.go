@@ -23,7 +23,7 @@ func TestAbsoluteFileRef(t *testing.T) {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "defs.yaml"), []byte("definitions:\n  X: {type: object, properties: {a: {type: string}}}\n"), 0o644))
 	}
-	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: root, Root: root})
+	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: root, Root: root, AllowRemovedAPI: true}) // pinTemplate is v1beta1
 	require.NoError(t, err)
 	res, err := c.Compile(filepath.Join(root, "t.yaml"), pinTemplate(filepath.Join(root, "defs.yaml")+"#/definitions/X"))
 	require.NoError(t, err)

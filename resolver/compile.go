@@ -83,6 +83,11 @@ type Options struct {
 	// DescriptionFit and fit.go. Document.Descriptions says what was
 	// kept. It may not be combined with RemoveDescriptions.
 	FitDescriptions Size
+	// AllowRemovedAPI compiles an apiextensions.k8s.io/v1beta1 template
+	// for a minor that no longer serves v1beta1 CRDs (1.22 and later) with
+	// a warning. Without it that is an error, as validate --k8s-version
+	// judges the output: an apiserver of the minor refuses the CRD.
+	AllowRemovedAPI bool
 }
 
 // Compiler compiles CRD templates. It caches the files and definitions it

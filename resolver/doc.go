@@ -64,9 +64,14 @@
 // minor's own apiextensions definitions in its bundle lack, or that a
 // feature gate keeps off by default there (a small table with its
 // sources), is an error at the key naming the first minor that has it on;
-// so is apiextensions.k8s.io/v1 for a minor serving only v1beta1.
-// crdfields.Check does the same for validate --k8s-version, and a field a
-// JSON patch writes is judged at the patch operation (minor.go).
+// so is apiextensions.k8s.io/v1 for a minor serving only v1beta1, and
+// v1beta1 for a minor serving only v1 (1.22 on; a warning with
+// Options.AllowRemovedAPI). crdfields.Check does the same for validate
+// --k8s-version. A schema node written in a file a $ref reaches, or in
+// the template's own definitions, is judged the same at its key there
+// (judgeNode, as it is resolved), and a field a JSON patch writes at the
+// patch operation (minor.go): what a compile writes for a minor is what
+// validate --k8s-version of it accepts, whatever path a field came by.
 //
 // # Resolve
 //
@@ -182,7 +187,10 @@
 // keys get no default; a template's own default is kept with a warning, as
 // is an apiextensions.k8s.io/v1 template (those minors serve only v1beta1).
 // For 1.16 only x-kubernetes-map-type goes, in the same way (map types
-// came in 1.17). Before 1.15 a default is refused whatever
+// came in 1.17). Before 1.15 the compiler writes none of
+// x-kubernetes-int-or-string, -preserve-unknown-fields and
+// -embedded-resource (1.15's, as structural schemas are): an
+// int-or-string is its anyOf alone (beforeExtensions). Before 1.15 a default is refused whatever
 // preserveUnknownFields says (a field those minors do not have), so the
 // advice there is to remove the default.
 //

@@ -92,8 +92,12 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 		r.badInput(sc, p.Pointer, "field %q: %s", p.Field, p.Message)
 	}
 	switch {
-	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
+	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22) && r.c.opts.AllowRemovedAPI:
 		r.warn(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are not served by Kubernetes 1.22 and later; convert the template to apiextensions.k8s.io/v1")
+	case apiVersion == apiextensionsV1beta1 && r.c.atLeast(1, 22):
+		// Its apiserver refuses the CRD outright: an error, as validate
+		// --k8s-version says (crdfields.Check), unless asked otherwise.
+		r.badInput(sc, "/apiVersion", "apiextensions.k8s.io/v1beta1 CRDs are served up to Kubernetes 1.21; Kubernetes %s serves only apiextensions.k8s.io/v1: convert the template to apiextensions.k8s.io/v1, pass --k8s-version 1.21 or earlier, or pass --allow-removed-api (allowRemovedAPI: true in the configuration) to compile it with a warning", r.c.version)
 	case apiVersion == apiextensionsV1 && !r.c.bundle.Has(crdfields.DefsPrefix+"v1.CustomResourceDefinition") && r.c.bundle.Has(crdfields.DefsPrefix+"v1beta1.CustomResourceDefinition"):
 		// The target's bundle has only v1beta1 CRDs (1.12-1.15): its
 		// apiserver would refuse the CRD outright, an error, as validate

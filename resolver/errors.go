@@ -171,13 +171,15 @@ func comparePos(a, b Position) int {
 
 // FirstRef returns the JSON pointer of the first "$ref" key in the decoded
 // value v (keys taken in sorted order, each value walked once): where a
-// file that holds a template, not a compiled CRD, says so.
+// file that holds a template, not a compiled CRD, says so. A property
+// named $ref (a key of properties: JSONSchemaProps' own, in a CRD that
+// holds schemas) is no reference.
 func FirstRef(v any) (string, bool) { return firstRefUnder(v, "") }
 
 func firstRefUnder(v any, ptr string) (string, bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		if _, ok := t["$ref"]; ok {
+		if _, ok := t["$ref"]; ok && !strings.HasSuffix(ptr, "/properties") {
 			return joinPointer(ptr, "$ref"), true
 		}
 		for _, k := range sortedKeys(t) {

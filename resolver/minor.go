@@ -64,6 +64,21 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	}
 }
 
+// judgeNode reports what the schema node m, written at ptr in a file (a
+// definitions file a $ref reaches, the template's own definitions), holds
+// that the target minor does not have or keeps off by default, at the
+// key, as checkTemplate does for the schemas written in the template's
+// spec: a field is judged the same whatever path brought it into the CRD.
+// Only m's own keys are judged (crdfields.NodeProblems); the schemas
+// under it are resolved, and judged, one by one. The keywords the
+// structural pass judges for the target (list and map types, defaults)
+// are left to it.
+func (r *run) judgeNode(m map[string]any, sc scope, ptr string) {
+	for _, p := range crdfields.NodeProblems(m, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, true) {
+		r.badInput(sc, ptr+p.Pointer, "field %q: %s", p.Field, p.Message)
+	}
+}
+
 // writer returns the index of the last operation of p whose target is the
 // JSON pointer ptr or holds it (-1 for none).
 func (p *Patch) writer(ptr string) int {

@@ -78,7 +78,7 @@ func TestKubeVersionsNamePins(t *testing.T) {
 	dir := t.TempDir()
 	shared := "definitions:\n  Job:\n    $ref: 'python://k8s_crd_resolver/schemata/k8s-1.21.1.json#/definitions/io.k8s.api.batch.v1.JobSpec'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "shared.yaml"), []byte(shared), 0o644))
-	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: dir})
+	c, err := resolver.New(resolver.Options{KubeVersion: "1.30", WorkDir: dir, AllowRemovedAPI: true}) // pinTemplate is v1beta1
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		ref  string

@@ -48,6 +48,9 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		return unfinishedNode(m)
 	}
 	r.descriptionsKeyAt(m, sc, ptr, hasRef)
+	if !inPlace && (sc.file != r.template || !strings.HasPrefix(ptr, "/spec/")) {
+		r.judgeNode(m, sc, ptr)
+	}
 	if d, ok := m["description"].(string); ok && !inPlace {
 		r.ownTexts = append(r.ownTexts, d)
 	}

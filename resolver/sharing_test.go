@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/sharedgen"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
@@ -120,7 +121,7 @@ func TestCachedTargetsNeverChange(t *testing.T) {
 
 // loadCaseQuiet is loadCase, with nil options for a case whose patch
 // itself fails (loadCase checks that case's golden error).
-func loadCaseQuiet(t *testing.T, dir string) (caseOptions, *resolver.Options) {
+func loadCaseQuiet(t *testing.T, dir string) (golden.CompileCase, *resolver.Options) {
 	t.Helper()
 	co, opts := loadCase(t, dir)
 	if opts.WorkDir == "" {

@@ -140,6 +140,9 @@ func (r *run) structuralNode(s map[string]any, sc scope, p *schemaPath) {
 	r.uniqueItems(s, sc, p)
 	r.format(s)
 	r.listAndMapTypes(s, sc, p)
+	if !r.c.atLeast(1, 15) {
+		beforeExtensions(s)
+	}
 	// bundleDefault stays: a list-map node elsewhere may still need it. The
 	// emitter and Document.Object leave it out.
 }
@@ -157,8 +160,9 @@ func (r *run) listAndMapTypes(s map[string]any, sc scope, p *schemaPath) {
 		delete(s, "x-kubernetes-map-type")
 	}
 	if r.c.atLeast(1, 16) {
-		if !r.c.atLeast(1, 17) && !sc.inBundle() {
-			// The bundle's own stay as they are; 1.16 drops them unread.
+		if !r.c.atLeast(1, 17) {
+			// 1.16 has none (validate --k8s-version 1.16 refuses them): a
+			// pinned newer bundle's go without a word.
 			r.dropExtensions(s, sc, p, "x-kubernetes-map-type")
 		}
 		r.listMap(s, sc, p)
@@ -204,7 +208,11 @@ func (r *run) typeList(s map[string]any, sc scope, p *schemaPath) {
 	}
 	var types []string
 	for _, t := range list {
-		if t == "null" {
+		if t == "null" && !r.c.atLeast(1, 14) {
+			// nullable is 1.14's: what the type asks for, 1.12 and 1.13
+			// cannot hold (validate --k8s-version refuses nullable there).
+			r.badInput(sc, p.join("type"), "Kubernetes %s has no nullable in CRD schemas (it came in 1.14), so no null can be allowed: remove \"null\" from type, or pass --k8s-version 1.14 or later", r.c.version)
+		} else if t == "null" {
 			s["nullable"] = true
 		} else if ts, ok := t.(string); ok {
 			types = append(types, ts)
@@ -246,7 +254,7 @@ func (r *run) inferType(s map[string]any, sc scope, p *schemaPath) {
 	_, hasProps := s["properties"]
 	_, hasAddl := s["additionalProperties"]
 	_, hasItems := s["items"]
-	if _, ok := s["type"]; !ok && s["x-kubernetes-int-or-string"] != true {
+	if _, ok := s["type"]; !ok && !r.intOrString(s) {
 		switch {
 		case hasProps || hasAddl:
 			s["type"] = "object"
@@ -375,7 +383,7 @@ func (r *run) junctors(s map[string]any, sc scope, p *schemaPath) {
 					list[i] = m
 				}
 			}
-			if k == "anyOf" && s["x-kubernetes-int-or-string"] == true && keywords(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
+			if k == "anyOf" && r.intOrString(s) && keywords(m) == 1 && (m["type"] == "integer" || m["type"] == "string") {
 				continue
 			}
 			for _, bad := range []string{"type", "default", "additionalProperties", "nullable"} {
@@ -605,6 +613,36 @@ func (r *run) beforeListTypes(s map[string]any, sc scope, p *schemaPath) {
 	if _, ok := s["default"]; ok && !sc.inBundle() {
 		r.badInput(sc, p.join("default"), "Kubernetes %s refuses default in a CRD schema (defaults came in 1.16; 1.15 takes them only with the CustomResourceDefaulting feature gate on, off by default): remove it or pass --k8s-version 1.16 or later", r.c.version)
 	}
+}
+
+// intOrString reports whether the node s is an int-or-string: it says so
+// (x-kubernetes-int-or-string), or, before 1.15, where beforeExtensions
+// took the extension away, it has no type and its anyOf is exactly
+// integer or string.
+func (r *run) intOrString(s map[string]any) bool {
+	if s["x-kubernetes-int-or-string"] == true {
+		return true
+	}
+	if _, typed := s["type"]; typed || r.c.atLeast(1, 15) {
+		return false
+	}
+	l, _ := s["anyOf"].([]any)
+	return len(l) == 2 && reflect.DeepEqual(l, intOrString()["anyOf"])
+}
+
+// beforeExtensions writes a node as Kubernetes before 1.15 takes it: its
+// CRD schemas have no x-kubernetes-int-or-string,
+// -preserve-unknown-fields or -embedded-resource (all 1.15's), and
+// validate --k8s-version refuses them there. Nor do those apiservers
+// require a structural schema or prune: an int-or-string is its anyOf
+// (integer or string) alone, a node that kept any value keeps it without
+// the extension. The template's own such keys, and those of the files
+// its $refs reach, are errors where they are written (checkTemplate,
+// judgeNode); what is left here is the compiler's and the bundle's.
+func beforeExtensions(s map[string]any) {
+	delete(s, "x-kubernetes-int-or-string")
+	delete(s, "x-kubernetes-preserve-unknown-fields")
+	delete(s, "x-kubernetes-embedded-resource")
 }
 
 // dropExtensions removes the list and map type extensions keys from a

@@ -22,8 +22,10 @@
 // definitions in its embedded bundle, or kept off there by a feature gate
 // (gatedFields, a small table with its sources), is named with the first
 // minor that has it on by default; so is an apiVersion the minor does not
-// serve. Keeps and FeatureOnByDefault answer the same questions one field
-// or gate at a time.
+// serve. NodeProblems judges one schema node the same way (the compiler
+// asks it of every node written in a file a $ref reaches, so a field is
+// judged alike whatever file holds it). Keeps and FeatureOnByDefault
+// answer the same questions one field or gate at a time.
 //
 // # Why two sources
 //

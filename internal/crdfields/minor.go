@@ -162,7 +162,7 @@ func MinorProblems(doc map[string]any, group, minor string, here Definitions, lo
 	if skipCompiled {
 		skip = compiledElsewhere
 	}
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]string{}, skip: skip, skipTop: extra, within: within}
+	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]any{}, skip: skip, skipTop: extra, within: within}
 	if w.properties("CustomResourceDefinition") == nil {
 		return nil
 	}
@@ -170,16 +170,80 @@ func MinorProblems(doc map[string]any, group, minor string, here Definitions, lo
 	return w.out
 }
 
-// minorWalk is one walk of MinorProblems; out collects, in key order.
+// NodeProblems judges one schema node as MinorProblems judges every
+// schema of a CRD: node is a JSONSchemaProps as written in some file (a
+// definitions file a $ref reaches, say), and only its own keys are
+// judged, with what they hold that is no schema (its
+// x-kubernetes-validations rules); the schemas under it (properties,
+// items...) are nodes of their own, judged where they are written. The
+// group is the one minor's CRDs are served in (v1, or v1beta1 before
+// 1.16). Pointers and fields are relative to node ("/x-kubernetes-validations/0/reason").
+// props is MinorProblems'; skipCompiled as there. node is only read.
+func NodeProblems(node map[string]any, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skipCompiled bool) []Problem {
+	if props == nil {
+		props = map[string]map[string]any{}
+	}
+	group, key := "v1", "v1.JSONSchemaProps"
+	if !here.Has(DefsPrefix + "v1.CustomResourceDefinition") {
+		group, key = "v1beta1", "v1beta1.JSONSchemaProps"
+	}
+	// Most nodes hold only keys the minor has on: they cost a lookup per
+	// key, and nothing is built for them (a compile judges every node it
+	// resolves).
+	own, cached := props[key]
+	if cached && !needsWalk(node, own, minorNumber(minor)) {
+		return nil
+	}
+	var skip map[string]bool
+	if skipCompiled {
+		skip = compiledElsewhere
+	}
+	// The first minors with a field are kept in props too: the compiler
+	// asks once per node, and each answer reads every newer bundle.
+	first, _ := props[firstKey]
+	if first == nil {
+		first = map[string]any{}
+		props[firstKey] = first
+	}
+	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: first, skip: skip, shallow: true}
+	if w.properties("JSONSchemaProps") == nil {
+		return nil
+	}
+	w.object(node, "JSONSchemaProps", "", "")
+	return w.out
+}
+
+// firstKey is the entry of a props cache (MinorProblems, NodeProblems)
+// that holds, for NodeProblems, the first minor with each field; no
+// definition's name starts with a NUL.
+const firstKey = "\x00first"
+
+// needsWalk reports whether the schema node has a key that props (the
+// minor's JSONSchemaProps properties) lacks, one gated off in the minor
+// (whose number is minorN), or rules to look into.
+func needsWalk(node, props map[string]any, minorN int) bool {
+	for k := range node {
+		if _, has := props[k]; !has || k == "x-kubernetes-validations" {
+			return true
+		}
+		if g, gated := gate("JSONSchemaProps", k); gated && minorN < g.on {
+			return true
+		}
+	}
+	return false
+}
+
+// minorWalk is one walk of MinorProblems or NodeProblems; out collects, in key order.
 type minorWalk struct {
 	group, minor string
 	here         Definitions
 	load         func(string) (Definitions, error)
 	props        map[string]map[string]any // the properties of here's definitions, by group and short name
-	first        map[string]string         // firstMinor's answers, by def and field
+	first        map[string]any            // firstMinor's answers (strings), by def and field
 	skip         map[string]bool           // schema keywords not judged here
 	skipTop      []string
 	within       []string // JSON pointers: walk only along and under them (nil: everywhere)
+	shallow      bool     // NodeProblems: the root schema's own keys, not the schemas under it
 	out          []Problem
 }
 
@@ -279,11 +343,14 @@ func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
 		return
 	}
 	if def, ok := w.ref(prop); ok {
+		if w.shallow && strings.HasPrefix(def, "JSONSchemaProps") {
+			return // a schema of its own
+		}
 		w.typed(v, def, ptr, path)
 		return
 	}
 	if items, ok := prop["items"].(map[string]any); ok {
-		if def, ok := w.ref(items); ok {
+		if def, ok := w.ref(items); ok && !(w.shallow && strings.HasPrefix(def, "JSONSchemaProps")) {
 			l, _ := v.([]any)
 			for i, x := range l {
 				w.typed(x, def, joinPointer(ptr, strconv.Itoa(i)), fmt.Sprintf("%s[%d]", path, i))
@@ -292,7 +359,7 @@ func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
 		return
 	}
 	if ap, ok := prop["additionalProperties"].(map[string]any); ok {
-		if def, ok := w.ref(ap); ok {
+		if def, ok := w.ref(ap); ok && !(w.shallow && strings.HasPrefix(def, "JSONSchemaProps")) {
 			m, _ := v.(map[string]any)
 			for _, k := range sortedKeys(m) {
 				w.typed(m[k], def, joinPointer(ptr, k), joinField(path, k))
@@ -333,7 +400,7 @@ func (w *minorWalk) typed(v any, def, ptr, path string) {
 // on > 0; "" when none has.
 func (w *minorWalk) firstMinor(def, field string, on int) string {
 	key := def + "\x00" + field
-	if f, ok := w.first[key]; ok {
+	if f, ok := w.first[key].(string); ok {
 		return f
 	}
 	f := firstMinorWith(w.load, w.minor, w.group, def, field, on)

@@ -152,7 +152,7 @@ func (it *item) check(ctx context.Context) {
 	if crd == nil {
 		return
 	}
-	for _, e := range crd.Validate(ctx) {
+	for _, e := range crd.ValidateFor(ctx, it.version) {
 		it.problems = append(it.problems, fieldProblem(it.name, e))
 	}
 	// Validate compiles CEL with the linked apiserver's libraries; an older

@@ -153,6 +153,32 @@ func (c *CRD) Validate(ctx context.Context) field.ErrorList {
 	return errs
 }
 
+// ValidateFor is Validate as Kubernetes k8sVersion (a minor in any form
+// version.ParseGeneric reads; "" the newest) judges a create. Before
+// 1.15 CRD schemas have no structural rules: an apiextensions.k8s.io/v1beta1
+// CRD with an int-or-string written as its anyOf alone (those minors have
+// no x-kubernetes-int-or-string) is what their apiservers take. The
+// apiserver's code keeps such CRDs as it keeps every rule it added since
+// (structural schemas, valid property types, pruned defaults, atomic
+// sets...): an update of a CRD stored before the rule is not held to it.
+// So a v1beta1 CRD for those minors is judged as an update of itself,
+// which applies every other check. For any other minor, or a v1 CRD (those
+// minors refuse it, see crdfields.Check), it is Validate.
+func (c *CRD) ValidateFor(ctx context.Context, k8sVersion string) field.ErrorList {
+	v, err := version.ParseGeneric(k8sVersion)
+	if k8sVersion == "" || err != nil || v.Major() != 1 || v.Minor() >= 15 || c.APIVersion != apiextensionsv1beta1.SchemeGroupVersion.String() {
+		return c.Validate(ctx)
+	}
+	obj := c.Internal.DeepCopy()
+	if obj.ResourceVersion == "" {
+		obj.ResourceVersion = "1" // an update names what it replaces
+	}
+	errs := apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate(ctx, obj, obj.DeepCopy())
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		return e.Field == "spec.preserveUnknownFields" && e.Type == field.ErrorTypeInvalid && strings.HasPrefix(e.Detail, "cannot set to true")
+	})
+}
+
 // UnrecognizedFormats lists the formats the apiserver would warn about, as
 // "path: format", for the given Kubernetes version.
 func (c *CRD) UnrecognizedFormats(k8sVersion string) ([]string, error) {
