@@ -23,7 +23,7 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var output, from, to, config, minor, base string
-	var failOnBreaking, allowOutside, allowLarge bool
+	var failOnBreaking, allowOutside, allowLarge, allowRemovedAPI bool
 	c := &cobra.Command{
 		Use:   "diff [OLD NEW]",
 		Short: "Compare compiled CRD schemas property by property, and say what breaks stored objects",
@@ -113,6 +113,9 @@ breaking. 2 on bad input.`,
 			if minor != "" && len(args) == 0 {
 				return fmt.Errorf("--k8s-version names the cluster's Kubernetes version for OLD NEW; the project's outputs are classified with their set's kubernetesVersion (with --from/--to, with --to)")
 			}
+			if len(args) > 0 && (c.Flags().Changed("allow-removed-api") || c.Flags().Changed("allow-large")) {
+				return fmt.Errorf("--allow-removed-api and --allow-large apply to compiling the project's templates; OLD and NEW are compiled CRDs, compared as they are")
+			}
 			var groups []schemadiff.Group
 			var err error
 			single := false
@@ -123,6 +126,9 @@ breaking. 2 on bad input.`,
 				opts := project.Options{ConfigFile: config, AllowLarge: allowLarge}
 				if c.Flags().Changed("allow-outside-root") {
 					opts.Policy.AllowOutsideRoot = &allowOutside
+				}
+				if c.Flags().Changed("allow-removed-api") {
+					opts.Policy.AllowRemovedAPI = &allowRemovedAPI
 				}
 				switch {
 				case from != "":
@@ -161,6 +167,7 @@ breaking. 2 on bad input.`,
 	fs.StringVar(&config, "config", "", "project configuration (default: the first "+project.ConfigFileName+" in the working directory or above)")
 	fs.BoolVar(&allowOutside, "allow-outside-root", false, "read files (and let the project's inputs reach) outside the project root")
 	fs.BoolVar(&allowLarge, "allow-large", false, fmt.Sprintf("compile CRDs above %d bytes of compact JSON (as build --allow-large does), to compare them", project.MaxSize))
+	fs.BoolVar(&allowRemovedAPI, "allow-removed-api", false, removedAPIUsage+", overriding the configuration's allowRemovedAPI (as build takes it)")
 	return c
 }
 

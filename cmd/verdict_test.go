@@ -36,6 +36,7 @@ func TestV1beta1ForNewMinorsIsAnError(t *testing.T) {
 		{"resolve", "templates/widget.json", "--k8s-version", "1.22"},
 		{"build", "--k8s-version", "1.30"},
 		{"check", "--k8s-version", "1.30"},
+		{"diff", "--from", "1.21", "--to", "1.30"},
 		{"--k8s-version", "1.30", "templates/widget.json", "-"},
 	} {
 		_, stderr, code := runCmd(t, dir, "", args...)
@@ -76,4 +77,17 @@ func TestV1beta1ForNewMinorsIsAnError(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	_, stderr, code = runCmd(t, dir, "", "check", "--no-validate", "--allow-removed-api=false")
 	require.Equal(t, 2, code, stderr)
+
+	// diff compiles the templates too, and takes the flag as build does
+	// (the configuration's key above, or the flag); it is no option for two
+	// compiled files.
+	_, stderr, code = runCmd(t, dir, "", "diff", "--from", "1.21", "--to", "1.30", "--allow-removed-api=false")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "bad input: apiextensions.k8s.io/v1beta1 CRDs are served up to Kubernetes 1.21")
+	stdout, stderr, code := runCmd(t, dir, "", "diff", "--from", "1.21", "--to", "1.30")
+	require.Contains(t, []int{0, 1}, code, stderr)
+	require.NotContains(t, stdout+stderr, "bad input", stderr)
+	_, stderr, code = runCmd(t, dir, "", "diff", "out.yaml", "legacy.yaml", "--allow-removed-api")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "OLD and NEW are compiled CRDs")
 }
