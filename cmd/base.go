@@ -26,7 +26,8 @@ import (
 // outputs a cluster may have applied, and the working tree holds what the pull request
 // ships. Each side is every output of the project: every YAML file below the project
 // directory (hidden directories, testdata, vendor, node_modules and other projects left
-// out, as build leaves them out) whose first line is the generated header, and every file
+// out, as build leaves them out) whose first line is the generated header but that no
+// template glob matches (a file a glob matches is a template), and every file
 // at a path a template compiles to now (an output the Python tool wrote has no header).
 // Both sides are chosen by the same rule, so an output added, removed or renamed between
 // the two shows as such, and a CRD that moved to another file is compared with its old
@@ -65,7 +66,13 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 	configured := map[string]string{}
 	places := []string{dir}
 	outside := map[string]bool{} // output directories outside the project directory
+	// A file a template glob matches is a template whatever its first line (a
+	// copied output, say): on neither side an output.
+	templates := map[string]bool{}
 	for _, t := range proj.Templates {
+		if rel, err := filepath.Rel(proj.Dir, t.Path); err == nil {
+			templates[gitobj.Join(dir, filepath.ToSlash(rel))] = true
+		}
 		for _, out := range t.Outputs {
 			rel, err := filepath.Rel(proj.Dir, out)
 			if err != nil {
@@ -95,7 +102,8 @@ func compareWithBase(ctx context.Context, proj *project.Project, rev string, min
 	for _, e := range entries {
 		keys = append(keys, e.Path)
 	}
-	keep := outputFilter(dir, configured, append(keys, work...))
+	filter := outputFilter(dir, configured, append(keys, work...))
+	keep := func(key string) bool { return !templates[key] && filter(key) }
 
 	reader := proj.Reader()
 	abs := func(key string) string {

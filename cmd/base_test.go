@@ -301,3 +301,27 @@ func TestDiffHelpIsTrue(t *testing.T) {
 	require.Contains(t, stdout, ".spec: +size")
 	require.Empty(t, git(t, dir, "diff", "--cached", "--name-only"), "nothing staged: diff read the working tree")
 }
+
+// TestBaseTakesNoTemplateForAnOutput: a file a template glob matches is a
+// template whatever its first line, for --base as for build: an output
+// copied into a second set's template directory and edited since is
+// compared only through what it compiles to, never as an output itself.
+func TestBaseTakesNoTemplateForAnOutput(t *testing.T) {
+	dir := baseRepo(t)
+	write(t, dir, ".crd-resolver.yaml", "kubernetesVersion: \"1.30\"\nsets:\n- templates: [templates/*.yaml]\n  outputs: [dist]\n- templates: [crds/*.yaml]\n  outputs: [dist2]\n")
+	out, err := os.ReadFile(filepath.Join(dir, "dist", "widget.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "crds"), 0o755))
+	gadget := strings.NewReplacer("widgets.example.com", "gadgets.example.com", "kind: Widget", "kind: Gadget", "plural: widgets", "plural: gadgets").Replace(string(out))
+	write(t, dir, "crds/gadget.yaml", gadget)
+	commitAll(t, dir, "a second set, its template copied from an output")
+	write(t, dir, "crds/gadget.yaml", strings.Replace(gadget, "type: integer", "type: string", 1))
+	commitAll(t, dir, "size is a string")
+
+	for _, args := range [][]string{{"diff", "--base", "HEAD~1"}, {"check", "--no-validate", "--fail-on-breaking", "--base", "HEAD~1"}} {
+		stdout, stderr, code := runCmd(t, dir, "", args...)
+		require.Equal(t, 1, code, "%v: %s%s", args, stdout, stderr)
+		require.Contains(t, stdout, "dist2/gadget.yaml", "%v", args)
+		require.NotContains(t, stdout, "crds/gadget.yaml", "%v: the template was compared as an output", args)
+	}
+}

@@ -165,7 +165,7 @@ type pinScan struct {
 }
 
 // scanPins reads every YAML or JSON file of m.Dir (fsWalk) but the
-// generated ones, sorts the CRDs among them into templates and compiled
+// tool's own unchanged outputs (unchangedOutput), sorts the CRDs among them into templates and compiled
 // CRDs, and adds to m an edit rewriting each file's pins as bare names.
 func scanPins(reader *fileio.Reader, m *Migration) (*pinScan, error) {
 	dir := m.Dir
@@ -176,8 +176,8 @@ func scanPins(reader *fileio.Reader, m *Migration) (*pinScan, error) {
 		if err != nil {
 			return err
 		}
-		if IsGenerated(data) {
-			return nil
+		if unchangedOutput(data) {
+			return nil // an output; one edited since is the user's file
 		}
 		rel := fileio.Rel(dir, path)
 		names, isCRD, n, readable := crdDescriptions(data)
@@ -337,7 +337,7 @@ func (m *Migration) groupSets(sc *pinScan) (sets []*migrationSet, setOf map[stri
 		if len(shown) > 3 {
 			shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(unfound)-3))
 		}
-		m.Notes = append(m.Notes, fmt.Sprintf("no compiled CRD found for %s (its CRD name and file name): %s compile into %s/", strings.Join(shown, ", "), map[bool]string{true: "they", false: "it"}[len(unfound) > 1], DefaultOutput))
+		m.Notes = append(m.Notes, fmt.Sprintf("no compiled CRD found for %s (its CRD name and file name): %s into %s/", strings.Join(shown, ", "), map[bool]string{true: "they compile", false: "it compiles"}[len(unfound) > 1], DefaultOutput))
 	}
 	return sets, setOf, nil
 }

@@ -176,3 +176,29 @@ func TestMigrateDiffIsQuoted(t *testing.T) {
 		t.Errorf("the hostile lines are not in the diff, quoted:\n%s", out)
 	}
 }
+
+// TestMigrateTakesAnEditedOutputForATemplate: migrate leaves out only the
+// tool's own unchanged outputs (sealed, or from before seals); a file
+// whose header was copied along and whose content was edited since (an
+// output turned into a template by hand) is the user's, and its pins are
+// rewritten as any template's.
+func TestMigrateTakesAnEditedOutputForATemplate(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".git/HEAD", "")
+	body := pinned("as", "1.21.1")
+	sealed := string(SealedFile("templates/a.yaml", []byte(template("as", "io.k8s.api.core.v1.LocalObjectReference")), "1.21"))
+	header := sealed[:strings.IndexByte(sealed, '\n')+1]
+	write(t, dir, "crds/a.yaml", header+body) // the seal is of another body
+	write(t, dir, "dist/own.yaml", sealed)    // the tool's own: left out
+	m, err := Migrate(dir, MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edited []string
+	for _, e := range m.Edits {
+		edited = append(edited, filepath.ToSlash(e.Path))
+	}
+	if m.Pins != 1 || !strings.Contains(strings.Join(edited, " "), "crds/a.yaml") {
+		t.Fatalf("the edited output's pin was not rewritten: %d pins, edits %v, notes %v", m.Pins, edited, m.Notes)
+	}
+}

@@ -23,15 +23,18 @@ import (
 // the project's output directories and is the tool's own unchanged output
 // (sealed, or in the format before seals).
 func (p *Project) ownOutput(file string, src []byte) bool {
-	if !p.inOutputDir(file) {
-		return false
-	}
-	line, _, ok := fileio.SplitSealed(src)
+	return p.inOutputDir(file) && unchangedOutput(src)
+}
+
+// unchangedOutput reports whether data is the tool's own unchanged output:
+// sealed, or in the format before seals (which nothing can prove edited).
+func unchangedOutput(data []byte) bool {
+	line, _, ok := fileio.SplitSealed(data)
 	if !ok {
 		return false
 	}
 	h, ok := ParseHeader(line)
-	return ok && (h.Seal == "" || Sealed(src))
+	return ok && (h.Seal == "" || Sealed(data))
 }
 
 // inOutputDir reports whether file lies directly in an output directory
