@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,8 @@ into dist/, for the newest Kubernetes minor this k8s-crd-resolver embeds (or
 --k8s-version), written down. Without a pinned kubernetesVersion a project
 compiles for the tool's newest minor, so upgrading k8s-crd-resolver would move
 every output to another Kubernetes release; pinned, only a change of the file
-does. An existing configuration is never replaced.`,
+does. An existing configuration is never replaced, and a Helm chart's root
+(Chart.yaml beside templates/, whose templates are Helm's) gets none.`,
 		Example: `  k8s-crd-resolver init                    # the newest embedded minor, pinned
   k8s-crd-resolver init --k8s-version 1.30 # the cluster's oldest supported release`,
 		Args: usageArgs(0, "init takes no arguments: it writes "+project.ConfigFileName+" in the working directory"),
@@ -30,6 +32,10 @@ does. An existing configuration is never replaced.`,
 			wd, err := os.Getwd()
 			if err != nil {
 				return err
+			}
+			if project.IsHelmChart(wd) {
+				return fmt.Errorf("the working directory is a Helm chart (%s beside %s/): the configuration init writes takes %s, the chart's own templates, which are Helm's, not CRD templates; nothing was written: run init in the directory of your CRD project, or write %s by hand with sets naming your CRD templates (docs/config.md)",
+					project.HelmChartFile, path.Dir(project.DefaultTemplates), project.DefaultTemplates, project.ConfigFileName)
 			}
 			config, minor, err := project.InitConfig(version)
 			if err != nil {

@@ -161,6 +161,12 @@ func TestHelmChartRoot(t *testing.T) {
 	_, stderr, code = runCmd(t, root, "", "build", "--no-validate")
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "is a Helm chart (Chart.yaml beside templates/)")
+	// init there would write a set taking the chart's templates: refused,
+	// nothing written.
+	_, stderr, code = runCmd(t, root, "", "init")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "the working directory is a Helm chart (Chart.yaml beside templates/)")
+	require.NoFileExists(t, filepath.Join(root, ".crd-resolver.yaml"))
 }
 
 // TestNeighboursAreNoTemplates: files beside a set's templates that are no

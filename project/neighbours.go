@@ -82,6 +82,15 @@ func isHelmChart(reader *fileio.Reader, dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// IsHelmChart reports whether dir is a Helm chart with a templates/
+// directory (Chart.yaml beside templates/): init refuses to write the
+// default set, which would take the chart's templates, there.
+func IsHelmChart(dir string) bool {
+	reader := fileio.NewReader(dir, false, maxConfigBytes)
+	defer reader.Close()
+	return isHelmChart(reader, dir)
+}
+
 // helmChartConfig is the default configuration of a Helm chart's root: no
 // set, so its templates/ are never taken (a CRD project of the repository
 // lives in a directory with its own configuration).
