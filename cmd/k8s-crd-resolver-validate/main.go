@@ -377,22 +377,36 @@ func readCRDs(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 	return in, err
 }
 
-// readInputs reads a FILE|DIR|- argument: standard input, a file, or the
+// readInputs opens a FILE|DIR|- argument, to be read as a stream as it
+// is judged (crdvalidate.Input.Open): standard input, a file, or the
 // files of a directory as --crd reads them; a directory without such a
-// file is an error (nothing judged is no pass).
+// file is an error (nothing judged is no pass). Each is opened through
+// the one reader when Files comes to it, within the input limit: a file
+// the user named is read wherever it points (a /tmp file, a process
+// substitution's pipe); below the project root (the git top level of the
+// working directory, else the working directory) no symbolic link leads
+// out of it unless allowOutside.
 func readInputs(r *fileio.Reader, stdin io.Reader, name string) ([]crdvalidate.Input, error) {
-	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
-		content, err := readFile(r, stdin, name)
-		if err != nil {
-			return nil, err
-		}
-		return []crdvalidate.Input{{Name: name, Content: content}}, nil
+	if name == "-" {
+		return []crdvalidate.Input{{Name: name, Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(r.StreamFrom("<stdin>", stdin)), nil
+		}}}, nil
 	}
-	in, err := readDir(r, name)
-	if err == nil && len(in) == 0 {
-		err = fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+	if fi, err := os.Stat(name); err != nil || !fi.IsDir() {
+		return []crdvalidate.Input{{Name: name, Open: func() (io.ReadCloser, error) { return r.OpenExplicit(name) }}}, nil
 	}
-	return in, err
+	names, err := fileio.ListNames(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no *.yaml, *.yml or *.json file in the directory", name)
+	}
+	out := make([]crdvalidate.Input, len(names))
+	for i, n := range names {
+		out[i] = crdvalidate.Input{Name: n, Open: func() (io.ReadCloser, error) { return r.OpenListed(n) }}
+	}
+	return out, nil
 }
 
 // readDir reads the *.yaml, *.yml and *.json files of the directory name
@@ -440,15 +454,3 @@ func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
 	return out, nil
 }
 
-// readFile reads a file to validate, or standard input for "-", through
-// the one reader. The file is the user's own argument: read wherever it
-// points (a /tmp file, a process substitution's pipe), within the input
-// limit; below the project root (the git top level of the working
-// directory, else the working directory) no symbolic link leads out of it
-// unless allowOutside.
-func readFile(r *fileio.Reader, stdin io.Reader, name string) ([]byte, error) {
-	if name == "-" {
-		return r.ReadFrom("<stdin>", stdin)
-	}
-	return r.ReadExplicit(name)
-}
