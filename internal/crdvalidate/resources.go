@@ -89,6 +89,10 @@ type Options struct {
 	// compiled outputs (a --batch request): messages name the project's
 	// templates, not validate's flags.
 	Examples bool
+	// Tally, when set, is given the count of objects by verdict, and with
+	// ListObjects each object with its verdict (-o junit, -o tap).
+	Tally       *Tally
+	ListObjects bool
 }
 
 // Stored is a custom resource as the apiserver would store it.
@@ -140,19 +144,20 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		res := &results[crdOf[i]]
 		res.Problems = append(res.Problems, r.Problems...)
 		res.Warnings = append(res.Warnings, r.Warnings...)
+		j.crdVerdicts(crdOf[i], r.Problems)
 	}
-	if !j.any {
-		return results, nil, nil
+	if j.any {
+		results = append(results, j.given...)
+		if !opts.Examples {
+			notJudged(results, j.builtins, len(crdDocs) > 0 || j.custom, opts.IgnoreMissing)
+		}
+		for i := range files {
+			res := &results[i]
+			res.Problems = append(res.Problems, j.problems[i]...)
+			res.Warnings = append(res.Warnings, j.warnings[i]...)
+		}
 	}
-	results = append(results, j.given...)
-	if !opts.Examples {
-		notJudged(results, j.builtins, len(crdDocs) > 0 || j.custom, opts.IgnoreMissing)
-	}
-	for i := range files {
-		res := &results[i]
-		res.Problems = append(res.Problems, j.problems[i]...)
-		res.Warnings = append(res.Warnings, j.warnings[i]...)
-	}
+	j.tallyRest(results, len(files))
 	return results, j.stored, nil
 }
 
@@ -179,24 +184,34 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 			if prefix != "" {
 				what += " " + prefix[1:]
 			}
-			res.Problems = append(res.Problems, project.Problem{Line: d.Position(prefix).Line, Column: d.Position(prefix).Col, Message: what + " is not a mapping"})
+			p := project.Problem{Line: d.Position(prefix).Line, Column: d.Position(prefix).Col, Message: what + " is not a mapping"}
+			res.Problems = append(res.Problems, p)
+			j.fileProblem(i, p)
 			return
 		}
+		seq := j.seq
+		j.seq++
 		raw, err := json.Marshal(m)
 		if err != nil {
 			res.Problems = append(res.Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", k+1, err)})
 			return
 		}
-		if isCRD(m) && templateProblem(res, d, prefix, m, f.Name) {
-			return
-		}
 		if isCRD(m) {
+			crd := &crdObject{Object: Object{File: f.Name, Object: "CustomResourceDefinition/" + objectName(m), Line: d.Position(prefix + "/kind").Line, file: i, seq: seq}}
+			j.crds = append(j.crds, crd)
+			before := len(res.Problems)
+			if templateProblem(res, d, prefix, m, f.Name) {
+				crd.Problems = append(crd.Problems, res.Problems[before:]...)
+				return
+			}
 			res.Problems = append(res.Problems, minorProblems(m, d, prefix, j.opts.KubernetesVersion)...)
+			crd.Problems = append(crd.Problems, res.Problems[before:]...)
+			crd.name, crd.validated = objectName(m), true
 			crds = append(crds, raw)
 			j.cat.add(m, raw, "")
 			return
 		}
-		if err := j.submit(&resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)}); err != nil {
+		if err := j.submit(&resource{file: i, seq: seq, doc: d, prefix: prefix, obj: m, size: len(raw)}); err != nil {
 			fatal = err
 		}
 	}
@@ -212,6 +227,7 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 				return nil, err // not the text: the file cannot be read
 			}
 			res.Problems = append(res.Problems, decodeProblem(err))
+			j.fileProblem(i, decodeProblem(err))
 			return crds, nil
 		}
 		k := n
@@ -219,6 +235,7 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 		items, isList, err := resolver.ListItems(d)
 		if err != nil {
 			res.Problems = append(res.Problems, decodeProblem(err))
+			j.fileProblem(i, decodeProblem(err))
 			continue
 		}
 		if !isList {
@@ -274,6 +291,82 @@ type judging struct {
 	// groups are the kinds of each group of every catalog, for the
 	// messages of objects no CRD defines (set by finish).
 	groups map[string][]string
+
+	// The tally (Options.Tally): seq numbers the objects of the file being
+	// read; crds are the CRDs of the files, judged at the end; builtinObjs
+	// the objects of Kubernetes' own kinds, whose verdict notJudged gives.
+	seq         int
+	crds        []*crdObject
+	builtinObjs []Object
+}
+
+// crdObject is a CRD of the files, for the tally: its problems found while
+// reading, then those the apiserver's validation finds (crdVerdicts).
+type crdObject struct {
+	Object
+	name      string // metadata.name, when it was validated
+	validated bool   // sent to the apiserver's validation (not a template)
+}
+
+// objectName is the object's metadata.name, else its generateName.
+func objectName(m map[string]any) string {
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if name == "" {
+		name, _ = md["generateName"].(string)
+	}
+	return name
+}
+
+// fileProblem tallies a problem of the file i that is no object's.
+func (j *judging) fileProblem(i int, p project.Problem) {
+	if t := j.opts.Tally; t != nil {
+		t.count(Object{File: j.names[i], Line: p.Line, Verdict: Invalid, Problems: []project.Problem{p}, file: i, seq: j.seq}, j.opts.ListObjects)
+		j.seq++
+	}
+}
+
+// crdVerdicts gives the CRDs of the file i the problems the apiserver's
+// validation found, by the CRD each names.
+func (j *judging) crdVerdicts(i int, problems []project.Problem) {
+	for _, p := range problems {
+		for _, c := range j.crds {
+			if c.file == i && c.validated && c.name == p.CRD {
+				c.Problems = append(c.Problems, p)
+				break
+			}
+		}
+	}
+}
+
+// tallyRest tallies what is known only at the end: the CRDs of the files,
+// the objects of Kubernetes' own kinds, and the CRD files (results after
+// the first files) with problems.
+func (j *judging) tallyRest(results []project.ValidationResult, files int) {
+	t := j.opts.Tally
+	if t == nil {
+		return
+	}
+	for _, c := range j.crds {
+		o := c.Object
+		o.Verdict = Valid
+		if len(o.Problems) > 0 {
+			o.Verdict = Invalid
+		}
+		t.count(o, j.opts.ListObjects)
+	}
+	for _, o := range j.builtinObjs {
+		if ps := results[o.file].Problems; len(ps) > 0 && slices.ContainsFunc(ps, func(p project.Problem) bool {
+			return p.Object == o.Object && p.Line == o.Line && strings.Contains(p.Message, "Kubernetes' own kinds")
+		}) {
+			o.Verdict = Invalid // nothing else was judged (notJudged)
+		}
+		t.count(o, j.opts.ListObjects)
+	}
+	for k, r := range results[files:] {
+		t.count(Object{File: r.Name, Verdict: Invalid, Problems: r.Problems, file: files + k}, j.opts.ListObjects)
+	}
+	t.sortObjects()
 }
 
 func newJudging(ctx context.Context, opts Options, files int) *judging {
@@ -348,6 +441,7 @@ func (j *judging) submit(r *resource) error {
 		return err
 	}
 	r.done = make(chan struct{})
+	r.label, r.line = r.finding("", "", "").Object, r.finding("", "", "").Line
 	j.queue = append(j.queue, r)
 	if found || !isCustomGroup(r.obj) {
 		j.jobs <- r
@@ -378,6 +472,7 @@ func (j *judging) gather(wait bool) {
 		if r.builtin.Message != "" {
 			j.builtins[r.file] = append(j.builtins[r.file], r.builtin)
 		}
+		j.tallyResource(r)
 		j.problems[r.file] = append(j.problems[r.file], r.problems...)
 		j.warnings[r.file] = append(j.warnings[r.file], r.warnings...)
 		if r.stored != nil {
@@ -387,6 +482,27 @@ func (j *judging) gather(wait bool) {
 	if len(j.queue) == 0 {
 		j.queue = nil // let the backing array go
 	}
+}
+
+// tallyResource tallies a judged resource (an object of Kubernetes' own
+// kinds at the end: tallyRest).
+func (j *judging) tallyResource(r *resource) {
+	t := j.opts.Tally
+	if t == nil {
+		return
+	}
+	o := Object{File: j.names[r.file], Object: r.label, Line: r.line, file: r.file, seq: r.seq}
+	switch {
+	case len(r.problems) > 0:
+		o.Verdict, o.Problems = Invalid, r.problems
+	case r.builtin.Message != "":
+		o.Verdict, o.Problems = NotJudged, []project.Problem{r.builtin}
+		j.builtinObjs = append(j.builtinObjs, o)
+		return
+	case r.skipped:
+		o.Verdict, o.Problems = NotJudged, r.warnings
+	}
+	t.count(o, j.opts.ListObjects)
 }
 
 // finish judges the deferred objects, against every CRD read, and
@@ -620,11 +736,17 @@ func (c *catalog) refusedFor(m map[string]any) string {
 
 // resource is one custom resource of a file, and what judging it found.
 type resource struct {
-	file   int
-	doc    resolver.Decoded
-	prefix string // the JSON pointer of the object in doc: "" or "/items/N"
-	obj    map[string]any
-	size   int // bytes as compact JSON
+	file  int
+	seq   int    // its place among the objects of its file
+	label string // KIND/NAME
+	line  int    // of its kind
+	// skipped says no CRD defines it, and IgnoreMissing made that a
+	// warning: not judged.
+	skipped bool
+	doc     resolver.Decoded
+	prefix  string // the JSON pointer of the object in doc: "" or "/items/N"
+	obj     map[string]any
+	size    int // bytes as compact JSON
 
 	// crd is the CRD it is judged against (nil: none defines it), and
 	// refused why that CRD cannot be created (judging.find).
@@ -695,6 +817,7 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		case opts.Examples:
 			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(groups)))))
 		case opts.IgnoreMissing:
+			r.skipped = true
 			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s: not validated (--ignore-missing-schemas)", apiVersion, kind))
 		default:
 			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(groups)))))
