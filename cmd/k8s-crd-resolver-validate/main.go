@@ -117,7 +117,9 @@ the reference.`,
 				}
 				files = append(files, in...)
 			}
-			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted, IgnoreMissing: f.IgnoreMissing}
+			tally := &crdvalidate.Tally{}
+			opts := crdvalidate.Options{KubernetesVersion: version, Pruning: pruning, KeepStored: showDefaulted, IgnoreMissing: f.IgnoreMissing,
+				Tally: tally, ListObjects: output == "junit" || output == "tap"}
 			for _, name := range crdPaths {
 				more, err := readCRDs(reader, name)
 				if err != nil {
@@ -136,7 +138,8 @@ the reference.`,
 			for _, r := range results {
 				failed = failed || len(r.Problems) > 0
 			}
-			if output == "json" {
+			switch output {
+			case "json":
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				answer := struct {
@@ -146,15 +149,22 @@ the reference.`,
 				if err := enc.Encode(answer); err != nil {
 					return err
 				}
-			} else {
+			case "junit", "tap":
+				write := writeJUnit
+				if output == "tap" {
+					write = writeTAP
+				}
+				if err := write(stdout, tally); err != nil {
+					return err
+				}
+				printWarnings(stderr, results)
+			default:
 				for _, r := range results {
 					for _, p := range r.Problems {
 						fmt.Fprintln(stdout, render(r.Name, p))
 					}
-					for _, p := range r.Warnings {
-						fmt.Fprintf(stderr, "warning: %s\n", render(r.Name, p))
-					}
 				}
+				printWarnings(stderr, results)
 				for _, s := range stored {
 					out, err := yaml.Marshal(s.Object)
 					if err != nil {
@@ -162,6 +172,9 @@ the reference.`,
 					}
 					fmt.Fprintf(stdout, "---\n# %s\n%s", safetext.Quote(s.File), out)
 				}
+				// Last, on standard error (standard output stays the
+				// problems alone, empty when all is valid).
+				fmt.Fprintln(stderr, summary(tally))
 			}
 			if failed {
 				return exitCode(exitProblems)
@@ -364,6 +377,15 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("want %q at byte %d, got %v", want, dec.InputOffset(), tok)
 	}
 	return nil
+}
+
+// printWarnings prints the warnings of results on w.
+func printWarnings(w io.Writer, results []project.ValidationResult) {
+	for _, r := range results {
+		for _, p := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", render(r.Name, p))
+		}
+	}
 }
 
 // render is the text line of a problem found in file: each part quoted

@@ -356,10 +356,12 @@ func (j *judging) tallyRest(results []project.ValidationResult, files int) {
 		t.count(o, j.opts.ListObjects)
 	}
 	for _, o := range j.builtinObjs {
-		if ps := results[o.file].Problems; len(ps) > 0 && slices.ContainsFunc(ps, func(p project.Problem) bool {
-			return p.Object == o.Object && p.Line == o.Line && strings.Contains(p.Message, "Kubernetes' own kinds")
-		}) {
-			o.Verdict = Invalid // nothing else was judged (notJudged)
+		for _, p := range results[o.file].Problems {
+			if p.Object == o.Object && p.Line == o.Line && strings.Contains(p.Message, "Kubernetes' own kinds") {
+				// Nothing else was judged, so this is a problem (notJudged).
+				o.Verdict, o.Problems = Invalid, []project.Problem{p}
+				break
+			}
 		}
 		t.count(o, j.opts.ListObjects)
 	}
@@ -496,7 +498,9 @@ func (j *judging) tallyResource(r *resource) {
 	case len(r.problems) > 0:
 		o.Verdict, o.Problems = Invalid, r.problems
 	case r.builtin.Message != "":
-		o.Verdict, o.Problems = NotJudged, []project.Problem{r.builtin}
+		p := r.builtin
+		p.Message += " is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)"
+		o.Verdict, o.Problems = NotJudged, []project.Problem{p}
 		j.builtinObjs = append(j.builtinObjs, o)
 		return
 	case r.skipped:

@@ -83,7 +83,7 @@ type Flags struct {
 // Register adds the flags to fs, bound to f.
 func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose CRD fields, known formats and custom resource rules apply (default: the newest embedded)")
-	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
+	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text (problems, then a summary line on standard error), json (a ValidationResponse), junit (JUnit XML) or tap (TAP version 13): junit and tap list every object, valid, invalid or not judged")
 	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
 	fs.BoolVar(&f.IgnoreMissing, "ignore-missing-schemas", false, "a custom resource whose CRD none of the files, --crd or the project gives is a warning, not a problem (as kubeconform's -ignore-missing-schemas)")
@@ -94,8 +94,10 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 // Check reports a flag value out of its set: bad usage, before any file
 // is read.
 func (f *Flags) Check() error {
-	if f.Output != "text" && f.Output != "json" {
-		return fmt.Errorf("--output %q: want text or json", f.Output)
+	switch f.Output {
+	case "text", "json", "junit", "tap":
+	default:
+		return fmt.Errorf("--output %q: want text, json, junit or tap", f.Output)
 	}
 	if f.Pruning != PruneError && f.Pruning != PruneWarn && f.Pruning != PruneIgnore {
 		return fmt.Errorf("--pruning %q: want error, warn or ignore", f.Pruning)
