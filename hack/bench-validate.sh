@@ -69,13 +69,16 @@ location="$work/schemas/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictS
 [[ -z $kubectl_validate ]] || "$kubectl_validate" --local-crds "$work/crds" "${files[@]}" >/dev/null
 
 declare -A wall cpu rss
-# measure NAME CMD...: one run under /usr/bin/time, its output discarded.
+# measure NAME CMD...: one run under /usr/bin/time (CPU, peak RSS; the wall
+# time from the shell's clock, finer than time's), its output discarded.
 measure() {
   local name=$1
   shift
-  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>&1 || true
-  read -r e u s m <"$work/time"
-  wall[$name]+="$e "
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >/dev/null 2>&1 || true
+  local t1=$EPOCHREALTIME
+  read -r u s m <"$work/time"
+  wall[$name]+="$(echo "$t1 - $t0" | bc) "
   cpu[$name]+="$(echo "$u + $s" | bc) "
   rss[$name]+="$m "
 }
