@@ -202,16 +202,15 @@ const memoryLimit = 128 << 20
 
 // streamLimit and streamPercent are memoryLimit and the pacing after it
 // for files given on the command line, which are judged as they are read
-// (crdvalidate.Files), so their live heap stays small (some 30 MiB)
-// however large the input. Measured on 5 MB and 20 MB streams of small
-// custom resources (/usr/bin/time, three interleaved runs each): a first
-// collection at 128 MiB made the peak 155 MiB of RSS, at 64 MiB 90-100
-// MiB; then GOGC=200 instead of 100 costs 16% less CPU (the collector's
-// share) for a peak of 119-125 MiB (GOGC=300: 23% less, 147-165 MiB,
-// past issue 47's 150 MiB).
+// (crdvalidate.Files), so their live heap stays small however large the
+// input. Measured on 5 MB and 20 MB streams of small custom resources
+// (/usr/bin/time, hack/bench-validate.sh): a first collection at 128 MiB
+// made the peak 155 MiB of RSS, at 64 MiB 90-110 MiB. GOGC=200 after it
+// cost 16% less CPU on a 5 MB stream but peaked at 173 MiB on 20 MB, past
+// issue 47's 150 MiB: the default pacing stays.
 const (
 	streamLimit   = 64 << 20
-	streamPercent = 200
+	streamPercent = 100
 )
 
 // gcTuning is the limit and the pacing after it tuneGC sets for the
