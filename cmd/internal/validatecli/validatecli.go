@@ -42,8 +42,13 @@ it (no x-kubernetes-validations rules before 1.25, no defaults before 1.16, no
 pruning before 1.15, no k8s-short-name format before 1.34, ...), and an object
 of a CRD the minor refuses (v1 before 1.16) is a problem at its apiVersion.
 
-Exit status: 0 when every file is valid (silently), 1 when a problem was found,
-2 when a file cannot be read.`
+Objects are judged as they are read, so a stream of any length takes the memory
+of a few objects. The text output closes with a summary line on standard error,
+"N objects: V valid, I invalid, S not judged" (standard output holds only the
+problems); -o junit and -o tap list every object with its verdict, for CI.
+
+Exit status: 0 when every file is valid (nothing on standard output), 1 when a
+problem was found, 2 when a file cannot be read.`
 	Example = `  # Validate compiled CRDs before applying them
   k8s-crd-resolver validate dist/*.yaml
 
