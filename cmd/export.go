@@ -36,7 +36,7 @@ func newExportCmd() *cobra.Command {
 }
 
 func newExportJSONSchemaCmd() *cobra.Command {
-	var dir string
+	var dir, layout string
 	var allowOutside bool
 	c := &cobra.Command{
 		Use:   "jsonschema [--output-dir DIR] [CRD-FILE|DIR]...",
@@ -49,6 +49,14 @@ and yaml-language-server read:
   {kind}_{version}.json          e.g. daskcluster_v1.json
   {kind}_{version}-strict.json   additionalProperties: false wherever the
                                  apiserver prunes (kubeconform -strict)
+
+With --layout group, each goes under a directory named after the CRD's group,
+the layout of the CRDs-catalog, so that one kind in two groups has room:
+
+  {group}/{kind}_{version}.json  e.g. kubernetes.dask.org/daskcluster_v1.json
+
+Two CRDs that would give one file differently (in the kind layout, one kind
+and version in two groups) are an error naming both: nothing is written.
 
 JSON Schema cannot express everything the apiserver checks (CEL rules,
 defaults, pruning as the apiserver does it, quantities, metadata names):
@@ -64,19 +72,29 @@ file is staged before any is renamed into DIR: a refused file leaves DIR as it
 was.`,
 		Example: `  k8s-crd-resolver export jsonschema
   kubeconform -strict -schema-location default \
-    -schema-location 'jsonschema/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
+    -schema-location 'jsonschema/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/
+
+  # One directory per group, as the CRDs-catalog lays them out
+  k8s-crd-resolver export jsonschema --layout group -o schemas/
+  kubeconform -strict -schema-location default \
+    -schema-location 'schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}{{ .StrictSuffix }}.json' examples/`,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExportJSONSchema(c, dir, allowOutside, args)
+			l, err := jsonschema.ParseLayout(layout)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			return runExportJSONSchema(c, dir, l, allowOutside, args)
 		},
 	}
 	c.Flags().StringVar(&dir, "output-dir", "jsonschema", "the directory to write the schemas into")
+	c.Flags().StringVar(&layout, "layout", "kind", "file names: kind ({kind}_{version}.json) or group ({group}/{kind}_{version}.json, the CRDs-catalog's)")
 	outputAlias(c, &dir, "output-dir")
 	c.Flags().BoolVar(&allowOutside, "allow-outside-root", false, "let the project's compiled outputs lie outside the project root")
 	return c
 }
 
-func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args []string) error {
+func runExportJSONSchema(c *cobra.Command, dir string, layout jsonschema.Layout, allowOutside bool, args []string) error {
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -110,7 +128,7 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 			}
 		}
 	}
-	files, err := jsonschema.Export(inputs)
+	files, err := jsonschema.Export(inputs, layout)
 	if err != nil {
 		// One line per problem (a collision is one per file name), each
 		// quoted only where it could forge a line.
@@ -137,8 +155,12 @@ func runExportJSONSchema(c *cobra.Command, dir string, allowOutside bool, args [
 	// leaves the directory as it was.
 	written, err := fileio.WriteAll(len(files), func(i int) (*fileio.Staged, error) {
 		f := files[i]
-		target := filepath.Join(absDir, f.Name)
-		if filepath.Dir(target) != absDir {
+		target := filepath.Join(absDir, filepath.FromSlash(f.Name))
+		parent := filepath.Dir(target)
+		if layout == jsonschema.LayoutGroup {
+			parent = filepath.Dir(parent) // {group}/ in between
+		}
+		if parent != absDir {
 			return nil, fmt.Errorf("%s: %s would not be a file of %s", f.From, safetext.Quote(f.Name), dir)
 		}
 		s, err := w.StageKeep(target, func(out io.Writer) error {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,4 +176,57 @@ func TestExportCommittedOutputWithHostileKind(t *testing.T) {
 	require.Equal(t, exitBadInput, code, stderr)
 	require.Contains(t, stderr, "spec.names.kind ../../../Escaped: the apiserver refuses it")
 	require.Equal(t, before, listTree(t, parent))
+}
+
+// TestExportLayoutGroup: --layout group writes {group}/{kind}_{version}.json
+// (and -strict.json), so two CRDs of one kind in two groups export into
+// one directory, which the default layout refuses naming both CRDs and
+// the way out; the default layout stays as it was; an unknown layout is
+// bad usage.
+func TestExportLayoutGroup(t *testing.T) {
+	dir := t.TempDir()
+	crd, err := os.ReadFile("../testdata/jsonschema/translate/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../testdata/jsonschema/translate/want/gadget_v1.json")
+	require.NoError(t, err)
+	group := regexp.MustCompile(`(?m)^  group: (\S+)$`).FindSubmatch(crd)
+	if group == nil {
+		t.Fatal("no spec.group in testdata/jsonschema/translate/crd.yaml")
+	}
+	other := strings.ReplaceAll(string(crd), string(group[1]), "other.example.com")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), crd, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.yaml"), []byte(other), 0o644))
+
+	_, stderr, code := runCmd(t, dir, "", "export", "jsonschema", "-o", "flat", "a.yaml", "b.yaml")
+	if code != exitBadInput || !strings.Contains(stderr, "a.yaml: ") || !strings.Contains(stderr, "b.yaml: ") || !strings.Contains(stderr, "both give gadget_v1.json, differently") || !strings.Contains(stderr, "--layout group") {
+		t.Fatalf("one kind in two groups, kind layout: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "flat")); err == nil {
+		if names, _ := os.ReadDir(filepath.Join(dir, "flat")); len(names) > 0 {
+			t.Errorf("a refused export wrote %d file(s)", len(names))
+		}
+	}
+
+	stdout, stderr, code := runCmd(t, dir, "", "export", "jsonschema", "--layout", "group", "-o", "out", "a.yaml", "b.yaml")
+	if code != 0 || stdout != "4 schema file(s) in out (4 written, 0 unchanged)\n" {
+		t.Fatalf("group layout: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "out", string(group[1]), "gadget_v1.json"))
+	require.NoError(t, err)
+	if string(got) != string(want) {
+		t.Errorf("%s/gadget_v1.json differs from the kind layout's gadget_v1.json", group[1])
+	}
+	for _, name := range []string{"other.example.com/gadget_v1.json", "other.example.com/gadget_v1-strict.json", string(group[1]) + "/gadget_v1-strict.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", name)); err != nil {
+			t.Errorf("group layout: %v", err)
+		}
+	}
+	if stdout, _, code := runCmd(t, dir, "", "export", "jsonschema", "--layout", "group", "-o", "out", "a.yaml", "b.yaml"); code != 0 || !strings.Contains(stdout, "(0 written, 4 unchanged)") {
+		t.Errorf("second run: exit %d, %q", code, stdout)
+	}
+	if _, stderr, code := runCmd(t, dir, "", "export", "jsonschema", "--layout", "flat", "a.yaml"); code != exitBadInput || !strings.Contains(stderr, "want kind") {
+		t.Errorf("--layout flat: exit %d, %q", code, stderr)
+	}
 }

@@ -28,7 +28,7 @@ func TestValidateHelp(t *testing.T) {
 	// Bad usage is found before any companion is looked for.
 	_, stderr, code = runCmd(t, dir, "", "validate", "-o", "yaml", "x.yaml")
 	require.Equal(t, 2, code)
-	require.Equal(t, "error: --output \"yaml\": want text or json\n", stderr)
+	require.Equal(t, "error: --output \"yaml\": want text, json, junit or tap\n", stderr)
 }
 
 // TestNoReconcileCommand: the compiler's command line carries no

@@ -7,6 +7,7 @@
 #   hack/tools.sh goreleaser      # GoReleaser (release archives, `make release-check`)
 #   hack/tools.sh controller-gen  # controller-gen (hack/compare-controller-gen.sh)
 #   hack/tools.sh kubeconform     # kubeconform (hack/bench-validate.sh)
+#   hack/tools.sh kubectl-validate # kubectl-validate (hack/bench-validate.sh)
 #
 # Helm and kustomize need no binary: the operator module's tests use the
 # Helm v3 SDK (helm.sh/helm/v3) and kustomize's API (sigs.k8s.io/kustomize/api)
@@ -22,6 +23,10 @@ CONTROLLER_GEN_VERSION="${CONTROLLER_GEN_VERSION:-v0.23.0}"
 # kubeconform v0.8.0: the peer hack/bench-validate.sh times validate against
 # (internal/crdvalidate's TestKubeconformAgrees checks the same release).
 KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.8.0}"
+# kubectl-validate v0.0.4: SIG-CLI's validator, the other peer
+# hack/bench-validate.sh measures validate against (its newest release;
+# embeds the schemas of Kubernetes 1.23-1.30). Cold build: minutes, once.
+KUBECTL_VALIDATE_VERSION="${KUBECTL_VALIDATE_VERSION:-v0.0.4}"
 
 CACHE_ROOT="${K8S_CRD_RESOLVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-crd-resolver}/tools"
 
@@ -29,7 +34,8 @@ case "${1:-}" in
 goreleaser) pkg=github.com/goreleaser/goreleaser/v2 ver=$GORELEASER_VERSION ;;
 controller-gen) pkg=sigs.k8s.io/controller-tools/cmd/controller-gen ver=$CONTROLLER_GEN_VERSION ;;
 kubeconform) pkg=github.com/yannh/kubeconform/cmd/kubeconform ver=$KUBECONFORM_VERSION ;;
-*) echo "usage: hack/tools.sh goreleaser|controller-gen|kubeconform" >&2; exit 2 ;;
+kubectl-validate) pkg=sigs.k8s.io/kubectl-validate ver=$KUBECTL_VALIDATE_VERSION ;;
+*) echo "usage: hack/tools.sh goreleaser|controller-gen|kubeconform|kubectl-validate" >&2; exit 2 ;;
 esac
 
 dir="$CACHE_ROOT/$1-$ver"

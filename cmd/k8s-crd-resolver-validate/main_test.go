@@ -123,13 +123,13 @@ func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 
-	tuneGC(func(k string) string { return map[string]string{"GOGC": "100"}[k] }, limit)
+	tuneGC(func(k string) string { return map[string]string{"GOGC": "100"}[k] }, limit, 100)
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("with GOGC set: memory limit %d, want none", got)
 	}
 	runtime.GC()
 	runtime.GC() // the cleanups of earlier tunings have run
-	tuneGC(func(string) string { return "" }, limit)
+	tuneGC(func(string) string { return "" }, limit, 100)
 	if got := debug.SetMemoryLimit(-1); got != limit {
 		t.Fatalf("memory limit %d, want %d", got, limit)
 	}

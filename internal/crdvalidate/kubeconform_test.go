@@ -55,7 +55,7 @@ func TestKubeconformAgrees(t *testing.T) {
 	for _, c := range crds {
 		inputs = append(inputs, jsonschema.Input{Name: c.Name, Content: c.Content})
 	}
-	files, err := jsonschema.Export(inputs)
+	files, err := jsonschema.Export(inputs, jsonschema.LayoutKind)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,22 +1,26 @@
 package crdvalidate
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
@@ -34,12 +38,31 @@ const (
 type Input struct {
 	Name    string // for messages: the path as given, or <stdin>
 	Content []byte
+	// Open, when set, opens the file (through internal/fileio's reader,
+	// within its size limit) to be read as a stream: Files decodes and
+	// judges its objects one at a time as they are read, and Content is
+	// not used.
+	Open func() (io.ReadCloser, error)
 	// KubernetesVersion, for a file of CRDs to judge custom resources
 	// against (Options.CRDs), is the version its CRDs are kept and
 	// validated for ("" Options.KubernetesVersion): a project's examples
 	// judged against several sets' CRDs judge each CRD's objects by its
 	// set's kubernetesVersion.
 	KubernetesVersion string
+}
+
+// documents returns the documents of the input, read as they are
+// decoded (resolver.DecodeReader), and a function closing what was
+// opened.
+func (in Input) documents() (iter.Seq2[resolver.Decoded, error], func(), error) {
+	if in.Open == nil {
+		return resolver.DecodeReader(in.Name, bytes.NewReader(in.Content), 0), func() {}, nil
+	}
+	rc, err := in.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return resolver.DecodeReader(in.Name, rc, 0), func() { _ = rc.Close() }, nil
 }
 
 // Options are how Files judges.
@@ -66,6 +89,10 @@ type Options struct {
 	// compiled outputs (a --batch request): messages name the project's
 	// templates, not validate's flags.
 	Examples bool
+	// Tally, when set, is given the count of objects by verdict, and with
+	// ListObjects each object with its verdict (-o junit, -o tap).
+	Tally       *Tally
+	ListObjects bool
 }
 
 // Stored is a custom resource as the apiserver would store it.
@@ -83,113 +110,431 @@ type Stored struct {
 // apiVersion or kind kubectl refuses and an object too large to store.
 // One result per file, in order, then one per CRD file (opts.CRDs, the
 // default CRDs) whose CRDs have problems, reported there.
+//
+// Objects are judged as they are read (a judging: one document decoded
+// at a time, a few objects judged at once on every core, and of each
+// judged object only its findings kept), so the memory of a stream of
+// many objects is that of a few. An object is judged against the CRD of
+// its group and kind known when it is read: among the files, before it;
+// else from opts.CRDs (read at the first custom resource); else the
+// default CRDs (read at the first custom resource none of those defines).
+// An object whose CRD none of them gives is kept, and judged once every
+// file was read, against the CRDs of all of them.
 func Files(ctx context.Context, files []Input, opts Options) ([]project.ValidationResult, []Stored, error) {
 	results := make([]project.ValidationResult, len(files))
 	var crdDocs []project.ValidationDoc
 	var crdOf []int // the file of each of crdDocs
-	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion}
-	var resources []*resource
+	j := newJudging(ctx, opts, len(files))
+	defer j.stop()
 	for i, f := range files {
 		results[i].Name = f.Name
-		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
+		crds, err := j.readFile(i, f, &results[i])
 		if err != nil {
-			results[i].Problems = append(results[i].Problems, decodeProblem(err))
-			continue
-		}
-		if len(docs) == 0 {
-			// What kubectl and kubectl-validate make of it too: no object,
-			// so nothing to judge, and said.
-			results[i].Warnings = append(results[i].Warnings, project.Problem{Message: "the file holds no object (it is empty, or only comments): nothing to judge"})
-			continue
-		}
-		var crds []json.RawMessage
-		// add sorts one object (a document, or an item of a kind: List
-		// document at the pointer prefix) into CRDs and resources.
-		add := func(j int, d resolver.Decoded, prefix string, v any) {
-			m, ok := v.(map[string]any)
-			if !ok {
-				what := fmt.Sprintf("document %d", j+1)
-				if prefix != "" {
-					what += " " + prefix[1:]
-				}
-				results[i].Problems = append(results[i].Problems, project.Problem{Line: d.Position(prefix).Line, Column: d.Position(prefix).Col, Message: what + " is not a mapping"})
-				return
-			}
-			raw, err := json.Marshal(m)
-			if err != nil {
-				results[i].Problems = append(results[i].Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", j+1, err)})
-				return
-			}
-			if isCRD(m) && templateProblem(&results[i], d, prefix, m, f.Name) {
-				return
-			}
-			if isCRD(m) {
-				results[i].Problems = append(results[i].Problems, minorProblems(m, d, prefix, opts.KubernetesVersion)...)
-				crds = append(crds, raw)
-				cat.add(m, raw, "")
-				return
-			}
-			resources = append(resources, &resource{file: i, doc: d, prefix: prefix, obj: m, size: len(raw)})
-		}
-		for j, d := range docs {
-			items, isList, err := resolver.ListItems(d)
-			if err != nil {
-				results[i].Problems = append(results[i].Problems, decodeProblem(err))
-				continue
-			}
-			if !isList {
-				add(j, d, "", d.Value)
-				continue
-			}
-			// What kubectl get -o yaml prints: each item is an object of
-			// its own, created (and judged) as if it stood alone.
-			for k, item := range items {
-				add(j, d, "/items/"+strconv.Itoa(k), item)
-			}
+			return nil, nil, err
 		}
 		if len(crds) > 0 {
 			crdDocs = append(crdDocs, project.ValidationDoc{Name: f.Name, Objects: crds, KubernetesVersion: opts.KubernetesVersion})
 			crdOf = append(crdOf, i)
 		}
 	}
+	if err := j.finish(); err != nil {
+		return nil, nil, err
+	}
 	for i, r := range Documents(ctx, crdDocs) {
 		res := &results[crdOf[i]]
 		res.Problems = append(res.Problems, r.Problems...)
 		res.Warnings = append(res.Warnings, r.Warnings...)
+		j.crdVerdicts(crdOf[i], r.Problems)
 	}
-	if len(resources) == 0 {
-		return results, nil, nil
+	if j.any {
+		results = append(results, j.given...)
+		if !opts.Examples {
+			notJudged(results, j.builtins, len(crdDocs) > 0 || j.custom, opts.IgnoreMissing)
+		}
+		for i := range files {
+			res := &results[i]
+			res.Problems = append(res.Problems, j.problems[i]...)
+			res.Warnings = append(res.Warnings, j.warnings[i]...)
+		}
 	}
-	given, err := cat.addFiles(ctx, opts.CRDs)
+	j.tallyRest(results, len(files))
+	return results, j.stored, nil
+}
+
+// readFile reads the file i, f, one document at a time: problems of its
+// own (it cannot be decoded, a document is no mapping, a CRD template)
+// go to res, its CRDs to the catalog and, as JSON, to what it returns,
+// and its custom resources to be judged. An error is one that stops the
+// run (the file cannot be opened or read).
+func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]json.RawMessage, error) {
+	docs, done, err := f.documents()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	results = append(results, given...)
-	if opts.DefaultCRDs != nil && slices.ContainsFunc(resources, func(r *resource) bool { return cat.lookup(r.obj) == nil && isCustomGroup(r.obj) }) {
-		more, err := opts.DefaultCRDs()
+	defer done()
+	j.names[i] = f.Name
+	var crds []json.RawMessage
+	var fatal error // reading --crd or the default CRDs failed
+	// add sorts one object (a document, or an item of a kind: List
+	// document at the pointer prefix) into CRDs and resources.
+	add := func(k int, d resolver.Decoded, prefix string, v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			what := fmt.Sprintf("document %d", k+1)
+			if prefix != "" {
+				what += " " + prefix[1:]
+			}
+			p := project.Problem{Line: d.Position(prefix).Line, Column: d.Position(prefix).Col, Message: what + " is not a mapping"}
+			res.Problems = append(res.Problems, p)
+			j.fileProblem(i, p)
+			return
+		}
+		seq := j.seq
+		j.seq++
+		raw, err := json.Marshal(m)
 		if err != nil {
-			return nil, nil, err
+			res.Problems = append(res.Problems, project.Problem{Message: fmt.Sprintf("document %d: %v", k+1, err)})
+			return
 		}
-		given, err := cat.addFiles(ctx, more)
+		if isCRD(m) {
+			crd := &crdObject{Object: Object{File: f.Name, Object: "CustomResourceDefinition/" + objectName(m), Line: d.Position(prefix + "/kind").Line, file: i, seq: seq}}
+			j.crds = append(j.crds, crd)
+			before := len(res.Problems)
+			if templateProblem(res, d, prefix, m, f.Name) {
+				crd.Problems = append(crd.Problems, res.Problems[before:]...)
+				return
+			}
+			res.Problems = append(res.Problems, minorProblems(m, d, prefix, j.opts.KubernetesVersion)...)
+			crd.Problems = append(crd.Problems, res.Problems[before:]...)
+			crd.name, crd.validated = objectName(m), true
+			crds = append(crds, raw)
+			j.cat.add(m, raw, "")
+			return
+		}
+		if err := j.submit(&resource{file: i, seq: seq, doc: d, prefix: prefix, obj: m, size: len(raw)}); err != nil {
+			fatal = err
+		}
+	}
+	n := 0
+	for d, err := range docs {
+		if fatal != nil {
+			return nil, fatal
+		}
 		if err != nil {
-			return nil, nil, err
+			var re *resolver.Error
+			var list resolver.ErrorList
+			if !errors.As(err, &re) && !errors.As(err, &list) {
+				return nil, err // not the text: the file cannot be read
+			}
+			res.Problems = append(res.Problems, decodeProblem(err))
+			j.fileProblem(i, decodeProblem(err))
+			return crds, nil
 		}
-		results = append(results, given...)
-	}
-	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
-	if !opts.Examples {
-		notJudged(results, resources, len(crdDocs) > 0, opts.IgnoreMissing)
-	}
-	var stored []Stored
-	for _, r := range resources {
-		res := &results[r.file]
-		res.Problems = append(res.Problems, r.problems...)
-		res.Warnings = append(res.Warnings, r.warnings...)
-		if opts.KeepStored && r.stored != nil {
-			stored = append(stored, Stored{File: files[r.file].Name, Object: r.stored})
+		k := n
+		n++
+		items, isList, err := resolver.ListItems(d)
+		if err != nil {
+			res.Problems = append(res.Problems, decodeProblem(err))
+			j.fileProblem(i, decodeProblem(err))
+			continue
+		}
+		if !isList {
+			add(k, d, "", d.Value)
+			continue
+		}
+		// What kubectl get -o yaml prints: each item is an object of
+		// its own, created (and judged) as if it stood alone.
+		for m, item := range items {
+			add(k, d, "/items/"+strconv.Itoa(m), item)
 		}
 	}
-	return results, stored, nil
+	if fatal != nil {
+		return nil, fatal
+	}
+	if n == 0 {
+		// What kubectl and kubectl-validate make of it too: no object,
+		// so nothing to judge, and said.
+		res.Warnings = append(res.Warnings, project.Problem{Message: "the file holds no object (it is empty, or only comments): nothing to judge"})
+	}
+	return crds, nil
+}
+
+// judging judges the custom resources of a run as they are read: a few
+// at a time on every core (GOMAXPROCS workers, as many waiting), their
+// findings gathered in the order they were read. What it keeps of a
+// judged object is its findings; an object whose CRD is not known yet
+// (deferred) is kept whole until finish.
+type judging struct {
+	ctx  context.Context
+	opts Options
+	// The CRDs objects are judged against, in the order they win: the
+	// files' own, opts.CRDs (given, read at the first custom resource),
+	// the default CRDs (read at the first custom resource the others do
+	// not define; defaultsErr is why they could not be).
+	cat, givenCat, defaults *catalog
+	givenRead, defaultsRead bool
+	defaultsErr             error
+
+	jobs     chan *resource
+	workers  sync.WaitGroup
+	queue    []*resource // submitted, in order, not gathered yet
+	deferred []*resource
+
+	// What was gathered.
+	any                bool                       // some object was not a CRD
+	custom             bool                       // some object was not one of Kubernetes' own kinds
+	given              []project.ValidationResult // results of CRD files with problems
+	problems, warnings [][]project.Problem        // by file
+	builtins           map[int][]project.Problem  // objects of Kubernetes' own kinds, by file
+	stored             []Stored
+	names              []string // the files' names, for stored
+	// groups are the kinds of each group of every catalog, for the
+	// messages of objects no CRD defines (set by finish).
+	groups map[string][]string
+
+	// The tally (Options.Tally): seq numbers the objects of the file being
+	// read; crds are the CRDs of the files, judged at the end; builtinObjs
+	// the objects of Kubernetes' own kinds, whose verdict notJudged gives.
+	seq         int
+	crds        []*crdObject
+	builtinObjs []Object
+}
+
+// crdObject is a CRD of the files, for the tally: its problems found while
+// reading, then those the apiserver's validation finds (crdVerdicts).
+type crdObject struct {
+	Object
+	name      string // metadata.name, when it was validated
+	validated bool   // sent to the apiserver's validation (not a template)
+}
+
+// objectName is the object's metadata.name, else its generateName.
+func objectName(m map[string]any) string {
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if name == "" {
+		name, _ = md["generateName"].(string)
+	}
+	return name
+}
+
+// fileProblem tallies a problem of the file i that is no object's.
+func (j *judging) fileProblem(i int, p project.Problem) {
+	if t := j.opts.Tally; t != nil {
+		t.count(Object{File: j.names[i], Line: p.Line, Verdict: Invalid, Problems: []project.Problem{p}, file: i, seq: j.seq}, j.opts.ListObjects)
+		j.seq++
+	}
+}
+
+// crdVerdicts gives the CRDs of the file i the problems the apiserver's
+// validation found, by the CRD each names.
+func (j *judging) crdVerdicts(i int, problems []project.Problem) {
+	for _, p := range problems {
+		for _, c := range j.crds {
+			if c.file == i && c.validated && c.name == p.CRD {
+				c.Problems = append(c.Problems, p)
+				break
+			}
+		}
+	}
+}
+
+// tallyRest tallies what is known only at the end: the CRDs of the files,
+// the objects of Kubernetes' own kinds, and the CRD files (results after
+// the first files) with problems.
+func (j *judging) tallyRest(results []project.ValidationResult, files int) {
+	t := j.opts.Tally
+	if t == nil {
+		return
+	}
+	for _, c := range j.crds {
+		o := c.Object
+		o.Verdict = Valid
+		if len(o.Problems) > 0 {
+			o.Verdict = Invalid
+		}
+		t.count(o, j.opts.ListObjects)
+	}
+	for _, o := range j.builtinObjs {
+		for _, p := range results[o.file].Problems {
+			if p.Object == o.Object && p.Line == o.Line && strings.Contains(p.Message, "Kubernetes' own kinds") {
+				// Nothing else was judged, so this is a problem (notJudged).
+				o.Verdict, o.Problems = Invalid, []project.Problem{p}
+				break
+			}
+		}
+		t.count(o, j.opts.ListObjects)
+	}
+	for k, r := range results[files:] {
+		t.count(Object{File: r.Name, Verdict: Invalid, Problems: r.Problems, file: files + k}, j.opts.ListObjects)
+	}
+	t.sortObjects()
+}
+
+func newJudging(ctx context.Context, opts Options, files int) *judging {
+	n := runtime.GOMAXPROCS(0)
+	newCat := func() *catalog {
+		return &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion}
+	}
+	j := &judging{ctx: ctx, opts: opts, cat: newCat(), givenCat: newCat(), defaults: newCat(),
+		jobs: make(chan *resource, n), problems: make([][]project.Problem, files), warnings: make([][]project.Problem, files),
+		builtins: map[int][]project.Problem{}, names: make([]string, files), groups: map[string][]string{}}
+	for range n {
+		j.workers.Go(func() {
+			for r := range j.jobs {
+				r.judge(ctx, j.groups, opts)
+				close(r.done)
+			}
+		})
+	}
+	return j
+}
+
+// stop ends the workers (finish did, unless the run stopped early).
+func (j *judging) stop() {
+	if j.jobs != nil {
+		close(j.jobs)
+		j.workers.Wait()
+		j.jobs = nil
+	}
+}
+
+// find sets the CRD the resource is judged against, and why it cannot be
+// (refused), from the first catalog that defines its group and kind;
+// found is false when none does (yet).
+func (j *judging) find(r *resource) (found bool, err error) {
+	for _, c := range []*catalog{j.cat, j.givenCat, j.defaults} {
+		if crd := c.lookup(r.obj); crd != nil {
+			r.crd, r.refused = crd, c.refusedFor(r.obj)
+			return true, nil
+		}
+		if c == j.cat && !j.givenRead {
+			j.givenRead = true
+			given, err := j.givenCat.addFiles(j.ctx, j.opts.CRDs)
+			if err != nil {
+				return false, err
+			}
+			j.given = append(j.given, given...)
+		}
+		if c == j.givenCat && !j.defaultsRead && j.opts.DefaultCRDs != nil && isCustomGroup(r.obj) {
+			j.defaultsRead = true
+			more, err := j.opts.DefaultCRDs()
+			if err != nil {
+				j.defaultsErr = err // an error only if an object needs them
+				continue
+			}
+			given, err := j.defaults.addFiles(j.ctx, more)
+			if err != nil {
+				return false, err
+			}
+			j.given = append(j.given, given...)
+		}
+	}
+	return false, nil
+}
+
+// submit queues the resource: judged now when its CRD is known, or it is
+// none of ours to judge (a bad apiVersion or kind, one of Kubernetes' own
+// kinds), else deferred to finish.
+func (j *judging) submit(r *resource) error {
+	j.any = true
+	found, err := j.find(r)
+	if err != nil {
+		return err
+	}
+	r.done = make(chan struct{})
+	r.label, r.line = r.finding("", "", "").Object, r.finding("", "", "").Line
+	j.queue = append(j.queue, r)
+	if found || !isCustomGroup(r.obj) {
+		j.jobs <- r
+	} else {
+		j.deferred = append(j.deferred, r)
+	}
+	j.gather(false)
+	return nil
+}
+
+// gather keeps the findings of the judged objects at the head of the
+// queue, in order; with wait, of every object queued.
+func (j *judging) gather(wait bool) {
+	for len(j.queue) > 0 {
+		r := j.queue[0]
+		if wait {
+			<-r.done
+		} else {
+			select {
+			case <-r.done:
+			default:
+				return
+			}
+		}
+		j.queue[0] = nil
+		j.queue = j.queue[1:]
+		j.custom = j.custom || r.builtin.Message == ""
+		if r.builtin.Message != "" {
+			j.builtins[r.file] = append(j.builtins[r.file], r.builtin)
+		}
+		j.tallyResource(r)
+		j.problems[r.file] = append(j.problems[r.file], r.problems...)
+		j.warnings[r.file] = append(j.warnings[r.file], r.warnings...)
+		if r.stored != nil {
+			j.stored = append(j.stored, Stored{File: j.names[r.file], Object: r.stored})
+		}
+	}
+	if len(j.queue) == 0 {
+		j.queue = nil // let the backing array go
+	}
+}
+
+// tallyResource tallies a judged resource (an object of Kubernetes' own
+// kinds at the end: tallyRest).
+func (j *judging) tallyResource(r *resource) {
+	t := j.opts.Tally
+	if t == nil {
+		return
+	}
+	o := Object{File: j.names[r.file], Object: r.label, Line: r.line, file: r.file, seq: r.seq}
+	switch {
+	case len(r.problems) > 0:
+		o.Verdict, o.Problems = Invalid, r.problems
+	case r.builtin.Message != "":
+		p := r.builtin
+		p.Message += " is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)"
+		o.Verdict, o.Problems = NotJudged, []project.Problem{p}
+		j.builtinObjs = append(j.builtinObjs, o)
+		return
+	case r.skipped:
+		o.Verdict, o.Problems = NotJudged, r.warnings
+	}
+	t.count(o, j.opts.ListObjects)
+}
+
+// finish judges the deferred objects, against every CRD read, and
+// gathers all findings.
+func (j *judging) finish() error {
+	for _, r := range j.deferred {
+		found, err := j.find(r)
+		if err != nil {
+			return err
+		}
+		if !found && j.defaultsErr != nil {
+			return j.defaultsErr
+		}
+	}
+	// What messages of objects no CRD defines list: the groups and kinds
+	// of every catalog, read by the workers only from here on.
+	for _, c := range []*catalog{j.cat, j.givenCat, j.defaults} {
+		for g, kinds := range c.groups {
+			j.groups[g] = append(j.groups[g], kinds...)
+		}
+	}
+	for _, r := range j.deferred {
+		j.jobs <- r
+	}
+	j.deferred = nil
+	j.stop()
+	j.gather(true)
+	return nil
 }
 
 // decodeProblem is the problem of a file that cannot be read as YAML or
@@ -395,11 +740,23 @@ func (c *catalog) refusedFor(m map[string]any) string {
 
 // resource is one custom resource of a file, and what judging it found.
 type resource struct {
-	file   int
-	doc    resolver.Decoded
-	prefix string // the JSON pointer of the object in doc: "" or "/items/N"
-	obj    map[string]any
-	size   int // bytes as compact JSON
+	file  int
+	seq   int    // its place among the objects of its file
+	label string // KIND/NAME
+	line  int    // of its kind
+	// skipped says no CRD defines it, and IgnoreMissing made that a
+	// warning: not judged.
+	skipped bool
+	doc     resolver.Decoded
+	prefix  string // the JSON pointer of the object in doc: "" or "/items/N"
+	obj     map[string]any
+	size    int // bytes as compact JSON
+
+	// crd is the CRD it is judged against (nil: none defines it), and
+	// refused why that CRD cannot be created (judging.find).
+	crd     *oracle.CRD
+	refused string
+	done    chan struct{} // closed once judged
 
 	problems, warnings []project.Problem
 	stored             map[string]any
@@ -408,54 +765,50 @@ type resource struct {
 	builtin project.Problem
 }
 
-// notJudged says what was not judged: objects of Kubernetes' own kinds,
-// which validate does not judge (the apiserver's CRD code does not). When
-// nothing else was (no CRD, no custom resource judged), each is a problem,
-// as nothing judged is no pass (a warning with ignoreMissing); otherwise
-// the first of each file gets a warning counting them.
-func notJudged(results []project.ValidationResult, resources []*resource, crds, ignoreMissing bool) {
-	judged := crds || slices.ContainsFunc(resources, func(r *resource) bool { return r.builtin.Message == "" })
-	byFile := map[int][]*resource{}
-	for _, r := range resources {
-		if r.builtin.Message != "" {
-			byFile[r.file] = append(byFile[r.file], r)
-		}
-	}
-	for file, rs := range byFile {
+// notJudged says what was not judged: objects of Kubernetes' own kinds
+// (builtins, by file), which validate does not judge (the apiserver's CRD
+// code does not). When nothing else was (judged is false: no CRD, no
+// custom resource judged), each is a problem, as nothing judged is no
+// pass (a warning with ignoreMissing); otherwise the first of each file
+// gets a warning counting them.
+func notJudged(results []project.ValidationResult, builtins map[int][]project.Problem, judged, ignoreMissing bool) {
+	for _, file := range slices.Sorted(maps.Keys(builtins)) {
+		rs := builtins[file]
+		res := &results[file]
 		if !judged {
-			for _, r := range rs {
-				p := r.builtin
-				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", p.Message)
+			for _, b := range rs {
+				p := b
+				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", b.Message)
 				if ignoreMissing {
-					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", r.builtin.Message)
-					r.warnings = append(r.warnings, p)
+					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", b.Message)
+					res.Warnings = append(res.Warnings, p)
 					continue
 				}
-				r.problems = append(r.problems, p)
+				res.Problems = append(res.Problems, p)
 			}
 			continue
 		}
-		p := rs[0].builtin
-		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", p.Message, len(rs)-1)
+		p := rs[0]
+		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", rs[0].Message, len(rs)-1)
 		if len(rs) == 1 {
-			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].builtin.Message)
+			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].Message)
 		}
-		results[file].Warnings = append(results[file].Warnings, p)
+		res.Warnings = append(res.Warnings, p)
 	}
 }
 
 // judge judges the resource against its CRD.
-func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
+func (r *resource) judge(ctx context.Context, groups map[string][]string, opts Options) {
 	// Once judged, only the findings are kept (and the stored form when
 	// asked for): a stream of many objects is not held twice over.
-	defer func() { r.obj, r.doc = nil, resolver.Decoded{} }()
+	defer func() { r.obj, r.doc, r.crd = nil, resolver.Decoded{}, nil }()
 	if !r.checkHead() {
 		return
 	}
 	r.checkSize()
 	apiVersion, _ := r.obj["apiVersion"].(string)
 	kind, _ := r.obj["kind"].(string)
-	crd := cat.lookup(r.obj)
+	crd := r.crd
 	if crd == nil {
 		group, _, _ := strings.Cut(apiVersion, "/")
 		switch {
@@ -463,18 +816,19 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 			// Kubernetes' own kinds (a chart's Deployments): not ours to
 			// judge, but said (notJudged).
 			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
-		case len(cat.groups[group]) > 0:
-			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, suggest.DidYouMean(kind, cat.groups[group])))
+		case len(groups[group]) > 0:
+			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, suggest.DidYouMean(kind, groups[group])))
 		case opts.Examples:
-			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD of the project defines %s %s, so nothing judges this example: a set's examples are judged by the CRDs its templates compile%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(groups)))))
 		case opts.IgnoreMissing:
+			r.skipped = true
 			r.warn("/apiVersion", "", fmt.Sprintf("no CRD defines %s %s: not validated (--ignore-missing-schemas)", apiVersion, kind))
 		default:
-			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(cat.groups)))))
+			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("no CRD defines %s %s, so nothing judges it: give the CRD with --crd or in the same stream, or pass --ignore-missing-schemas to skip such resources%s", apiVersion, kind, suggest.DidYouMean(group, slices.Sorted(maps.Keys(groups)))))
 		}
 		return
 	}
-	if why := cat.refusedFor(r.obj); why != "" {
+	if why := r.refused; why != "" {
 		r.problem("/apiVersion", "apiVersion", why)
 		return
 	}

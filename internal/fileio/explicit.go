@@ -42,46 +42,96 @@ func explicitRoot(abs, root string) string {
 // (no symbolic link placed there leads out), followed wherever it leads
 // elsewhere. It reads regular files, and pipes as streams; the size limit
 // applies either way.
-func (r *Reader) ReadExplicit(name string) ([]byte, error) { return r.readExplicit(name, true) }
+func (r *Reader) ReadExplicit(name string) ([]byte, error) {
+	f, hint, shown, err := r.openExplicit(name, true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimitedHint(nil, f, shown, r.limit, hint)
+}
+
+// OpenExplicit opens name as ReadExplicit reads it (the same confinement
+// and type checks, on the handle opened) and returns a reader of it that
+// fails, as ReadExplicit does, once past the size limit: for a caller
+// that decodes a large stream as it reads it. The caller closes it.
+func (r *Reader) OpenExplicit(name string) (io.ReadCloser, error) {
+	return r.openLimited(name, true)
+}
+
+// openLimited is OpenExplicit, without pipes when !pipes (readExplicit).
+func (r *Reader) openLimited(name string, pipes bool) (io.ReadCloser, error) {
+	f, _, shown, err := r.openExplicit(name, pipes)
+	if err != nil {
+		return nil, err
+	}
+	return &limitedFile{limitedStream: limitedStream{rd: io.LimitReader(f, r.limit+1), shown: shown, limit: r.limit}, f: f}, nil
+}
+
+// limitedFile is an opened file read within a limit.
+type limitedFile struct {
+	limitedStream
+	f *os.File
+}
+
+func (l *limitedFile) Close() error { return l.f.Close() }
 
 // readExplicit is ReadExplicit; without pipes, a path outside every
 // project must be a regular file too (checked on the handle opened without
 // blocking), as for a name found by listing a directory.
 func (r *Reader) readExplicit(name string, pipes bool) ([]byte, error) {
+	f, hint, shown, err := r.openExplicit(name, pipes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimitedHint(nil, f, shown, r.limit, hint)
+}
+
+// openExplicit opens name for readExplicit after its checks, and returns
+// the size the opened file states (0 for a pipe) and its name for
+// messages.
+func (r *Reader) openExplicit(name string, pipes bool) (*os.File, int64, string, error) {
 	abs := absClean(name)
 	switch top := explicitRoot(abs, r.root); top {
 	case r.root:
-		return r.ReadFile(abs)
+		f, fi, shown, err := r.open(abs)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		return f, fi.Size(), shown, nil
 	case "":
 	default:
 		sub := &Reader{root: top, limit: r.limit}
-		defer sub.Close()
-		b, err := sub.ReadFile(abs)
-		return b, reshow(err, abs)
+		defer sub.Close() // the opened file outlives the directory handles
+		f, fi, _, err := sub.open(abs)
+		if err != nil {
+			return nil, 0, "", reshow(err, abs)
+		}
+		return f, fi.Size(), abs, nil
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, describeOpenError(hostFS{}, abs, abs, err)
+		return nil, 0, "", describeOpenError(hostFS{}, abs, abs, err)
 	}
 	if !pipes || fi.Mode()&fs.ModeNamedPipe == 0 {
 		f, ofi, err := openRegular(hostFS{}, abs, abs)
 		if err != nil {
-			return nil, err
+			return nil, 0, "", err
 		}
-		defer f.Close()
-		return readLimitedHint(nil, f, abs, r.limit, ofi.Size())
+		return f, ofi.Size(), abs, nil
 	}
 	// A pipe is opened as cat opens it: blocking until its writer is
 	// there (a process substitution's always is).
 	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, describeOpenError(hostFS{}, abs, abs, err)
+		return nil, 0, "", describeOpenError(hostFS{}, abs, abs, err)
 	}
-	defer f.Close()
 	if ofi, err := f.Stat(); err != nil || ofi.Mode()&fs.ModeNamedPipe == 0 {
-		return nil, &Error{Path: abs, Msg: "changed while it was being opened; refusing to read it", Err: ErrNotRegular}
+		f.Close()
+		return nil, 0, "", &Error{Path: abs, Msg: "changed while it was being opened; refusing to read it", Err: ErrNotRegular}
 	}
-	return readLimited(f, abs, r.limit)
+	return f, 0, abs, nil
 }
 
 // reshow names a sub-reader's or sub-writer's error by the absolute path,

@@ -328,3 +328,55 @@ func TestRootsStayInTheirWorkTree(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenExplicitReadsAsReadExplicit: the readers OpenExplicit and
+// OpenListed return give what ReadExplicit and ReadListed read, and fail
+// where they fail (confinement and type on opening, the size limit while
+// reading), with the same message.
+func TestOpenExplicitReadsAsReadExplicit(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	put(t, filepath.Join(root, "a/ten.yaml"), "0123456789")
+	put(t, filepath.Join(root, "eleven.yaml"), "0123456789X")
+	put(t, filepath.Join(outside, "x.yaml"), "outside")
+	put(t, filepath.Join(outside, "big.yaml"), "0123456789X")
+	if err := os.Symlink("../outside/x.yaml", filepath.Join(root, "out.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(root, false, 10)
+	defer r.Close()
+	readAll := func(open func(string) (io.ReadCloser, error), name string) ([]byte, error) {
+		f, err := open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	}
+	for _, name := range []string{"a/ten.yaml", "eleven.yaml", "out.yaml", "a", "missing.yaml", "../outside/x.yaml", "../outside/big.yaml", "/dev/null"} {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, name)
+		}
+		want, wantErr := r.ReadExplicit(p)
+		got, err := readAll(r.OpenExplicit, p)
+		if fmt.Sprint(wantErr) != fmt.Sprint(err) || !bytes.Equal(got, want) {
+			t.Errorf("%s: OpenExplicit read %q, %v; ReadExplicit %q, %v", name, got, err, want, wantErr)
+		}
+	}
+	_, _, wantErr := r.ReadListed(root)
+	if !errors.Is(wantErr, ErrTooLarge) {
+		t.Fatalf("ReadListed: %v, want the eleven-byte file too large", wantErr)
+	}
+	listed, err := ListNames(root)
+	if err != nil || len(listed) != 2 {
+		t.Fatalf("ListNames = %q, %v", listed, err)
+	}
+	for _, n := range listed {
+		want, wantErr := r.ReadExplicit(n)
+		got, err := readAll(r.OpenListed, n)
+		if fmt.Sprint(wantErr) != fmt.Sprint(err) || !bytes.Equal(got, want) {
+			t.Errorf("%s: OpenListed read %q, %v; want %q, %v", n, got, err, want, wantErr)
+		}
+	}
+}

@@ -33,14 +33,10 @@ var ListedExtensions = []string{"*.yaml", "*.yml", "*.json"}
 // what it is, never opened blocking), read within the limit, and confined
 // as ReadExplicit confines.
 func (r *Reader) ReadListed(dir string) (names []string, contents [][]byte, err error) {
-	for _, ext := range ListedExtensions {
-		m, err := filepath.Glob(filepath.Join(dir, ext))
-		if err != nil {
-			return nil, nil, err
-		}
-		names = append(names, m...)
+	names, err = ListNames(dir)
+	if err != nil {
+		return nil, nil, err
 	}
-	slices.Sort(names)
 	for _, n := range names {
 		b, err := r.readExplicit(n, false)
 		if err != nil {
@@ -49,4 +45,28 @@ func (r *Reader) ReadListed(dir string) (names []string, contents [][]byte, err 
 		contents = append(contents, b)
 	}
 	return names, contents, nil
+}
+
+// ListNames returns the names of the files of dir that match
+// ListedExtensions, sorted: what ReadListed reads, for a caller opening
+// each with OpenListed.
+func ListNames(dir string) ([]string, error) {
+	var names []string
+	for _, ext := range ListedExtensions {
+		m, err := filepath.Glob(filepath.Join(dir, ext))
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, m...)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// OpenListed opens name, found by listing a directory (ListNames), as
+// ReadListed reads it (a regular file, confined as ReadExplicit confines),
+// and returns a reader of it within the size limit, as OpenExplicit does.
+// The caller closes it.
+func (r *Reader) OpenListed(name string) (io.ReadCloser, error) {
+	return r.openLimited(name, false)
 }

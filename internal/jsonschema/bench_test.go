@@ -21,7 +21,7 @@ func BenchmarkExportKeys(b *testing.B) {
 		src := []byte(sb.String())
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Export([]Input{{Name: "x", Content: src}}); err != nil {
+				if _, err := Export([]Input{{Name: "x", Content: src}}, LayoutKind); err != nil {
 					b.Fatal(err)
 				}
 			}

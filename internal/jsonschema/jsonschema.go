@@ -2,7 +2,8 @@
 // JSON Schema documents (draft-07), one per kind and version, in the layout
 // kubeconform and yaml-language-server read: {kind}_{version}.json, lower
 // case, and a strict variant {kind}_{version}-strict.json (kubeconform's
-// {{ .StrictSuffix }}).
+// {{ .StrictSuffix }}); or, with LayoutGroup, the CRDs-catalog's
+// {group}/{kind}_{version}.json, where one kind of two groups has room.
 //
 // # Translate
 //
@@ -67,9 +68,38 @@ func Owned(line []byte) bool {
 	return string(bytes.TrimSuffix(line, []byte("\r"))) == Header
 }
 
+// Layout is how the files of Export are named.
+type Layout int
+
+// Layouts.
+const (
+	// LayoutKind names a file {kind}_{version}.json (and -strict.json):
+	// kubeconform's default schema location's shape.
+	LayoutKind Layout = iota
+	// LayoutGroup names it {group}/{kind}_{version}.json (and
+	// -strict.json), the layout of the CRDs-catalog
+	// (datreeio/CRDs-catalog) and of kubeconform's
+	// {{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}} location: one
+	// directory per group, so two groups' kinds of one name both fit.
+	LayoutGroup
+)
+
+// ParseLayout reads a layout's name: kind or group.
+func ParseLayout(s string) (Layout, error) {
+	switch s {
+	case "kind":
+		return LayoutKind, nil
+	case "group":
+		return LayoutGroup, nil
+	}
+	return 0, fmt.Errorf("layout %s: want kind ({kind}_{version}.json) or group ({group}/{kind}_{version}.json)", safetext.Quote(s))
+}
+
 // File is one JSON Schema document to write.
 type File struct {
-	Name string // {kind}_{version}.json or {kind}_{version}-strict.json, lower case
+	// Name is {kind}_{version}.json or {kind}_{version}-strict.json,
+	// lower case, under {group}/ with LayoutGroup (a "/"-separated path).
+	Name string
 	Data []byte // starting with Header
 	// From names the CRD (its file and metadata.name) it came from.
 	From string
@@ -83,11 +113,12 @@ type Input struct {
 
 // Export returns the files for every version with a schema of every
 // CustomResourceDefinition in inputs (each item of a kind: List too),
-// sorted by name: two files (plain, strict) per kind and version.
-// Documents of other kinds are skipped. Two
-// CRDs giving the same kind and version differently (in different groups,
-// say) are an error: the layout has no room for the group.
-func Export(inputs []Input) ([]File, error) {
+// named as layout says, sorted by name: two files (plain, strict) per
+// kind and version. Documents of other kinds are skipped. Two CRDs giving
+// one file differently are an error naming both: with LayoutKind, the
+// same kind and version in two groups (the layout has no room for the
+// group); with LayoutGroup, two CRDs of one group, kind and version.
+func Export(inputs []Input, layout Layout) ([]File, error) {
 	var out []File
 	seen := map[string]File{}
 	var errs []error
@@ -117,7 +148,7 @@ func Export(inputs []Input) ([]File, error) {
 			if doc["kind"] != "CustomResourceDefinition" || !strings.HasPrefix(str(doc["apiVersion"]), "apiextensions.k8s.io/") {
 				continue
 			}
-			files, err := crdFiles(in.Name, doc)
+			files, err := crdFiles(in.Name, doc, layout)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -126,7 +157,11 @@ func Export(inputs []Input) ([]File, error) {
 				if prev, ok := seen[f.Name]; ok {
 					// The same CRD twice (a template in two sets) is one file.
 					if !bytes.Equal(prev.Data, f.Data) {
-						errs = append(errs, fmt.Errorf("%s and %s both give %s, differently: export them to different directories", prev.From, f.From, f.Name))
+						how := "export them to different directories"
+						if layout == LayoutKind {
+							how = "the kind layout has no room for the group: use the group layout (--layout group), or export them to different directories"
+						}
+						errs = append(errs, fmt.Errorf("%s and %s both give %s, differently: %s", prev.From, f.From, f.Name, how))
 					}
 					continue
 				}
@@ -194,7 +229,7 @@ func str(v any) string { s, _ := v.(string); return s }
 func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 // crdFiles converts one CRD document.
-func crdFiles(file string, crd map[string]any) ([]File, error) {
+func crdFiles(file string, crd map[string]any, layout Layout) ([]File, error) {
 	spec := mapOf(crd["spec"])
 	name := str(mapOf(crd["metadata"])["name"])
 	from := file + ": " + name
@@ -239,6 +274,10 @@ func crdFiles(file string, crd map[string]any) ([]File, error) {
 			return nil, fmt.Errorf("%s: spec.versions[%d].name %s: %w", from, i, safetext.Quote(version), errBadName)
 		}
 		base := strings.ToLower(kind + "_" + version)
+		if layout == LayoutGroup {
+			// checkGroup made it a DNS subdomain: no "/", no "..".
+			base = group + "/" + base
+		}
 		for _, strict := range []bool{false, true} {
 			s := convert(schema, strict && prunes)
 			root(s, group+"/"+version, kind, strict)

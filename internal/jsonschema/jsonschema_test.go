@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
@@ -25,7 +26,7 @@ func TestExportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := Export([]Input{{Name: "crd.yaml", Content: src}})
+			files, err := Export([]Input{{Name: "crd.yaml", Content: src}}, LayoutKind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,24 +48,38 @@ func TestExportGolden(t *testing.T) {
 	}
 }
 
-// TestExportConflict: two CRDs giving one kind and version differently
-// (two groups) are an error naming both; the same CRD twice is one file.
+// TestExportConflict: a conflict in the chosen layout is an error naming
+// both CRDs: two groups giving one kind and version in the kind layout,
+// which the group layout gives room (two files under two directories);
+// two CRDs of one group giving one kind and version differently in the
+// group layout. The same CRD twice is one file in either.
 func TestExportConflict(t *testing.T) {
-	crd := func(group string) []byte {
+	crd := func(group string, extra ...string) []byte {
 		return []byte(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: gadgets.` + group + `}
 spec:
   group: ` + group + `
   names: {kind: Gadget, plural: gadgets}
-  versions: [{name: v1, schema: {openAPIV3Schema: {type: object}}}]
+  versions: [{name: v1, schema: {openAPIV3Schema: {type: object` + strings.Join(extra, "") + `}}}]
 `)
 	}
-	files, err := Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("a.io")}})
+	files, err := Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("b.io")}}, LayoutGroup)
+	if err != nil || len(files) != 4 || files[0].Name != "a.io/gadget_v1-strict.json" || files[3].Name != "b.io/gadget_v1.json" {
+		t.Fatalf("two groups in the group layout: %v, %v", files, err)
+	}
+	_, err = Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("a.io", ", description: other")}}, LayoutGroup)
+	if err == nil || !strings.Contains(err.Error(), "a.yaml: gadgets.a.io and b.yaml: gadgets.a.io both give a.io/gadget_v1.json, differently") {
+		t.Fatalf("one group twice, differently, in the group layout: %v", err)
+	}
+	if _, err := ParseLayout("flat"); err == nil {
+		t.Error(`ParseLayout("flat") accepted`)
+	}
+	files, err = Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("a.io")}}, LayoutKind)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("the same CRD twice: got %d files, %v", len(files), err)
 	}
-	_, err = Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("b.io")}})
+	_, err = Export([]Input{{Name: "a.yaml", Content: crd("a.io")}, {Name: "b.yaml", Content: crd("b.io")}}, LayoutKind)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("a.yaml: gadgets.a.io and b.yaml: gadgets.b.io both give gadget_v1.json")) {
 		t.Fatalf("got %v", err)
 	}

@@ -18,7 +18,7 @@ func TestLinearWork(t *testing.T) {
 		t.Skip("measures inputs up to a few MB")
 	}
 	lineartest.Check(t, lineartest.CRDShapes(), lineartest.Allocs(func(src []byte) {
-		if _, err := Export([]Input{{Name: "x", Content: src}}); err != nil {
+		if _, err := Export([]Input{{Name: "x", Content: src}}, LayoutKind); err != nil {
 			t.Fatal(err)
 		}
 	}))
@@ -44,7 +44,7 @@ func TestReadsAsValidateDoes(t *testing.T) {
 		if want == nil {
 			t.Fatalf("%s: the shared reader accepts it", name)
 		}
-		_, err := Export([]Input{{Name: "crd.yaml", Content: []byte(src)}})
+		_, err := Export([]Input{{Name: "crd.yaml", Content: []byte(src)}}, LayoutKind)
 		if err == nil || !strings.Contains(err.Error(), want.Error()) {
 			t.Errorf("%s: export says %v, the shared reader %v", name, err, want)
 		}

@@ -25,7 +25,7 @@ func TestStrictClosesOnlyWhatIsPruned(t *testing.T) {
 		{"v1beta1, preserveUnknownFields: true", crd("apiextensions.k8s.io/v1beta1", "  preserveUnknownFields: true\n"), 1},
 		{"v1beta1, preserveUnknownFields: false", crd("apiextensions.k8s.io/v1beta1", "  preserveUnknownFields: false\n"), 3},
 	} {
-		files, err := Export([]Input{{Name: "crd.yaml", Content: []byte(tc.src)}})
+		files, err := Export([]Input{{Name: "crd.yaml", Content: []byte(tc.src)}}, LayoutKind)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -46,11 +46,11 @@ func TestListOfCRDs(t *testing.T) {
 	crd := "{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, " +
 		"spec: {group: example.com, names: {kind: Widget, plural: widgets}, scope: Namespaced, " +
 		"versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]}}"
-	list, err := Export([]Input{{Name: "list.yaml", Content: []byte("apiVersion: v1\nkind: List\nitems:\n- " + crd + "\n")}})
+	list, err := Export([]Input{{Name: "list.yaml", Content: []byte("apiVersion: v1\nkind: List\nitems:\n- " + crd + "\n")}}, LayoutKind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := Export([]Input{{Name: "crd.yaml", Content: []byte(crd + "\n")}})
+	stream, err := Export([]Input{{Name: "crd.yaml", Content: []byte(crd + "\n")}}, LayoutKind)
 	if err != nil {
 		t.Fatal(err)
 	}

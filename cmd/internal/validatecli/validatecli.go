@@ -42,8 +42,13 @@ it (no x-kubernetes-validations rules before 1.25, no defaults before 1.16, no
 pruning before 1.15, no k8s-short-name format before 1.34, ...), and an object
 of a CRD the minor refuses (v1 before 1.16) is a problem at its apiVersion.
 
-Exit status: 0 when every file is valid (silently), 1 when a problem was found,
-2 when a file cannot be read.`
+Objects are judged as they are read, so a stream of any length takes the memory
+of a few objects. The text output closes with a summary line on standard error,
+"N objects: V valid, I invalid, S not judged" (standard output holds only the
+problems); -o junit and -o tap list every object with its verdict, for CI.
+
+Exit status: 0 when every file is valid (nothing on standard output), 1 when a
+problem was found, 2 when a file cannot be read.`
 	Example = `  # Validate compiled CRDs before applying them
   k8s-crd-resolver validate dist/*.yaml
 
@@ -83,7 +88,7 @@ type Flags struct {
 // Register adds the flags to fs, bound to f.
 func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.KubeVersion, "k8s-version", "", "Kubernetes version whose CRD fields, known formats and custom resource rules apply (default: the newest embedded)")
-	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text, or json (a ValidationResponse)")
+	fs.StringVarP(&f.Output, "output", "o", "text", "output format: text (problems, then a summary line on standard error), json (a ValidationResponse), junit (JUnit XML) or tap (TAP version 13): junit and tap list every object, valid, invalid or not judged")
 	fs.StringArrayVar(&f.CRDs, "crd", nil, "a file or directory of CRDs to judge custom resources against, after those among the files (repeatable; default: the project's compiled outputs)")
 	fs.StringVar(&f.Pruning, "pruning", PruneError, "what a field the apiserver would prune is: error (as kubectl's default fieldValidation=Strict), warn, or ignore")
 	fs.BoolVar(&f.IgnoreMissing, "ignore-missing-schemas", false, "a custom resource whose CRD none of the files, --crd or the project gives is a warning, not a problem (as kubeconform's -ignore-missing-schemas)")
@@ -94,8 +99,10 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 // Check reports a flag value out of its set: bad usage, before any file
 // is read.
 func (f *Flags) Check() error {
-	if f.Output != "text" && f.Output != "json" {
-		return fmt.Errorf("--output %q: want text or json", f.Output)
+	switch f.Output {
+	case "text", "json", "junit", "tap":
+	default:
+		return fmt.Errorf("--output %q: want text, json, junit or tap", f.Output)
 	}
 	if f.Pruning != PruneError && f.Pruning != PruneWarn && f.Pruning != PruneIgnore {
 		return fmt.Errorf("--pruning %q: want error, warn or ignore", f.Pruning)
