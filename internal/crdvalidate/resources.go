@@ -21,6 +21,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Pruning policies: what a field the apiserver would prune is.
@@ -165,7 +166,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		return nil, nil, err
 	}
 	results = append(results, given...)
-	if opts.DefaultCRDs != nil && slices.ContainsFunc(resources, func(r *resource) bool { return cat.lookup(r.obj) == nil && isCustomGroup(r.obj) }) {
+	if opts.DefaultCRDs != nil && slices.ContainsFunc(resources, func(r *resource) bool { return cat.lookup(r.obj) == nil && cat.isCustomGroup(r.obj) }) {
 		more, err := opts.DefaultCRDs()
 		if err != nil {
 			return nil, nil, err
@@ -177,9 +178,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		results = append(results, given...)
 	}
 	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
-	if !opts.Examples {
-		notJudged(results, resources, len(crdDocs) > 0, opts.IgnoreMissing)
-	}
+	schemaOnlyNotes(results, resources, cmp.Or(opts.KubernetesVersion, schemas.Latest()))
 	var stored []Stored
 	for _, r := range resources {
 		res := &results[r.file]
@@ -211,14 +210,16 @@ func isCRD(m map[string]any) bool {
 }
 
 // isCustomGroup reports whether the document's group may be a CRD's:
-// neither the core group nor a Kubernetes one (no dot, or *.k8s.io).
-func isCustomGroup(m map[string]any) bool {
+// one with a dot that no embedded Kubernetes minor defines kinds of
+// (sparkoperator.k8s.io, x-k8s.io groups are custom ones).
+func (c *catalog) isCustomGroup(m map[string]any) bool {
 	apiVersion, _ := m["apiVersion"].(string)
 	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
+	if !found || !strings.Contains(group, ".") {
 		return false
 	}
-	return strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+	idx, err := builtinCache.index(c.version)
+	return err != nil || !builtinCache.isBuiltinGroup(idx, group)
 }
 
 // catalog is the CRDs custom resources are judged against, by group and
@@ -403,45 +404,10 @@ type resource struct {
 
 	problems, warnings []project.Problem
 	stored             map[string]any
-	// builtin is where an object of Kubernetes' own kinds stands, its
-	// message its apiVersion and kind; Line is 0 for any other object.
+	// builtin is where an object of Kubernetes' own kinds judged by its
+	// schema stands, its message its apiVersion and kind; Line is 0 for
+	// any other object.
 	builtin project.Problem
-}
-
-// notJudged says what was not judged: objects of Kubernetes' own kinds,
-// which validate does not judge (the apiserver's CRD code does not). When
-// nothing else was (no CRD, no custom resource judged), each is a problem,
-// as nothing judged is no pass (a warning with ignoreMissing); otherwise
-// the first of each file gets a warning counting them.
-func notJudged(results []project.ValidationResult, resources []*resource, crds, ignoreMissing bool) {
-	judged := crds || slices.ContainsFunc(resources, func(r *resource) bool { return r.builtin.Message == "" })
-	byFile := map[int][]*resource{}
-	for _, r := range resources {
-		if r.builtin.Message != "" {
-			byFile[r.file] = append(byFile[r.file], r)
-		}
-	}
-	for file, rs := range byFile {
-		if !judged {
-			for _, r := range rs {
-				p := r.builtin
-				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", p.Message)
-				if ignoreMissing {
-					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", r.builtin.Message)
-					r.warnings = append(r.warnings, p)
-					continue
-				}
-				r.problems = append(r.problems, p)
-			}
-			continue
-		}
-		p := rs[0].builtin
-		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", p.Message, len(rs)-1)
-		if len(rs) == 1 {
-			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].builtin.Message)
-		}
-		results[file].Warnings = append(results[file].Warnings, p)
-	}
 }
 
 // judge judges the resource against its CRD.
@@ -456,13 +422,16 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 	apiVersion, _ := r.obj["apiVersion"].(string)
 	kind, _ := r.obj["kind"].(string)
 	crd := cat.lookup(r.obj)
+	builtin := false
+	if crd == nil {
+		crd, builtin = r.judgeBuiltin(cat)
+		if builtin && crd == nil {
+			return // a problem said why
+		}
+	}
 	if crd == nil {
 		group, _, _ := strings.Cut(apiVersion, "/")
 		switch {
-		case !isCustomGroup(r.obj):
-			// Kubernetes' own kinds (a chart's Deployments): not ours to
-			// judge, but said (notJudged).
-			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
 		case len(cat.groups[group]) > 0:
 			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, suggest.DidYouMean(kind, cat.groups[group])))
 		case opts.Examples:
@@ -474,7 +443,7 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 		}
 		return
 	}
-	if why := cat.refusedFor(r.obj); why != "" {
+	if why := cat.refusedFor(r.obj); why != "" && !builtin {
 		r.problem("/apiVersion", "apiVersion", why)
 		return
 	}
