@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
@@ -407,4 +408,11 @@ func didYouMeanKind(kind string, candidates []string) string {
 		}
 	}
 	return suggest.DidYouMean(kind, candidates)
+}
+
+// emptyBytes reports whether err refuses "" as a base64 string (format
+// byte): the schema's format check does, the apiserver's decoding of a
+// built-in object's []byte field does not (an empty Secret value).
+func emptyBytes(err *field.Error) bool {
+	return err.Type == field.ErrorTypeTypeInvalid && err.BadValue == "" && strings.HasSuffix(err.Detail, "must be of type byte: \"\"")
 }

@@ -465,6 +465,9 @@ func (r *resource) judge(ctx context.Context, cat *catalog, opts Options) {
 			r.problem(pointer(p), p, "unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)")
 		}
 	}
+	if builtin {
+		v.Errors = slices.DeleteFunc(v.Errors, emptyBytes)
+	}
 	frac := fractions(r.obj, v.Errors)
 	for _, f := range slices.Sorted(maps.Keys(frac)) {
 		r.problem(pointer(f), f, fractionMessage(frac[f]))
@@ -599,7 +602,9 @@ func (r *resource) finding(ptr, fld, msg string) project.Problem {
 		ptr = "/kind"
 	}
 	pos := r.doc.Position(r.prefix + ptr)
-	if pos.Line == 0 {
+	// A field absent (metadata.name) stands at its nearest ancestor; the
+	// document itself stands at its --- line: say the object's kind.
+	if root := r.doc.Position(r.prefix); pos.Line == 0 || ptr != "/kind" && pos.Line == root.Line && pos.Col == root.Col {
 		pos = r.doc.Position(r.prefix + "/kind")
 	}
 	return project.Problem{Object: kind + "/" + name, Line: pos.Line, Column: pos.Col, Field: fld, Message: msg}
