@@ -3,6 +3,7 @@ package crdvalidate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -122,6 +123,9 @@ func buildIndex(minor string) (*builtinIndex, error) {
 			continue
 		}
 		gvk := schema.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind}
+		if offFrom116(gvk) && schemas.CompareMinors(minor, "1.16") >= 0 {
+			continue
+		}
 		if _, dup := idx.def[gvk]; dup {
 			continue // names are sorted: the first wins
 		}
@@ -136,6 +140,20 @@ func buildIndex(minor string) (*builtinIndex, error) {
 		slices.Sort(ks)
 	}
 	return idx, nil
+}
+
+// offFrom116 reports whether gvk is one of the versions Kubernetes 1.16
+// stopped serving (apps/v1beta1 and apps/v1beta2, and extensions/v1beta1
+// but for Ingress), whose definitions 1.16 and 1.17 still publish: their
+// apiservers serve them only when --runtime-config turns them back on.
+func offFrom116(gvk schema.GroupVersionKind) bool {
+	switch gvk.GroupVersion().String() {
+	case "apps/v1beta1", "apps/v1beta2":
+		return true
+	case "extensions/v1beta1":
+		return gvk.Kind != "Ingress"
+	}
+	return false
 }
 
 // isObjectDefinition reports whether the definition has metadata: an
@@ -173,26 +191,35 @@ func compileBuiltin(minor, def string, gvk schema.GroupVersionKind) (*oracle.CRD
 	if clusterScoped[gvk.GroupKind()] {
 		scope = "Cluster"
 	}
-	version := map[string]any{
-		"name": gvk.Version, "served": true, "storage": true,
-		"schema": map[string]any{"openAPIV3Schema": map[string]any{"$ref": def}},
+	// Before 1.16 a CRD is apiextensions.k8s.io/v1beta1, its schema in
+	// spec.validation.
+	v1 := schemas.CompareMinors(minor, "1.16") >= 0
+	ref := map[string]any{"openAPIV3Schema": map[string]any{"$ref": def}}
+	version := map[string]any{"name": gvk.Version, "served": true, "storage": true}
+	spec := map[string]any{
+		"group":    gvk.Group,
+		"names":    map[string]any{"kind": gvk.Kind, "plural": plural, "listKind": gvk.Kind + "List"},
+		"scope":    scope,
+		"versions": []any{version},
+	}
+	apiVersion := "apiextensions.k8s.io/v1"
+	if v1 {
+		version["schema"] = ref
+	} else {
+		apiVersion = "apiextensions.k8s.io/v1beta1"
+		spec["validation"] = ref
 	}
 	template := map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
+		"apiVersion": apiVersion,
 		"kind":       "CustomResourceDefinition",
 		"metadata":   map[string]any{"name": plural + "." + gvk.Group},
-		"spec": map[string]any{
-			"group":    gvk.Group,
-			"names":    map[string]any{"kind": gvk.Kind, "plural": plural, "listKind": gvk.Kind + "List"},
-			"scope":    scope,
-			"versions": []any{version},
-		},
+		"spec":       spec,
 	}
 	src, err := json.Marshal(template)
 	if err != nil {
 		return nil, err
 	}
-	c, err := resolver.New(resolver.Options{KubeVersion: minor, RemoveDescriptions: true, Recursion: resolver.RecursionPreserve, WorkDir: "/"})
+	c, err := resolver.New(resolver.Options{KubeVersion: minor, RemoveDescriptions: true, Recursion: resolver.RecursionPreserve, WorkDir: "/", AllowRemovedAPI: true})
 	if err != nil {
 		return nil, err
 	}
@@ -206,21 +233,25 @@ func compileBuiltin(minor, def string, gvk schema.GroupVersionKind) (*oracle.CRD
 	obj := res.Documents[0].Object()
 	if hasStatus(obj) {
 		// As the apiserver's strategies: a create ignores status.
-		v := obj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
-		v["subresources"] = map[string]any{"status": map[string]any{}}
+		status := map[string]any{"subresources": map[string]any{"status": map[string]any{}}}
+		if v1 {
+			maps.Copy(obj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any), status)
+		} else {
+			maps.Copy(obj["spec"].(map[string]any), status)
+		}
 	}
 	return oracle.Decode(obj)
 }
 
-// hasStatus reports whether the compiled CRD's schema has a status.
+// hasStatus reports whether the compiled CRD's schema has a status (a v1
+// CRD's one version's, or a v1beta1 CRD's spec.validation).
 func hasStatus(crd map[string]any) bool {
 	spec, _ := crd["spec"].(map[string]any)
-	versions, _ := spec["versions"].([]any)
-	if len(versions) != 1 {
-		return false
+	s, _ := spec["validation"].(map[string]any)
+	if versions, _ := spec["versions"].([]any); s == nil && len(versions) == 1 {
+		v, _ := versions[0].(map[string]any)
+		s, _ = v["schema"].(map[string]any)
 	}
-	v, _ := versions[0].(map[string]any)
-	s, _ := v["schema"].(map[string]any)
 	root, _ := s["openAPIV3Schema"].(map[string]any)
 	props, _ := root["properties"].(map[string]any)
 	_, ok := props["status"]
@@ -394,7 +425,7 @@ func schemaOnlyNotes(results []project.ValidationResult, resources []*resource, 
 		}
 		seen[k] = true
 		p := r.builtin
-		p.Message = fmt.Sprintf("%s: judged by its OpenAPI schema for Kubernetes %s only (fields, types, required, enums, formats, list keys, metadata); the apiserver's hand-written validation of the kind (allowed values, names per kind, cross-field rules) was not run", r.builtin.Message, minor)
+		p.Message = fmt.Sprintf("%s: judged by its OpenAPI schema for Kubernetes %s only (fields, types, required, formats, int-or-string, quantities, list keys, metadata); the apiserver's hand-written validation of the kind (allowed values, names per kind, cross-field rules) was not run", r.builtin.Message, minor)
 		results[r.file].Warnings = append(results[r.file].Warnings, p)
 	}
 }

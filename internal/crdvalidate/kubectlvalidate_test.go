@@ -24,8 +24,8 @@ const kubectlValidateFiles = 32
 // and why. The suite fails when a file disagrees that is not listed (N
 // dropped) and when a listed one agrees (raise N: remove it here).
 var kubectlValidateDisagree = map[string]string{
-	"error_enum_invalid.yaml":                     "protocol: udp: the enum of ContainerPort.protocol is in the OpenAPI v3 documents only, not the v2 definitions the bundles embed",
-	"error_missing_image.yaml":                    "a container's image is required by the apiserver's hand-written validation (issue 47 item 2), not by the OpenAPI schema",
+	"error_enum_invalid.yaml":                      "protocol: udp: the enum of ContainerPort.protocol is in the OpenAPI v3 documents only, not the v2 definitions the bundles embed",
+	"error_missing_image.yaml":                     "a container's image is required by the apiserver's hand-written validation (issue 47 item 2), not by the OpenAPI schema",
 	"error_missing_image_deployment.yaml.disabled": "a container's image is required by the apiserver's hand-written validation (issue 47 item 2), not by the OpenAPI schema",
 }
 
