@@ -604,7 +604,9 @@ func (r *resource) finding(ptr, fld, msg string) project.Problem {
 	pos := r.doc.Position(r.prefix + ptr)
 	// A field absent (metadata.name) stands at its nearest ancestor; the
 	// document itself stands at its --- line: say the object's kind.
-	if root := r.doc.Position(r.prefix); pos.Line == 0 || ptr != "/kind" && pos.Line == root.Line && pos.Col == root.Col {
+	top, _, _ := strings.Cut(ptr[1:], "/")
+	_, present := r.obj[top]
+	if root := r.doc.Position(r.prefix); pos.Line == 0 || !present && pos.Line == root.Line && pos.Col == root.Col {
 		pos = r.doc.Position(r.prefix + "/kind")
 	}
 	return project.Problem{Object: kind + "/" + name, Line: pos.Line, Column: pos.Col, Field: fld, Message: msg}
