@@ -358,6 +358,8 @@ func (r *resource) judgeBuiltin(cat *catalog) (*oracle.CRD, bool) {
 		use := ""
 		if len(versions) > 0 {
 			use = fmt.Sprintf("; use %s", strings.Join(groupVersions(gv.Group, versions), " or "))
+		} else if elsewhere := idx.apiVersionsOf(kind); len(elsewhere) > 0 {
+			use = fmt.Sprintf("; use %s", strings.Join(elsewhere, " or "))
 		}
 		switch {
 		case last != "" && schemas.CompareMinors(last, idx.minor) < 0:
@@ -376,6 +378,19 @@ func (r *resource) judgeBuiltin(cat *catalog) (*oracle.CRD, bool) {
 	}
 	r.problem("/kind", "kind", msg+didYouMeanKind(kind, candidates))
 	return nil, true
+}
+
+// apiVersionsOf lists, sorted, the apiVersions that serve kind in any
+// group of the minor (apps/v1 for a Deployment of extensions/v1beta1).
+func (idx *builtinIndex) apiVersionsOf(kind string) []string {
+	var out []string
+	for gk, versions := range idx.versions {
+		if gk.Kind == kind {
+			out = append(out, groupVersions(gk.Group, versions)...)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // servedAnywhere reports whether some embedded minor serves gvk.

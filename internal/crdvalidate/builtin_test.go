@@ -120,9 +120,9 @@ func TestRemovedAPIVersion(t *testing.T) {
 func TestUnknownKind(t *testing.T) {
 	for src, want := range map[string]string{
 		"apiVersion: v1\nkind: configmap\nmetadata:\n  name: x\n":                          `no matches for kind "configmap" in version "v1"`,
-		"apiVersion: rbac.authorization.k8s.io/v1\nkind: Rol\nmetadata:\n  name: x\n":       "did you mean Role?",
+		"apiVersion: rbac.authorization.k8s.io/v1\nkind: Rol\nmetadata:\n  name: x\n":      "did you mean Role?",
 		"apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {}\n": "no CRD defines sparkoperator.k8s.io/v1beta2 SparkApplication",
-		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: x\n":   "no CRD defines gateway.networking.k8s.io/v1 Gateway",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: x\n":  "no CRD defines gateway.networking.k8s.io/v1 Gateway",
 	} {
 		res, _, err := Files(t.Context(), []Input{{Name: "x.yaml", Content: []byte(src)}}, Options{})
 		if err != nil {
