@@ -334,7 +334,7 @@ func (r *resource) judgeBuiltin(cat *catalog) (*oracle.CRD, bool) {
 	if err != nil {
 		return nil, false
 	}
-	idx, err := builtinCache.index(cat.version)
+	idx, err := builtinCache.index(cat.builtinVersion)
 	if err != nil {
 		r.problem("/apiVersion", "apiVersion", err.Error())
 		return nil, true

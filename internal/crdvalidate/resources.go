@@ -57,6 +57,10 @@ type Options struct {
 	// has none among the files and CRDs (the project's compiled outputs).
 	// It is called at most once.
 	DefaultCRDs func() ([]Input, error)
+	// BuiltinVersion is the Kubernetes version objects of Kubernetes' own
+	// kinds are judged for when KubernetesVersion is "" (a project's
+	// pin; "" the newest embedded).
+	BuiltinVersion string
 	// KeepStored keeps each custom resource as it would be stored.
 	KeepStored bool
 	// IgnoreMissing makes a custom resource whose CRD none of the files
@@ -88,7 +92,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 	results := make([]project.ValidationResult, len(files))
 	var crdDocs []project.ValidationDoc
 	var crdOf []int // the file of each of crdDocs
-	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion}
+	cat := &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion, builtinVersion: cmp.Or(opts.KubernetesVersion, opts.BuiltinVersion)}
 	var resources []*resource
 	for i, f := range files {
 		results[i].Name = f.Name
@@ -178,7 +182,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 		results = append(results, given...)
 	}
 	parallel.Each(len(resources), func(i int) { resources[i].judge(ctx, cat, opts) })
-	schemaOnlyNotes(results, resources, cmp.Or(opts.KubernetesVersion, schemas.Latest()))
+	schemaOnlyNotes(results, resources, cmp.Or(cat.builtinVersion, schemas.Latest()))
 	var stored []Stored
 	for _, r := range resources {
 		res := &results[r.file]
@@ -218,7 +222,7 @@ func (c *catalog) isCustomGroup(m map[string]any) bool {
 	if !found || !strings.Contains(group, ".") {
 		return false
 	}
-	idx, err := builtinCache.index(c.version)
+	idx, err := builtinCache.index(c.builtinVersion)
 	return err != nil || !builtinCache.isBuiltinGroup(idx, group)
 }
 
@@ -230,6 +234,9 @@ type catalog struct {
 	// version is the Kubernetes version custom resources are judged for
 	// ("" the newest embedded): each CRD is kept as its apiserver keeps it.
 	version string
+	// builtinVersion is the Kubernetes version objects of Kubernetes' own
+	// kinds are judged for ("" the newest embedded).
+	builtinVersion string
 	// refused says, by group and kind, why version's apiserver refuses the
 	// CRD itself (an apiVersion it does not serve), so no object of it can
 	// be created there.
