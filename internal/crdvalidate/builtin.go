@@ -350,9 +350,16 @@ func (r *resource) judgeBuiltin(cat *catalog) (*oracle.CRD, bool) {
 			return nil, true
 		}
 		r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
+		if removed := builtinCache.removedAfter(idx.minor, gvk); removed != "" {
+			use := ""
+			if elsewhere := slices.DeleteFunc(idx.apiVersionsOf(kind), func(s string) bool { return s == apiVersion }); len(elsewhere) > 0 {
+				use = fmt.Sprintf("; use %s", strings.Join(elsewhere, " or "))
+			}
+			r.warn("/apiVersion", "apiVersion", fmt.Sprintf("%s %s is served by %s but removed in Kubernetes %s%s", apiVersion, kind, minorName(idx), removed, use))
+		}
 		return crd, true
 	}
-	target := "Kubernetes " + idx.minor
+	target := minorName(idx)
 	if versions := idx.versions[gvk.GroupKind()]; len(versions) > 0 || builtinCache.servedAnywhere(gvk) {
 		last, first := builtinCache.lastServed(gvk)
 		use := ""
@@ -381,16 +388,47 @@ func (r *resource) judgeBuiltin(cat *catalog) (*oracle.CRD, bool) {
 }
 
 // apiVersionsOf lists, sorted, the apiVersions that serve kind in any
-// group of the minor (apps/v1 for a Deployment of extensions/v1beta1).
+// group of the minor (apps/v1 for a Deployment of extensions/v1beta1):
+// only the stable ones (v1, v2) when there are any.
 func (idx *builtinIndex) apiVersionsOf(kind string) []string {
-	var out []string
+	var all, stable []string
 	for gk, versions := range idx.versions {
-		if gk.Kind == kind {
-			out = append(out, groupVersions(gk.Group, versions)...)
+		if gk.Kind != kind {
+			continue
+		}
+		for _, gv := range groupVersions(gk.Group, versions) {
+			all = append(all, gv)
+			if v := gv[strings.LastIndex(gv, "/")+1:]; !strings.Contains(v, "alpha") && !strings.Contains(v, "beta") {
+				stable = append(stable, gv)
+			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	if len(stable) > 0 {
+		all = stable
+	}
+	slices.Sort(all)
+	return all
+}
+
+// minorName names the index's minor in messages.
+func minorName(idx *builtinIndex) string { return "Kubernetes " + idx.minor }
+
+// removedAfter returns the first embedded minor after minor that does not
+// serve gvk, or "": reading only the minors up to it (none for the newest).
+func (b *builtins) removedAfter(minor string, gvk schema.GroupVersionKind) string {
+	for _, v := range schemas.Versions() {
+		if schemas.CompareMinors(v, minor) <= 0 {
+			continue
+		}
+		idx, err := b.index(v)
+		if err != nil {
+			return ""
+		}
+		if _, ok := idx.def[gvk]; !ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // servedAnywhere reports whether some embedded minor serves gvk.

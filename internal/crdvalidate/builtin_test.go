@@ -24,6 +24,7 @@ var builtinWant = map[string][]string{
 	"unknown-kind":             {"did you mean \"ConfigMap\"", "did you mean Deployment?", "apps/v2"},
 	"k8s-io-group-without-crd": {"no CRD defines sparkoperator.k8s.io/v1beta2 SparkApplication", "no CRD defines cluster.x-k8s.io/v1beta1 Cluster"},
 	"served-by-old-minor":      nil,
+	"deprecated-apiversion":    nil,
 }
 
 // judgeCase validates the case's input.yaml for its k8s-version (the
@@ -74,6 +75,9 @@ func TestBuiltinKindsJudged(t *testing.T) {
 				if !strings.Contains(report, f) {
 					t.Errorf("no problem mentions %q", f)
 				}
+			}
+			if name == "deprecated-apiversion" && !strings.Contains(report, "warning: PodDisruptionBudget/web: apiVersion: policy/v1beta1 PodDisruptionBudget is served by Kubernetes 1.24 but removed in Kubernetes 1.25; use policy/v1") {
+				t.Errorf("no warning of the removal to come:\n%s", report)
 			}
 			if len(res.Problems) == 0 && !strings.Contains(report, "judged by its OpenAPI schema for Kubernetes") {
 				t.Errorf("nothing says only the schema was judged:\n%s", report)
