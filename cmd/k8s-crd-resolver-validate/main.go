@@ -128,6 +128,9 @@ the reference.`,
 				}
 				opts.CRDs = append(opts.CRDs, more...)
 			}
+			if version == "" {
+				opts.BuiltinVersion = projectPin(wd, allowOutside)
+			}
 			if len(crdPaths) == 0 {
 				opts.DefaultCRDs = func() ([]crdvalidate.Input, error) { return projectCRDs(wd, allowOutside) }
 			}
@@ -476,12 +479,7 @@ func readDir(r *fileio.Reader, name string) ([]crdvalidate.Input, error) {
 // confined reader: the repository names them. Outputs not built yet are
 // left out.
 func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
-	var opts project.Options
-	opts.AllowEmpty = true
-	if allowOutside {
-		opts.Policy.AllowOutsideRoot = &allowOutside
-	}
-	p, err := project.Open(wd, opts)
+	p, err := openProject(wd, allowOutside)
 	if err != nil {
 		return nil, fmt.Errorf("finding the project's compiled CRDs (give them with --crd): %w", err)
 	}
@@ -501,3 +499,33 @@ func projectCRDs(wd string, allowOutside bool) ([]crdvalidate.Input, error) {
 	}
 	return out, nil
 }
+
+// projectPin returns the Kubernetes version every template of the project
+// of wd is compiled for (its kubernetesVersion), which objects of
+// Kubernetes' own kinds are then judged for; "" outside a project, or when
+// its templates target several versions (the newest embedded judges).
+func projectPin(wd string, allowOutside bool) string {
+	p, err := openProject(wd, allowOutside)
+	if err != nil {
+		return ""
+	}
+	pin := p.Config.KubernetesVersion
+	for i, t := range p.Templates {
+		if i > 0 && t.Policy.KubernetesVersion != pin {
+			return ""
+		}
+		pin = t.Policy.KubernetesVersion
+	}
+	return pin
+}
+
+// openProject opens the project of wd, templates or none.
+func openProject(wd string, allowOutside bool) (*project.Project, error) {
+	var opts project.Options
+	opts.AllowEmpty = true
+	if allowOutside {
+		opts.Policy.AllowOutsideRoot = &allowOutside
+	}
+	return project.Open(wd, opts)
+}
+

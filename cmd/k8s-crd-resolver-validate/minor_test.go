@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // minorCRD is a v1 CRD with fields newer than most minors: selectableFields
@@ -247,4 +250,26 @@ func TestValidateCELFunctionsOfTheTargetMinor(t *testing.T) {
 	}
 	validateFor(t, "1.28", nil, "crd.yaml")
 	validateFor(t, "", nil, "crd.yaml")
+}
+
+// TestBuiltinKindsForTheProjectPin: objects of Kubernetes' own kinds are
+// judged for --k8s-version, else for the project's kubernetesVersion, else
+// for the newest embedded minor: an extensions/v1beta1 Ingress (removed in
+// 1.22) passes in a project pinned to 1.21, and is refused for 1.22.
+func TestBuiltinKindsForTheProjectPin(t *testing.T) {
+	dir := t.TempDir()
+	ingress := "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  backend: {serviceName: web, servicePort: 80}\n"
+	removed := "ingress.yaml:1:1: Ingress/web: apiVersion: extensions/v1beta1 Ingress is not served by Kubernetes %s: it was removed in Kubernetes 1.22 (last served by 1.21); use networking.k8s.io/v1"
+	for name, content := range map[string]string{".crd-resolver.yaml": "kubernetesVersion: \"1.21\"\n", "ingress.yaml": ingress} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	validateFor(t, "", nil, "ingress.yaml")
+	validateFor(t, "1.22", []string{fmt.Sprintf(removed, "1.22")}, "ingress.yaml")
+	if err := os.Remove(filepath.Join(dir, ".crd-resolver.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	validateFor(t, "", []string{fmt.Sprintf(removed, schemas.Latest())}, "ingress.yaml")
 }

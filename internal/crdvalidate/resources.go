@@ -25,6 +25,7 @@ import (
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // Pruning policies: what a field the apiserver would prune is.
@@ -79,6 +80,10 @@ type Options struct {
 	// has none among the files and CRDs (the project's compiled outputs).
 	// It is called at most once.
 	DefaultCRDs func() ([]Input, error)
+	// BuiltinVersion is the Kubernetes version objects of Kubernetes' own
+	// kinds are judged for when KubernetesVersion is "" (a project's
+	// pin; "" the newest embedded).
+	BuiltinVersion string
 	// KeepStored keeps each custom resource as it would be stored.
 	KeepStored bool
 	// IgnoreMissing makes a custom resource whose CRD none of the files
@@ -148,9 +153,7 @@ func Files(ctx context.Context, files []Input, opts Options) ([]project.Validati
 	}
 	if j.any {
 		results = append(results, j.given...)
-		if !opts.Examples {
-			notJudged(results, j.builtins, len(crdDocs) > 0 || j.custom, opts.IgnoreMissing)
-		}
+		schemaOnlyNotes(results, j.builtins, cmp.Or(opts.builtinVersion(), schemas.Latest()))
 		for i := range files {
 			res := &results[i]
 			res.Problems = append(res.Problems, j.problems[i]...)
@@ -282,10 +285,9 @@ type judging struct {
 
 	// What was gathered.
 	any                bool                       // some object was not a CRD
-	custom             bool                       // some object was not one of Kubernetes' own kinds
 	given              []project.ValidationResult // results of CRD files with problems
 	problems, warnings [][]project.Problem        // by file
-	builtins           map[int][]project.Problem  // objects of Kubernetes' own kinds, by file
+	builtins           map[int][]project.Problem  // objects of Kubernetes' own kinds judged by their schema, by file
 	stored             []Stored
 	names              []string // the files' names, for stored
 	// groups are the kinds of each group of every catalog, for the
@@ -293,11 +295,9 @@ type judging struct {
 	groups map[string][]string
 
 	// The tally (Options.Tally): seq numbers the objects of the file being
-	// read; crds are the CRDs of the files, judged at the end; builtinObjs
-	// the objects of Kubernetes' own kinds, whose verdict notJudged gives.
-	seq         int
-	crds        []*crdObject
-	builtinObjs []Object
+	// read; crds are the CRDs of the files, judged at the end.
+	seq  int
+	crds []*crdObject
 }
 
 // crdObject is a CRD of the files, for the tally: its problems found while
@@ -340,8 +340,7 @@ func (j *judging) crdVerdicts(i int, problems []project.Problem) {
 }
 
 // tallyRest tallies what is known only at the end: the CRDs of the files,
-// the objects of Kubernetes' own kinds, and the CRD files (results after
-// the first files) with problems.
+// and the CRD files (results after the first files) with problems.
 func (j *judging) tallyRest(results []project.ValidationResult, files int) {
 	t := j.opts.Tally
 	if t == nil {
@@ -355,16 +354,6 @@ func (j *judging) tallyRest(results []project.ValidationResult, files int) {
 		}
 		t.count(o, j.opts.ListObjects)
 	}
-	for _, o := range j.builtinObjs {
-		for _, p := range results[o.file].Problems {
-			if p.Object == o.Object && p.Line == o.Line && strings.Contains(p.Message, "Kubernetes' own kinds") {
-				// Nothing else was judged, so this is a problem (notJudged).
-				o.Verdict, o.Problems = Invalid, []project.Problem{p}
-				break
-			}
-		}
-		t.count(o, j.opts.ListObjects)
-	}
 	for k, r := range results[files:] {
 		t.count(Object{File: r.Name, Verdict: Invalid, Problems: r.Problems, file: files + k}, j.opts.ListObjects)
 	}
@@ -374,7 +363,7 @@ func (j *judging) tallyRest(results []project.ValidationResult, files int) {
 func newJudging(ctx context.Context, opts Options, files int) *judging {
 	n := runtime.GOMAXPROCS(0)
 	newCat := func() *catalog {
-		return &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion}
+		return &catalog{byGK: map[schema.GroupKind]*oracle.CRD{}, groups: map[string][]string{}, version: opts.KubernetesVersion, builtinVersion: opts.builtinVersion()}
 	}
 	j := &judging{ctx: ctx, opts: opts, cat: newCat(), givenCat: newCat(), defaults: newCat(),
 		jobs: make(chan *resource, n), problems: make([][]project.Problem, files), warnings: make([][]project.Problem, files),
@@ -416,7 +405,7 @@ func (j *judging) find(r *resource) (found bool, err error) {
 			}
 			j.given = append(j.given, given...)
 		}
-		if c == j.givenCat && !j.defaultsRead && j.opts.DefaultCRDs != nil && isCustomGroup(r.obj) {
+		if c == j.givenCat && !j.defaultsRead && j.opts.DefaultCRDs != nil && c.isCustomGroup(r.obj) {
 			j.defaultsRead = true
 			more, err := j.opts.DefaultCRDs()
 			if err != nil {
@@ -445,7 +434,7 @@ func (j *judging) submit(r *resource) error {
 	r.done = make(chan struct{})
 	r.label, r.line = r.finding("", "", "").Object, r.finding("", "", "").Line
 	j.queue = append(j.queue, r)
-	if found || !isCustomGroup(r.obj) {
+	if found || !j.cat.isCustomGroup(r.obj) {
 		j.jobs <- r
 	} else {
 		j.deferred = append(j.deferred, r)
@@ -470,7 +459,6 @@ func (j *judging) gather(wait bool) {
 		}
 		j.queue[0] = nil
 		j.queue = j.queue[1:]
-		j.custom = j.custom || r.builtin.Message == ""
 		if r.builtin.Message != "" {
 			j.builtins[r.file] = append(j.builtins[r.file], r.builtin)
 		}
@@ -486,8 +474,7 @@ func (j *judging) gather(wait bool) {
 	}
 }
 
-// tallyResource tallies a judged resource (an object of Kubernetes' own
-// kinds at the end: tallyRest).
+// tallyResource tallies a judged resource.
 func (j *judging) tallyResource(r *resource) {
 	t := j.opts.Tally
 	if t == nil {
@@ -497,12 +484,6 @@ func (j *judging) tallyResource(r *resource) {
 	switch {
 	case len(r.problems) > 0:
 		o.Verdict, o.Problems = Invalid, r.problems
-	case r.builtin.Message != "":
-		p := r.builtin
-		p.Message += " is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)"
-		o.Verdict, o.Problems = NotJudged, []project.Problem{p}
-		j.builtinObjs = append(j.builtinObjs, o)
-		return
 	case r.skipped:
 		o.Verdict, o.Problems = NotJudged, r.warnings
 	}
@@ -556,15 +537,21 @@ func isCRD(m map[string]any) bool {
 }
 
 // isCustomGroup reports whether the document's group may be a CRD's:
-// neither the core group nor a Kubernetes one (no dot, or *.k8s.io).
-func isCustomGroup(m map[string]any) bool {
+// one with a dot that no embedded Kubernetes minor defines kinds of
+// (sparkoperator.k8s.io, x-k8s.io groups are custom ones).
+func (c *catalog) isCustomGroup(m map[string]any) bool {
 	apiVersion, _ := m["apiVersion"].(string)
 	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
+	if !found || !strings.Contains(group, ".") {
 		return false
 	}
-	return strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+	idx, err := builtinCache.index(c.builtinVersion)
+	return err != nil || !builtinCache.isBuiltinGroup(idx, group)
 }
+
+// builtinVersion is the Kubernetes version objects of Kubernetes' own
+// kinds are judged for ("" the newest embedded).
+func (o Options) builtinVersion() string { return cmp.Or(o.KubernetesVersion, o.BuiltinVersion) }
 
 // catalog is the CRDs custom resources are judged against, by group and
 // kind; the first given for a group and kind wins.
@@ -574,6 +561,9 @@ type catalog struct {
 	// version is the Kubernetes version custom resources are judged for
 	// ("" the newest embedded): each CRD is kept as its apiserver keeps it.
 	version string
+	// builtinVersion is the Kubernetes version objects of Kubernetes' own
+	// kinds are judged for ("" the newest embedded).
+	builtinVersion string
 	// refused says, by group and kind, why version's apiserver refuses the
 	// CRD itself (an apiVersion it does not serve), so no object of it can
 	// be created there.
@@ -760,41 +750,10 @@ type resource struct {
 
 	problems, warnings []project.Problem
 	stored             map[string]any
-	// builtin is where an object of Kubernetes' own kinds stands, its
-	// message its apiVersion and kind; Line is 0 for any other object.
+	// builtin is where an object of Kubernetes' own kinds judged by its
+	// schema stands, its message its apiVersion and kind; Line is 0 for
+	// any other object.
 	builtin project.Problem
-}
-
-// notJudged says what was not judged: objects of Kubernetes' own kinds
-// (builtins, by file), which validate does not judge (the apiserver's CRD
-// code does not). When nothing else was (judged is false: no CRD, no
-// custom resource judged), each is a problem, as nothing judged is no
-// pass (a warning with ignoreMissing); otherwise the first of each file
-// gets a warning counting them.
-func notJudged(results []project.ValidationResult, builtins map[int][]project.Problem, judged, ignoreMissing bool) {
-	for _, file := range slices.Sorted(maps.Keys(builtins)) {
-		rs := builtins[file]
-		res := &results[file]
-		if !judged {
-			for _, b := range rs {
-				p := b
-				p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds, which validate does not judge (it judges CRDs and custom resources): nothing in the input was judged, and nothing judged is no pass; judge such objects with kubectl apply --dry-run=server or kubeconform, or pass --ignore-missing-schemas to skip them", b.Message)
-				if ignoreMissing {
-					p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources; --ignore-missing-schemas)", b.Message)
-					res.Warnings = append(res.Warnings, p)
-					continue
-				}
-				res.Problems = append(res.Problems, p)
-			}
-			continue
-		}
-		p := rs[0]
-		p.Message = fmt.Sprintf("%s and %d more object(s) of Kubernetes' own kinds in this file not judged: validate judges CRDs and custom resources", rs[0].Message, len(rs)-1)
-		if len(rs) == 1 {
-			p.Message = fmt.Sprintf("%s is one of Kubernetes' own kinds: not judged (validate judges CRDs and custom resources)", rs[0].Message)
-		}
-		res.Warnings = append(res.Warnings, p)
-	}
 }
 
 // judge judges the resource against its CRD.
@@ -809,13 +768,16 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 	apiVersion, _ := r.obj["apiVersion"].(string)
 	kind, _ := r.obj["kind"].(string)
 	crd := r.crd
+	builtin := false
+	if crd == nil {
+		crd, builtin = r.judgeBuiltin(opts.builtinVersion())
+		if builtin && crd == nil {
+			return // a problem said why
+		}
+	}
 	if crd == nil {
 		group, _, _ := strings.Cut(apiVersion, "/")
 		switch {
-		case !isCustomGroup(r.obj):
-			// Kubernetes' own kinds (a chart's Deployments): not ours to
-			// judge, but said (notJudged).
-			r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
 		case len(groups[group]) > 0:
 			r.problem("/kind", "kind", fmt.Sprintf("no matches for kind %q in version %q%s", kind, apiVersion, suggest.DidYouMean(kind, groups[group])))
 		case opts.Examples:
@@ -828,7 +790,7 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		}
 		return
 	}
-	if why := r.refused; why != "" {
+	if why := r.refused; why != "" && !builtin {
 		r.problem("/apiVersion", "apiVersion", why)
 		return
 	}
@@ -849,6 +811,9 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		default:
 			r.problem(pointer(p), p, "unknown field, pruned by the apiserver (kubectl's default fieldValidation=Strict refuses the object)")
 		}
+	}
+	if builtin {
+		v.Errors = slices.DeleteFunc(v.Errors, emptyBytes)
 	}
 	frac := fractions(r.obj, v.Errors)
 	for _, f := range slices.Sorted(maps.Keys(frac)) {
@@ -984,7 +949,11 @@ func (r *resource) finding(ptr, fld, msg string) project.Problem {
 		ptr = "/kind"
 	}
 	pos := r.doc.Position(r.prefix + ptr)
-	if pos.Line == 0 {
+	// A field absent (metadata.name) stands at its nearest ancestor; the
+	// document itself stands at its --- line: say the object's kind.
+	top, _, _ := strings.Cut(ptr[1:], "/")
+	_, present := r.obj[top]
+	if root := r.doc.Position(r.prefix); pos.Line == 0 || !present && pos.Line == root.Line && pos.Col == root.Col {
 		pos = r.doc.Position(r.prefix + "/kind")
 	}
 	return project.Problem{Object: kind + "/" + name, Line: pos.Line, Column: pos.Col, Field: fld, Message: msg}

@@ -14,7 +14,7 @@ type Verdict int
 const (
 	Valid     Verdict = iota // judged, no problem
 	Invalid                  // judged, at least one problem
-	NotJudged                // nothing judged it (one of Kubernetes' own kinds, a custom resource no CRD defines with IgnoreMissing)
+	NotJudged                // nothing judged it (a custom resource no CRD defines, with IgnoreMissing)
 )
 
 // Object is one object of the files (a CRD, a custom resource, an object

@@ -30,8 +30,17 @@ version, size), against the CRD of their group and kind: from the same files,
 
   FILE:LINE:COL: KIND/NAME: FIELD-PATH: MESSAGE
 
+Objects of Kubernetes' own kinds (Deployment, Service, ConfigMap, RBAC, ...) are
+judged by their kind's OpenAPI schema in the target minor (--k8s-version, the
+project's pin, or the newest embedded), as custom resources of a CRD compiled
+from that definition: unknown fields, types, required fields, formats, list-map
+keys, metadata; the apiserver's hand-written rules per kind are not run, and a
+warning per kind says so. An apiVersion the minor does not serve names the
+release that removed it; a kind nothing defines is a problem.
+
 A custom resource no CRD defines is a problem (nothing judged is no pass)
-unless --ignore-missing-schemas. A DIR argument stands for its *.yaml, *.yml
+unless --ignore-missing-schemas; a group ending in k8s.io that no Kubernetes
+release defines is a custom resource's. A DIR argument stands for its *.yaml, *.yml
 and *.json files; "-" is standard input. Formats the apiserver of --k8s-version does not
 recognise are warnings on standard error. With --k8s-version, a CRD is also judged by
 what that minor knows: apiextensions.k8s.io/v1 before 1.16, and every field or schema
