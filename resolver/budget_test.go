@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // naiveCost is what measure must return, computed the slow way: the
@@ -23,12 +25,12 @@ func naiveCost(t *testing.T, v any) cost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cost{bytes: int64(len(raw))}
+	c := cost{Bytes: int64(len(raw))}
 	var walk func(v any, depth int64)
 	walk = func(v any, depth int64) {
-		c.nodes++
-		c.indent += depth
-		c.depth = max(c.depth, depth)
+		c.Nodes++
+		c.Indent += depth
+		c.Depth = max(c.Depth, depth)
 		switch x := v.(type) {
 		case map[string]any:
 			for k, y := range x {
@@ -234,13 +236,13 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 	var texts [][]byte
 	wants, _ := filepath.Glob("../testdata/compile/*/want.yaml")
 	for _, f := range wants {
-		docs, err := parseDocuments(f, mustRead(t, f))
+		docs, err := docread.ParseDocuments(f, mustRead(t, f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range docs {
-			indented, _ := json.MarshalIndent(d.value, "", "  ")
-			compact, _ := json.Marshal(d.value)
+			indented, _ := json.MarshalIndent(d.Value, "", "  ")
+			compact, _ := json.Marshal(d.Value)
 			texts = append(texts, indented, compact)
 		}
 	}
@@ -249,14 +251,14 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 		[]byte("[\n  {\"op\": \"add\", \"path\": \"/spec/x/default\", \"value\": \"TCP\"},\n  {\"op\": \"remove\", \"path\": \"/a~1b\"}\n]\n"),
 		[]byte(`[{"op":"replace","path":"/n","value":-1.5e3},{"op":"add","path":"/m","value":{"k":[0,9223372036854775807]}}]`))
 	for _, src := range texts {
-		fromYAML, err := parseYAMLDocuments("f.json", src, newBudget(0), nil) // yaml.v3's
+		fromYAML, err := docread.ParseYAML("f.json", src, newBudget(0), nil) // yaml.v3's
 		if err != nil && bytes.Contains(src, []byte("}\n{")) {
 			continue // a stream of JSON values is no YAML stream: the JSON reader's alone
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromJSON, err := parseJSONDocuments("f.json", src, newBudget(0))
+		fromJSON, err := docread.ParseJSON("f.json", src, newBudget(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,19 +266,19 @@ func TestStrictJSONMatchesYAML(t *testing.T) {
 			t.Fatalf("%d documents, YAML reads %d", len(fromJSON), len(fromYAML))
 		}
 		for i := range fromJSON {
-			if !reflect.DeepEqual(fromJSON[i].value, fromYAML[i].value) {
+			if !reflect.DeepEqual(fromJSON[i].Value, fromYAML[i].Value) {
 				t.Fatalf("document %d: values differ", i)
 			}
-			for ptr, p := range fromYAML[i].pos {
-				if q := fromJSON[i].pos[ptr]; q != p {
+			for ptr, p := range fromYAML[i].Pos {
+				if q := fromJSON[i].Pos[ptr]; q != p {
 					t.Fatalf("document %d, %s: JSON reader says %v, YAML %v", i, ptr, q, p)
 				}
 			}
-			if len(fromJSON[i].pos) != len(fromYAML[i].pos) {
-				t.Fatalf("document %d: %d positions, YAML has %d", i, len(fromJSON[i].pos), len(fromYAML[i].pos))
+			if len(fromJSON[i].Pos) != len(fromYAML[i].Pos) {
+				t.Fatalf("document %d: %d positions, YAML has %d", i, len(fromJSON[i].Pos), len(fromYAML[i].Pos))
 			}
-			if fromJSON[i].cost != fromYAML[i].cost {
-				t.Fatalf("document %d: costs %+v, YAML's %+v", i, fromJSON[i].cost, fromYAML[i].cost)
+			if fromJSON[i].Cost != fromYAML[i].Cost {
+				t.Fatalf("document %d: costs %+v, YAML's %+v", i, fromJSON[i].Cost, fromYAML[i].Cost)
 			}
 		}
 	}
@@ -304,14 +306,14 @@ func TestNumbers(t *testing.T) {
 		{"99999999999999999999", false}, {"1e400", false}, {"-1e999", false}, {"2e308", false},
 	} {
 		for _, src := range []string{"v: " + tc.in + "\n", `{"v": ` + tc.in + `, "s": "\/"}`} {
-			docs, err := parseDocuments("f", []byte(src))
+			docs, err := docread.ParseDocuments("f", []byte(src))
 			switch {
 			case tc.ok && err != nil:
 				t.Errorf("%q: %v", src, err)
 			case !tc.ok && (err == nil || !errors.Is(err, ErrInput)):
 				t.Errorf("%q: want ErrInput, got %v", src, err)
-			case tc.ok && docs[0].value.(map[string]any)["v"] != json.Number(tc.in):
-				t.Errorf("%q: read as %#v", src, docs[0].value.(map[string]any)["v"])
+			case tc.ok && docs[0].Value.(map[string]any)["v"] != json.Number(tc.in):
+				t.Errorf("%q: read as %#v", src, docs[0].Value.(map[string]any)["v"])
 			}
 			var e *Error
 			if err != nil && errors.As(err, &e) && e.Pos.Col == 0 {
@@ -320,12 +322,12 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 	for _, src := range []string{"v: .nan", "v: .inf", "v: -.Inf", "v: 0x1ffffffffffffffff", "v: 1_000e999", "v: !!float 1e999"} {
-		if _, err := parseDocuments("f", []byte(src)); !errors.Is(err, ErrInput) {
+		if _, err := docread.ParseDocuments("f", []byte(src)); !errors.Is(err, ErrInput) {
 			t.Errorf("%q: want ErrInput, got %v", src, err)
 		}
 	}
 	for _, src := range []string{`v: "1e400"`, "v: '.nan'", "v: !!str 1e400", "v: inf", "v: 1.2.3"} {
-		if _, err := parseDocuments("f", []byte(src)); err != nil {
+		if _, err := docread.ParseDocuments("f", []byte(src)); err != nil {
 			t.Errorf("%q is a string: %v", src, err)
 		}
 	}
@@ -347,7 +349,7 @@ func TestNumbersReportedTogether(t *testing.T) {
 		}
 		j.WriteString("]")
 		for _, src := range []string{y.String(), j.String()} {
-			_, err := parseDocuments("f", []byte(src))
+			_, err := docread.ParseDocuments("f", []byte(src))
 			var l ErrorList
 			if !errors.As(err, &l) {
 				t.Fatalf("%d numbers: want an ErrorList, got %v", n, err)
@@ -381,7 +383,7 @@ func TestStrictJSONOnly(t *testing.T) {
 		"{\n\t\"tabs\": [1, 2.5e3, -0, true, false, null],\n\t\"n\": {}}",
 		`{"one": 1} {"two": [2]}` + "\n" + `[3]`,
 	} {
-		docs, err := parseJSONDocuments("f.json", []byte(src), newBudget(0))
+		docs, err := docread.ParseJSON("f.json", []byte(src), newBudget(0))
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -392,7 +394,7 @@ func TestStrictJSONOnly(t *testing.T) {
 			if err := dec.Decode(&want); err != nil {
 				t.Fatal(err)
 			}
-			if i >= len(docs) || !reflect.DeepEqual(docs[i].value, want) {
+			if i >= len(docs) || !reflect.DeepEqual(docs[i].Value, want) {
 				t.Fatalf("%s: document %d differs from encoding/json's %#v", src, i, want)
 			}
 		}
@@ -408,7 +410,7 @@ func TestStrictJSONOnly(t *testing.T) {
 		{"{\"a\": 1}\n]", `f.json:2:1: bad input: malformed JSON: found ']' after the value that ends at 1:8; a JSON file holds one value, or several one after another`},
 		{`{"a": 1e999}`, `f.json:1:7: bad input: 1e999 is out of range for a 64-bit float (the apiserver reads numbers as float64)`},
 	} {
-		_, err := parseJSONDocuments("f.json", []byte(c.src), newBudget(0))
+		_, err := docread.ParseJSON("f.json", []byte(c.src), newBudget(0))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", c.src, err, c.want)
 		}
@@ -429,7 +431,7 @@ func FuzzStrictJSON(f *testing.F) {
 		if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
 			return // checkText refuses these before any reader runs
 		}
-		docs, err := parseJSONDocuments("f.json", src, newBudget(0))
+		docs, err := docread.ParseJSON("f.json", src, newBudget(0))
 		if err != nil {
 			var e *Error
 			var list ErrorList
@@ -459,8 +461,8 @@ func FuzzStrictJSON(f *testing.F) {
 			t.Fatalf("%d documents, encoding/json reads %d values", len(docs), len(want))
 		}
 		for i, d := range docs {
-			if !reflect.DeepEqual(d.value, want[i]) {
-				t.Fatalf("document %d: %#v, encoding/json %#v", i, d.value, want[i])
+			if !reflect.DeepEqual(d.Value, want[i]) {
+				t.Fatalf("document %d: %#v, encoding/json %#v", i, d.Value, want[i])
 			}
 		}
 	})

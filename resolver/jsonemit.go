@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // AppendJSON appends the CRD's compact JSON to dst: the bytes
@@ -93,7 +95,7 @@ func (j *jsonEmitter) object(b []byte, m map[string]any) []byte {
 // appendJSONString appends s quoted as encoding/json quotes it (see
 // jsonStringLen): most strings need no escape and are copied whole.
 func appendJSONString(b []byte, s string) []byte {
-	if jsonStringLen(s) == int64(len(s))+2 && utf8.ValidString(s) {
+	if docread.JSONStringLen(s) == int64(len(s))+2 && utf8.ValidString(s) {
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')
