@@ -125,4 +125,3 @@ func EscapePointerToken(s string) string {
 
 // JoinPointer appends a token to a pointer.
 func JoinPointer(base, tok string) string { return base + "/" + EscapePointerToken(tok) }
-
