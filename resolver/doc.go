@@ -208,7 +208,7 @@
 // Result.YAML and WriteYAML write through internal/emit: sorted keys,
 // block style and two-space indents; the same input gives the same bytes
 // on every machine. Document.AppendJSON writes the compact JSON
-// (jsonemit.go), whose length the budget counts. A JSON patch (RFC 6902,
+// (internal/emit's AppendJSON), whose length the budget counts. A JSON patch (RFC 6902,
 // Options.Patch) applies to each compiled document after resolution. The
 // patched document must still be a CRD (apiextensions.k8s.io/v1 or
 // v1beta1, kind CustomResourceDefinition, no unknown fields) with its
@@ -262,7 +262,7 @@
 //	patch.go        the JSON patch; minor.go: what a patch writes judged for the minor, and KeptByMinor
 //	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
 //	budget.go       what a compile builds, measured as it goes (the budget itself is internal/docread's)
-//	jsonemit.go     compact JSON (AppendJSON) and the shared view of a compiled CRD; YAML is internal/emit's
+//	view.go         the shared view of a compiled CRD and AppendJSON; YAML and compact JSON are internal/emit's
 //
 // One compile's state is a run (run.go). Its diagnostics (diagnostics.go)
 // are collected in one place wherever a stage raises them; chain.go says
