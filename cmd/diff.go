@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/schemadiff"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -183,7 +183,7 @@ func diffFiles(c *cobra.Command, args []string, allowOutside bool, minor string)
 	if err != nil {
 		return nil, false, err
 	}
-	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, resolver.MaxInputBytes)
+	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), allowOutside, docread.MaxInputBytes)
 	defer reader.Close()
 	var sides [2][]schemadiff.Content
 	var dirs [2]bool

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -11,7 +12,7 @@ import (
 // schemas that accept anything, calling every property removed. The
 // message says where the first $ref is and what to run instead.
 func notATemplate(name string, data []byte) error {
-	docs, err := resolver.DecodeDocuments(name, data, 0)
+	docs, err := docread.DecodeDocuments(name, data, 0)
 	if err != nil {
 		return nil // schemadiff.Parse reports it
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/jsonschema"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
@@ -112,7 +113,7 @@ func runExportJSONSchema(c *cobra.Command, dir string, layout jsonschema.Layout,
 			return err
 		}
 	} else {
-		reader := fileio.NewReader(root, allowOutside, resolver.MaxInputBytes)
+		reader := fileio.NewReader(root, allowOutside, docread.MaxInputBytes)
 		defer reader.Close()
 		for _, a := range args {
 			in, err := readCRDFiles(reader, a)
@@ -186,7 +187,7 @@ func runExportJSONSchema(c *cobra.Command, dir string, layout jsonschema.Layout,
 func exportable(arg string, in []jsonschema.Input) error {
 	crds := false
 	for _, i := range in {
-		docs, err := resolver.DecodeDocuments(i.Name, i.Content, 0)
+		docs, err := docread.DecodeDocuments(i.Name, i.Content, 0)
 		if err != nil {
 			return nil // Export reports it
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -122,7 +123,7 @@ func outputAlias(c *cobra.Command, p *string, name string) {
 type sizeText struct{ p *string }
 
 func (v sizeText) Set(s string) error {
-	if _, err := resolver.ParseSize(s); err != nil {
+	if _, err := docread.ParseSize(s); err != nil {
 		return err
 	}
 	*v.p = s

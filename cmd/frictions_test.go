@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/stretchr/testify/require"
-
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // TestResolveOutputFormat: resolve's -o is a format, as everywhere: -o json
@@ -210,7 +209,7 @@ func TestResolveRejectionHasLine(t *testing.T) {
 		{"spec.versions[0].schema.openAPIV3Schema.type", "/spec/versions/0/schema/openAPIV3Schema/type"},
 		{"metadata.labels[app.kubernetes.io/name]", "/metadata"},
 	} {
-		docs, err := resolver.DecodeDocuments("t.yaml", []byte(template), 0)
+		docs, err := docread.DecodeDocuments("t.yaml", []byte(template), 0)
 		require.NoError(t, err)
 		line, col := fieldLine(docs, "widgets.example.com", tc.field)
 		want := docs[0].Position(tc.ptr)

@@ -13,7 +13,7 @@ import (
 // TestMalformedListsRefused: a kind: List whose items are a mapping
 // (kubectl refuses it), or that holds a kind: List (whose objects nothing
 // would judge), is an error naming the file, line and column in every
-// command that reads Lists (resolver.ListItems), never a silent
+// command that reads Lists (docread.ListItems), never a silent
 // pass or an unexplained "no CRD".
 func TestMalformedListsRefused(t *testing.T) {
 	companionOnPath(t)

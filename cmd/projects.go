@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // projectRun is one project a build or check acts on.
@@ -250,7 +250,7 @@ func (f *projectFlags) fileArgsRead(c *cobra.Command, wd string, files []string,
 			}
 		}
 	}
-	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), f.allowOutside, resolver.MaxInputBytes)
+	reader := fileio.NewReader(fileio.ProjectRoot(wd, wd), f.allowOutside, docread.MaxInputBytes)
 	defer reader.Close()
 	var bad []string
 	for _, name := range files {
@@ -266,11 +266,11 @@ func (f *projectFlags) fileArgsRead(c *cobra.Command, wd string, files []string,
 			continue // an output: outputs no template produces are looked for whatever the files
 		}
 		q := safetext.Quote(name)
-		docs, err := resolver.DecodeDocuments(name, content, 0)
+		docs, err := docread.DecodeDocuments(name, content, 0)
 		switch {
 		case err == nil && len(docs) == 0:
 			fmt.Fprintf(c.ErrOrStderr(), "note: %s holds no object (it is empty, or only comments): nothing to %s there\n", q, c.Name())
-		case err == nil && slices.ContainsFunc(docs, func(d resolver.Decoded) bool {
+		case err == nil && slices.ContainsFunc(docs, func(d docread.Decoded) bool {
 			m, _ := d.Value.(map[string]any)
 			return m["kind"] == "CustomResourceDefinition"
 		}):

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
@@ -106,7 +107,7 @@ func runCompile(c *cobra.Command, f compileFlags, src, dst string) error {
 		}
 		root = fileio.ProjectRoot(dir, wd)
 	}
-	reader := fileio.NewReader(root, f.opts.AllowOutsideRoot, resolver.MaxInputBytes)
+	reader := fileio.NewReader(root, f.opts.AllowOutsideRoot, docread.MaxInputBytes)
 	defer reader.Close()
 	opts, err := f.compilerOptions(reader)
 	if err != nil {
@@ -305,7 +306,7 @@ func (f compileFlags) validateDocs(c *cobra.Command, name, kubeVersion string, d
 // $ref that brought the field in); it reports whether anything would be
 // rejected.
 func reportProblems(w io.Writer, results []project.ValidationResult, name string, src []byte) bool {
-	docs, _ := resolver.DecodeDocuments(name, src, 0)
+	docs, _ := docread.DecodeDocuments(name, src, 0)
 	at := func(p project.Problem) string {
 		if p.Line == 0 {
 			p.Line, p.Column = fieldLine(docs, p.CRD, p.Field)
@@ -331,8 +332,8 @@ func reportProblems(w io.Writer, results []project.ValidationResult, name string
 // fieldLine is where the template documents docs write the apiserver's
 // field path of the CRD named crd (the first CRD when none is named), or
 // the nearest enclosing value they write; 0, 0 when none.
-func fieldLine(docs []resolver.Decoded, crd, field string) (int, int) {
-	var doc *resolver.Decoded
+func fieldLine(docs []docread.Decoded, crd, field string) (int, int) {
+	var doc *docread.Decoded
 	for i, d := range docs {
 		m, _ := d.Value.(map[string]any)
 		if m["kind"] != "CustomResourceDefinition" {

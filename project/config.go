@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -126,7 +127,7 @@ func (p Policy) options(dir string) resolver.Options {
 		o.AllowRemovedAPI = *p.AllowRemovedAPI
 	}
 	if p.Budget != "" {
-		o.Budget, _ = resolver.ParseSize(p.Budget) // checked by validate
+		o.Budget, _ = docread.ParseSize(p.Budget) // checked by validate
 	}
 	if p.FitDescriptions != "" {
 		o.FitDescriptions, _ = ParseFitLimit(p.FitDescriptions) // checked by validate
@@ -168,7 +169,7 @@ func ParseFitLimit(s string) (resolver.Size, error) {
 	case FitHelm:
 		return HelmShare, nil
 	}
-	n, err := resolver.ParseSize(s)
+	n, err := docread.ParseSize(s)
 	if err != nil {
 		return 0, fmt.Errorf("want %s, %s or a size such as 200KiB: %w", FitClientSideApply, FitHelm, err)
 	}
@@ -194,7 +195,7 @@ func (p Policy) validate() error {
 		}
 	}
 	if p.Budget != "" {
-		if _, err := resolver.ParseSize(p.Budget); err != nil {
+		if _, err := docread.ParseSize(p.Budget); err != nil {
 			return &policyError{"budget", fmt.Errorf("budget %q: %w", p.Budget, err)}
 		}
 	}
@@ -385,7 +386,7 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 		policies = append(policies, s.Policy)
 	}
 	for _, p := range policies {
-		if b, err := resolver.ParseSize(p.Budget); p.Budget != "" && err == nil && b > MaxBudget {
+		if b, err := docread.ParseSize(p.Budget); p.Budget != "" && err == nil && b > MaxBudget {
 			return nil, fmt.Errorf("%w: %s: budget %q is above the ceiling of %s: no CRD etcd can store needs that much (the default is %s)", ErrConfig, name, p.Budget, resolver.Size(MaxBudget), resolver.DefaultBudget)
 		}
 	}

@@ -3,7 +3,7 @@ package project
 import (
 	"fmt"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // maxConfigKeys bounds the keys of one mapping of a configuration: a Set or the file has a
@@ -12,11 +12,11 @@ import (
 // at most this many others, so reading a configuration stays linear in its size.
 const maxConfigKeys = 1000
 
-// checkConfigText reads the configuration as templates are read (resolver.Decode: linear,
+// checkConfigText reads the configuration as templates are read (docread.Decode: linear,
 // a key written twice refused at its position) and refuses a mapping of more than
 // maxConfigKeys keys, before yaml.v3 decodes it.
 func checkConfigText(name string, src []byte) error {
-	docs, err := resolver.Decode(name, src, 0)
+	docs, err := docread.Decode(name, src, 0)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

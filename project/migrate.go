@@ -19,9 +19,9 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -89,7 +89,7 @@ func Migrate(workDir string, opts MigrateOptions) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	reader := fileio.NewReader(dir, false, resolver.MaxInputBytes)
+	reader := fileio.NewReader(dir, false, docread.MaxInputBytes)
 	defer reader.Close()
 	if err := reader.Open(); err != nil {
 		return nil, err // before the walk, which would find nothing behind a link
@@ -443,7 +443,7 @@ func (m *Migration) configText(opts MigrateOptions, sets []*migrationSet, split 
 // crdDescriptions is crdNames, and how many description keys the file's
 // documents hold (at any depth).
 func crdDescriptions(data []byte) (names []string, isCRD bool, descriptions int, readable bool) {
-	docs, err := resolver.Decode("file", data, 0)
+	docs, err := docread.Decode("file", data, 0)
 	if err != nil {
 		return nil, false, 0, false
 	}

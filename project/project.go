@@ -16,6 +16,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -131,7 +132,7 @@ func Open(workDir string, opts Options) (*Project, error) {
 	if err := opts.Policy.validate(); err != nil {
 		return nil, flagError(err) // the command line's flags: no configuration
 	}
-	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), resolver.MaxInputBytes)
+	p.reader = fileio.NewReader(p.Dir, p.AllowOutsideRoot(), docread.MaxInputBytes)
 	if file == "" && isHelmChart(p.reader, p.Dir) {
 		if !opts.AllowEmpty {
 			return nil, noHelmTemplates(p.Dir)
@@ -478,7 +479,7 @@ func (p *Project) classify(file string) (int, *resolver.Source, error) {
 	if p.ownOutput(file, src) {
 		return generatedFile, nil, nil
 	}
-	budget, _ := resolver.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate
+	budget, _ := docread.ParseSize(p.Config.Policy.over(p.opts.Policy).Budget) // checked by validate
 	s := resolver.Parse(filepath.FromSlash(p.Rel(file)), src, budget)
 	switch {
 	case s.Err() == nil && s.HoldsCRD():

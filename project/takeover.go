@@ -4,7 +4,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // A file an output would replace is this tool's to replace when it
@@ -16,7 +16,7 @@ import (
 // TakesOver reports whether the existing file old, which lacks the
 // generated header, may be replaced by an output holding the CRDs names:
 // every document of it is a CustomResourceDefinition whose metadata.name
-// is one of names. It reads the file once, linearly (resolver.Decode: no
+// is one of names. It reads the file once, linearly (docread.Decode: no
 // pairwise key checks, its expansion budgeted), and nothing of a file it
 // refuses is kept or shown.
 func TakesOver(old *io.SectionReader, names []string) bool {
@@ -27,7 +27,7 @@ func TakesOver(old *io.SectionReader, names []string) bool {
 	if err != nil {
 		return false
 	}
-	docs, err := resolver.Decode("existing file", data, 0)
+	docs, err := docread.Decode("existing file", data, 0)
 	if err != nil {
 		return false
 	}

@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // naiveCost is what measure must return, computed the slow way: the
@@ -23,12 +19,12 @@ func naiveCost(t *testing.T, v any) cost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cost{bytes: int64(len(raw))}
+	c := cost{Bytes: int64(len(raw))}
 	var walk func(v any, depth int64)
 	walk = func(v any, depth int64) {
-		c.nodes++
-		c.indent += depth
-		c.depth = max(c.depth, depth)
+		c.Nodes++
+		c.Indent += depth
+		c.Depth = max(c.Depth, depth)
 		switch x := v.(type) {
 		case map[string]any:
 			for k, y := range x {
@@ -79,32 +75,6 @@ func TestMeasureMatchesEncodingJSON(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]Size{
-		"1": 1, "1048576": 1 << 20, "64Mi": 64 << 20, "64MiB": 64 << 20, "64mib": 64 << 20, "16M": 16e6,
-		"16MB": 16e6, "1.5Gi": 3 << 29, "2k": 2000, "2Ki": 2048, " 3 GiB ": 3 << 30, "1B": 1,
-	} {
-		got, err := ParseSize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "Mi", "-1", "0", "1x", "1.2.3M", "99999999999Ti", "0.1"} {
-		if _, err := ParseSize(in); !errors.Is(err, ErrInput) {
-			t.Errorf("ParseSize(%q): %v, want ErrInput", in, err)
-		}
-	}
-	for s, want := range map[Size]string{16 << 20: "16MiB", 1 << 30: "1GiB", 1536: "1536", 3 << 10: "3KiB", 0: "0"} {
-		if got := s.String(); got != want {
-			t.Errorf("%d.String() = %q, want %q", s, got, want)
-		}
-	}
-	var s Size
-	if err := s.Set("64Mi"); err != nil || s != 64<<20 || s.Type() != "size" {
-		t.Errorf("Set: %v %d", err, s)
 	}
 }
 
@@ -225,243 +195,4 @@ func TestBudgetOption(t *testing.T) {
 	if _, err := New(Options{Budget: -1}); !errors.Is(err, ErrInput) {
 		t.Errorf("a negative budget: %v", err)
 	}
-}
-
-// TestStrictJSONMatchesYAML: for JSON that YAML can read too, the strict
-// JSON reader gives the same values and the same positions, so errors
-// point at the same places whichever reader a file needs.
-func TestStrictJSONMatchesYAML(t *testing.T) {
-	var texts [][]byte
-	wants, _ := filepath.Glob("../testdata/compile/*/want.yaml")
-	for _, f := range wants {
-		docs, err := parseDocuments(f, mustRead(t, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			indented, _ := json.MarshalIndent(d.value, "", "  ")
-			compact, _ := json.Marshal(d.value)
-			texts = append(texts, indented, compact)
-		}
-	}
-	texts = append(texts, []byte(`{"a": [1, {"b": null, "c": [true, "x"]}], "d": {}}`+"\n"+`{"e": "ü"}`),
-		// JSON patches, as Dask writes them (parseDocuments reads them with the JSON reader).
-		[]byte("[\n  {\"op\": \"add\", \"path\": \"/spec/x/default\", \"value\": \"TCP\"},\n  {\"op\": \"remove\", \"path\": \"/a~1b\"}\n]\n"),
-		[]byte(`[{"op":"replace","path":"/n","value":-1.5e3},{"op":"add","path":"/m","value":{"k":[0,9223372036854775807]}}]`))
-	for _, src := range texts {
-		fromYAML, err := parseYAMLDocuments("f.json", src, newBudget(0), nil) // yaml.v3's
-		if err != nil && bytes.Contains(src, []byte("}\n{")) {
-			continue // a stream of JSON values is no YAML stream: the JSON reader's alone
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		fromJSON, err := parseJSONDocuments("f.json", src, newBudget(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(fromJSON) != len(fromYAML) {
-			t.Fatalf("%d documents, YAML reads %d", len(fromJSON), len(fromYAML))
-		}
-		for i := range fromJSON {
-			if !reflect.DeepEqual(fromJSON[i].value, fromYAML[i].value) {
-				t.Fatalf("document %d: values differ", i)
-			}
-			for ptr, p := range fromYAML[i].pos {
-				if q := fromJSON[i].pos[ptr]; q != p {
-					t.Fatalf("document %d, %s: JSON reader says %v, YAML %v", i, ptr, q, p)
-				}
-			}
-			if len(fromJSON[i].pos) != len(fromYAML[i].pos) {
-				t.Fatalf("document %d: %d positions, YAML has %d", i, len(fromJSON[i].pos), len(fromYAML[i].pos))
-			}
-			if fromJSON[i].cost != fromYAML[i].cost {
-				t.Fatalf("document %d: costs %+v, YAML's %+v", i, fromJSON[i].cost, fromYAML[i].cost)
-			}
-		}
-	}
-}
-
-func mustRead(t *testing.T, f string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// TestNumbers: what the apiserver cannot decode is refused, in YAML and
-// JSON alike; what it can is kept as written.
-func TestNumbers(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		ok bool
-	}{
-		{"1", true}, {"-0", true}, {"9223372036854775807", true}, {"-9223372036854775808", true},
-		{"1.5e308", true}, {"1e-400", true}, {"0.000001", true}, {"1E5", true},
-		{"9223372036854775808", false}, {"-9223372036854775809", false}, {"18446744073709551615", false},
-		{"99999999999999999999", false}, {"1e400", false}, {"-1e999", false}, {"2e308", false},
-	} {
-		for _, src := range []string{"v: " + tc.in + "\n", `{"v": ` + tc.in + `, "s": "\/"}`} {
-			docs, err := parseDocuments("f", []byte(src))
-			switch {
-			case tc.ok && err != nil:
-				t.Errorf("%q: %v", src, err)
-			case !tc.ok && (err == nil || !errors.Is(err, ErrInput)):
-				t.Errorf("%q: want ErrInput, got %v", src, err)
-			case tc.ok && docs[0].value.(map[string]any)["v"] != json.Number(tc.in):
-				t.Errorf("%q: read as %#v", src, docs[0].value.(map[string]any)["v"])
-			}
-			var e *Error
-			if err != nil && errors.As(err, &e) && e.Pos.Col == 0 {
-				t.Errorf("%q: no position: %v", src, err)
-			}
-		}
-	}
-	for _, src := range []string{"v: .nan", "v: .inf", "v: -.Inf", "v: 0x1ffffffffffffffff", "v: 1_000e999", "v: !!float 1e999"} {
-		if _, err := parseDocuments("f", []byte(src)); !errors.Is(err, ErrInput) {
-			t.Errorf("%q: want ErrInput, got %v", src, err)
-		}
-	}
-	for _, src := range []string{`v: "1e400"`, "v: '.nan'", "v: !!str 1e400", "v: inf", "v: 1.2.3"} {
-		if _, err := parseDocuments("f", []byte(src)); err != nil {
-			t.Errorf("%q is a string: %v", src, err)
-		}
-	}
-}
-
-// TestNumbersReportedTogether: both readers report every number they
-// cannot hold, in source order, and stop at maxErrors with one more error
-// saying so.
-func TestNumbersReportedTogether(t *testing.T) {
-	for _, n := range []int{3, maxErrors + 5} {
-		var y, j strings.Builder
-		j.WriteString("[")
-		for i := range n {
-			fmt.Fprintf(&y, "- 1e%d\n", 400+i)
-			if i > 0 {
-				j.WriteString(", ")
-			}
-			fmt.Fprintf(&j, "1e%d", 400+i)
-		}
-		j.WriteString("]")
-		for _, src := range []string{y.String(), j.String()} {
-			_, err := parseDocuments("f", []byte(src))
-			var l ErrorList
-			if !errors.As(err, &l) {
-				t.Fatalf("%d numbers: want an ErrorList, got %v", n, err)
-			}
-			want := min(n, maxErrors)
-			if n >= maxErrors {
-				want++ // the error that stops the reading
-			}
-			if len(l) != want {
-				t.Fatalf("%d numbers: %d errors, want %d: %v", n, len(l), want, err)
-			}
-			for i, e := range l[:min(n, maxErrors)] {
-				if !strings.Contains(e.Error(), fmt.Sprintf("1e%d is out of range", 400+i)) {
-					t.Errorf("%d numbers: error %d is %v", n, i, e)
-				}
-			}
-			if n >= maxErrors && l[len(l)-1].Error() != fmt.Sprintf("f: bad input: reading stopped after %d numbers it cannot hold (fix these first)", maxErrors) {
-				t.Errorf("last error: %v", l[len(l)-1])
-			}
-		}
-	}
-}
-
-// TestStrictJSONOnly: what only the JSON reader reads. Strings read as
-// encoding/json reads them (the apiserver's reading), a stream of values is
-// a stream of documents, and malformed JSON is an error at the line:col of
-// the offending byte.
-func TestStrictJSONOnly(t *testing.T) {
-	for _, src := range []string{
-		`{"a": "x\/y", "b": "\ud83d\ude00", "c": "lone \ud800 half", "d": "\udc00\u0041", "e": "é\u00e9"}`,
-		"{\n\t\"tabs\": [1, 2.5e3, -0, true, false, null],\n\t\"n\": {}}",
-		`{"one": 1} {"two": [2]}` + "\n" + `[3]`,
-	} {
-		docs, err := parseJSONDocuments("f.json", []byte(src), newBudget(0))
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		dec := json.NewDecoder(strings.NewReader(src))
-		dec.UseNumber()
-		for i := 0; dec.More(); i++ {
-			var want any
-			if err := dec.Decode(&want); err != nil {
-				t.Fatal(err)
-			}
-			if i >= len(docs) || !reflect.DeepEqual(docs[i].value, want) {
-				t.Fatalf("%s: document %d differs from encoding/json's %#v", src, i, want)
-			}
-		}
-	}
-	for _, c := range []struct{ src, want string }{
-		{`{"a": [1, }`, `f.json:1:11: bad input: malformed JSON: expected a value, found '}'`},
-		{"{\"a\": [1\n  2]}", `f.json:2:3: bad input: malformed JSON: invalid character '2' after array element (expecting ',' or ']')`},
-		{`{"a" 1}`, `f.json:1:6: bad input: malformed JSON: invalid character '1' after object name (expecting ':')`},
-		{`{,"a": 1}`, `f.json:1:2: bad input: malformed JSON: invalid character ',' at start of value`},
-		{`{"a": 1, "a": 2}`, `f.json:1:10: bad input: key "a" is written twice in this mapping`},
-		{`{"a": "\q"}`, "f.json:1:8: bad input: malformed JSON: invalid escape sequence `\\q` in string"},
-		{`{"a": "x`, `f.json:1:9: bad input: malformed JSON: unexpected end of input`},
-		{"{\"a\": 1}\n]", `f.json:2:1: bad input: malformed JSON: found ']' after the value that ends at 1:8; a JSON file holds one value, or several one after another`},
-		{`{"a": 1e999}`, `f.json:1:7: bad input: 1e999 is out of range for a 64-bit float (the apiserver reads numbers as float64)`},
-	} {
-		_, err := parseJSONDocuments("f.json", []byte(c.src), newBudget(0))
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s:\n got %v\nwant %s", c.src, err, c.want)
-		}
-	}
-}
-
-// FuzzStrictJSON: on any input the JSON reader returns (no panic, no
-// endless loop) either an error with a position in the file or documents,
-// and on input encoding/json reads as a stream of values it reads the same
-// values (numbers aside that checkNumber refuses).
-//
-//	go test ./resolver -run '^$' -fuzz FuzzStrictJSON -fuzztime 1m
-func FuzzStrictJSON(f *testing.F) {
-	for _, s := range []string{`{"a": [1, {"b": null}], "c": "\u00e9\ud800"}`, `[1] [2]`, `{"a": 1e400}`, `{"a" 1}`, "{\n\t\"x\": \"\\/\"}", `[`, `{"a":"b",}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
-			return // checkText refuses these before any reader runs
-		}
-		docs, err := parseJSONDocuments("f.json", src, newBudget(0))
-		if err != nil {
-			var e *Error
-			var list ErrorList
-			if !errors.As(err, &e) && !errors.As(err, &list) {
-				t.Fatalf("%T %v", err, err)
-			}
-			if e != nil && e.Pos.File != "f.json" {
-				t.Fatalf("error without the file: %v", err)
-			}
-			return
-		}
-		var want []any // encoding/json's values, null documents left out as the reader does
-		dec := json.NewDecoder(bytes.NewReader(src))
-		dec.UseNumber()
-		for {
-			var v any
-			if err := dec.Decode(&v); err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("the reader reads what encoding/json refuses: %v", err)
-			}
-			if v != nil {
-				want = append(want, v)
-			}
-		}
-		if len(docs) != len(want) {
-			t.Fatalf("%d documents, encoding/json reads %d values", len(docs), len(want))
-		}
-		for i, d := range docs {
-			if !reflect.DeepEqual(d.value, want[i]) {
-				t.Fatalf("document %d: %#v, encoding/json %#v", i, d.value, want[i])
-			}
-		}
-	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
@@ -337,11 +338,11 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 	b := newBudget(c.opts.Budget)
 	var docs []*document
 	var err error
-	if parsed.reusable(display, b.limit) {
+	if parsed.reusable(display, b.Limit) {
 		docs, err = parsed.docs, parsed.err
-		b.used, b.work = parsed.used, parsed.work
+		b.Used, b.Work = parsed.used, parsed.work
 	} else {
-		docs, err = parseDocumentsWithin(display, src, b)
+		docs, err = docread.ParseWithin(display, src, b)
 	}
 	if err != nil {
 		return nil, asList(err)
@@ -363,7 +364,7 @@ func (c *Compiler) compile(name string, src []byte, parsed *Source, patch *Patch
 		obj, size, ok := r.compileDocument(abs, d)
 		if ok {
 			name, _ := dig(obj, "metadata", "name").(string)
-			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.bytes, yamlSize: sat(size.bytes + 2*size.indent)})
+			res.Documents = append(res.Documents, Document{Name: name, obj: obj, jsonSize: size.Bytes, yamlSize: sat(size.Bytes + 2*size.Indent)})
 		}
 	}
 	warnings, errs := r.finish(display)

@@ -67,7 +67,7 @@ func (r *run) errAt(s site, err error) {
 	if s.sc.inBundle() && r.errInBundle(s, err) {
 		return
 	}
-	e := noteHint(&Error{Pos: s.sc.position(s.ptr), Pointer: s.ptr, Ref: s.ref, Err: err})
+	e := &Error{Pos: s.sc.position(s.ptr), Pointer: s.ptr, Ref: s.ref, Err: err}
 	msg := e.Error()
 	if r.reported[msg] {
 		return
@@ -88,11 +88,6 @@ func (r *run) notStructural(sc scope, ptr, format string, args ...any) {
 func (r *run) badInput(sc scope, ptr, format string, args ...any) {
 	r.errAt(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...)))
 }
-
-// maxErrors is how many errors one compile reports, the first in source
-// order. Their suggestions are worked out only then (see hinted), so
-// reporting is linear in the number of bad $refs.
-const maxErrors = 100
 
 func (r *run) warn(sc scope, ptr, msg string) {
 	if sc.inBundle() && r.warnInBundle(ptr, sc.version+"\x00"+ptr+"\x00"+msg, msg, nil) {
@@ -153,14 +148,13 @@ func (r *run) errInBundle(s site, err error) bool {
 func (r *run) settleBundleErrors() {
 	for _, be := range r.bundleErrs {
 		e := be.e
-		e.Pos, e.Pointer, e.Ref = be.at.sc.doc.position(be.at.ptr), be.at.ptr, be.at.ref
+		e.Pos, e.Pointer, e.Ref = be.at.sc.doc.Position(be.at.ptr), be.at.ptr, be.at.ref
 		var ce *cycleError
 		if errors.As(be.cause, &ce) {
 			e.Err = &cycleError{links: be.links, id: ce.id, more: len(be.paths) - 1}
 		} else {
 			e.Err = fmt.Errorf("in %s: %w", renderChain(be.links), be.cause)
 		}
-		noteHint(e)
 	}
 }
 
@@ -182,7 +176,7 @@ func (w bundleWarning) better(than bundleWarning) bool {
 	if w.relative || than.relative {
 		return compareChains(w.links, than.links) < 0
 	}
-	a, b := w.at.sc.doc.position(w.at.ptr), than.at.sc.doc.position(than.at.ptr)
+	a, b := w.at.sc.doc.Position(w.at.ptr), than.at.sc.doc.Position(than.at.ptr)
 	return cmp.Or(comparePos(a, b), strings.Compare(w.at.ptr, than.at.ptr), compareChains(w.links, than.links)) < 0
 }
 
@@ -258,7 +252,7 @@ func (r *run) bundleDiagnostics() []Diagnostic {
 		if w.cycleCut {
 			msg = fmt.Sprintf("$ref %q: %s: %s", w.at.ref, w.msg, renderChain(w.links))
 		}
-		out = append(out, Diagnostic{Pos: w.at.sc.doc.position(w.at.ptr), Pointer: w.at.ptr, Message: msg})
+		out = append(out, Diagnostic{Pos: w.at.sc.doc.Position(w.at.ptr), Pointer: w.at.ptr, Message: msg})
 	}
 	return out
 }

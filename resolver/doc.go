@@ -208,7 +208,7 @@
 // Result.YAML and WriteYAML write through internal/emit: sorted keys,
 // block style and two-space indents; the same input gives the same bytes
 // on every machine. Document.AppendJSON writes the compact JSON
-// (jsonemit.go), whose length the budget counts. A JSON patch (RFC 6902,
+// (internal/emit's AppendJSON), whose length the budget counts. A JSON patch (RFC 6902,
 // Options.Patch) applies to each compiled document after resolution. The
 // patched document must still be a CRD (apiextensions.k8s.io/v1 or
 // v1beta1, kind CustomResourceDefinition, no unknown fields) with its
@@ -247,9 +247,9 @@
 //
 //	compile.go      Options, New, Compile, CompilePatched: the template parsed, each document through the stages, the Result
 //	source.go       Source and Parse: a file parsed once for a caller that must look into it first
-//	load.go         the readers: YAML (yaml.v3) or JSON (jsondoc.go: jsontext tokens) into values with positions, within
-//	                the budget; their rules on the text itself are internal/sourcetext's
-//	decode.go       Decode and DecodeDocuments: the same readers for every other file the tool reads
+//	(docread)       reading is internal/docread's: YAML (yaml.v3) or JSON (jsontext tokens) into values with positions,
+//	                within the budget, with Position, Error, ErrorList, Size and the budget's counting (read.go forwards
+//	                Decode, DecodeDocuments, DecodeReader and ListItems for internal/crdvalidate until it imports docread)
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps (its own fields: internal/crdfields)
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer); pins.go: the Python tool's pinned forms
 //	schemarule.go   what a $ref may point at: a schema, never a document, a properties mapping or a list
@@ -261,14 +261,14 @@
 //	v1beta1.go      the v1beta1 rules on defaults
 //	patch.go        the JSON patch; minor.go: what a patch writes judged for the minor, and KeptByMinor
 //	fit.go          FitDescriptions and x-descriptions: Kubernetes' descriptions kept shallowest first
-//	budget.go       what a compile may build, counted as it goes
-//	jsonemit.go     compact JSON (AppendJSON) and the shared view of a compiled CRD; YAML is internal/emit's
+//	budget.go       what a compile builds, measured as it goes (the budget itself is internal/docread's)
+//	view.go         the shared view of a compiled CRD and AppendJSON; YAML and compact JSON are internal/emit's
 //
 // One compile's state is a run (run.go). Its diagnostics (diagnostics.go)
 // are collected in one place wherever a stage raises them; chain.go says
 // where a problem inside a bundle is reported: at the user's $ref, with the
-// chain of definitions from there. errors.go holds Error, ErrorList,
-// Position and the sentinel errors; suggest.go the "did you mean" of an
+// chain of definitions from there. errors.go holds the sentinel errors and
+// the aliases of docread's Error, ErrorList, Position, Diagnostic and Size; suggest.go the "did you mean" of an
 // unknown definition (internal/suggest finds the nearest name);
 // patchversion.go the warning for a patch release newer than the bundle's.
 //

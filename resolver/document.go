@@ -36,7 +36,7 @@ func (r *run) compileDocument(abs string, d *document) (map[string]any, cost, bo
 	if crd, ok = r.postSteps(crd); !ok {
 		return nil, cost{}, false
 	}
-	r.output = r.output.plus(crd.size)
+	r.output = r.output.Plus(crd.size)
 	return crd.obj, crd.size, len(r.errs) == errsBefore
 }
 
@@ -61,9 +61,9 @@ type crdDoc struct {
 // outside the schemas, where the author wrote them.
 func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	d := sc.doc
-	obj, ok := d.value.(map[string]any)
+	obj, ok := d.Value.(map[string]any)
 	if !ok {
-		r.badInput(sc, "", "expected a CustomResourceDefinition mapping, found %s", describeValue(d.value))
+		r.badInput(sc, "", "expected a CustomResourceDefinition mapping, found %s", describeValue(d.Value))
 		return nil, false
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
@@ -135,7 +135,7 @@ func (r *run) resolveSchemas(t *templateDoc) *crdDoc {
 			r.badInput(sc, sptr, "openAPIV3Schema must be a mapping, not %s", describeValue(schema))
 			return
 		}
-		orig, _ := lookupPointer(sc.doc.value, sptr)
+		orig, _ := lookupPointer(sc.doc.Value, sptr)
 		// The tree shares normalised subtrees with the cache: the passes
 		// below copy what they change.
 		resolved, _ := r.resolveSchema(orig, sc, sptr).(map[string]any)
@@ -196,7 +196,7 @@ func (r *run) postSteps(crd *crdDoc) (*crdDoc, bool) {
 			return nil, false
 		}
 		if problem := crdProblem(patched, shape); problem != "" {
-			r.errs = append(r.errs, p.breakingOp(out, shape, Size(r.budget.limit), problem))
+			r.errs = append(r.errs, p.breakingOp(out, shape, Size(r.budget.Limit), problem))
 			return nil, false
 		}
 		out = patched.(map[string]any)
@@ -247,11 +247,11 @@ func (r *run) scanRefs(v any, sc scope, why string, intoSchemas bool) {
 // checkOutput checks that the compile's output, with a document of size
 // c added, stays within the budget and the nesting limit.
 func (r *run) checkOutput(sc scope, c cost, what string) bool {
-	if c.depth > maxDepth {
+	if c.Depth > maxDepth {
 		r.badInput(sc, "", "%s nests more than %d levels deep", what, maxDepth)
 		return false
 	}
-	if why := r.budget.over(r.output.plus(c)); why != "" {
+	if why := r.budget.Over(r.output.Plus(c)); why != "" {
 		r.errAt(site{sc: sc}, budgetError(what+" brings the compile's output to "+why))
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
@@ -75,10 +76,10 @@ func (r *run) loadFile(abs string) ([]*document, error) {
 	// A parse the caller made of the same bytes is that parse.
 	b := newBudget(r.c.opts.Budget)
 	var docs []*document
-	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.limit) && s.holds(src) {
+	if s := r.c.opts.Parsed[abs]; s.reusable(r.display[abs], b.Limit) && s.holds(src) {
 		docs, err = s.docs, s.err
 	} else {
-		docs, err = parseDocumentsWithin(r.display[abs], src, b)
+		docs, err = docread.ParseWithin(r.display[abs], src, b)
 	}
 	if err != nil { // an *Error or a non-empty ErrorList
 		r.errs = append(r.errs, asList(err)...)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
@@ -280,7 +281,7 @@ func (f *fitter) bound(v fitVisit, depth int) int {
 // keep adds d, Kubernetes' description of m (at node, at depth), to the
 // output when it fits; when it does not, the fitter is full: false.
 func (f *fitter) keep(node *fitNode, m map[string]any, d string, depth int) bool {
-	cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+	cost := docread.JSONStringLen("description") + 1 + docread.JSONStringLen(d)
 	if emit.VisibleLen(m) > 1 {
 		cost++
 	}
@@ -309,7 +310,7 @@ func (f *fitter) children(v fitVisit, m, bm map[string]any, upTo, depth int) {
 			bp := asSchema(bm[k])
 			holder := v.node.at(k)
 			for _, name := range sortedKeys(props) {
-				f.next = append(f.next, f.child(v, props[name], bp[name], holder.at(name), upTo, "properties/"+escapePointerToken(name)))
+				f.next = append(f.next, f.child(v, props[name], bp[name], holder.at(name), upTo, "properties/"+docread.EscapePointerToken(name)))
 			}
 		case bundlefmt.SchemaValued(k) || bundlefmt.SchemaLists(k):
 			if list, ok := x.([]any); ok {
@@ -474,7 +475,7 @@ func (st *stripper) strip(v any) (any, bool) {
 		out[k] = x
 	}
 	if d, ok := m["description"].(string); ok && st.kube[d] {
-		cost := jsonStringLen("description") + 1 + jsonStringLen(d)
+		cost := docread.JSONStringLen("description") + 1 + docread.JSONStringLen(d)
 		if emit.VisibleLen(m) > 1 {
 			cost++
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/bundlefmt"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 )
 
@@ -105,7 +106,7 @@ func (r *run) importDefinition(version, name string) (map[string]any, error) {
 	}
 	// Decoding is work the budget bounds (cached definitions are decoded
 	// once per Compiler, those inside a cut cycle at every use).
-	if r.budget.chargeWork(int64(len(raw)+len(descs)) / budgetValueCost) {
+	if r.budget.ChargeWork(int64(len(raw)+len(descs)) / docread.BudgetValueCost) {
 		r.stopForWork(scope{version: version}, "#/definitions/"+name)
 		return nil, errStopped
 	}

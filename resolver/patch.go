@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
@@ -27,7 +28,7 @@ type patchOp struct {
 
 // ParsePatch reads an RFC 6902 patch: a list of {op, path, value, from}.
 func ParsePatch(name string, src []byte) (*Patch, error) {
-	docs, err := parseDocuments(name, src)
+	docs, err := docread.ParseDocuments(name, src)
 	if err != nil {
 		return nil, asList(err)
 	}
@@ -39,9 +40,9 @@ func ParsePatch(name string, src []byte) (*Patch, error) {
 		return nil, ErrorList{inputError(Position{File: name}, "a JSON patch is one document (a list of operations), not %d", len(docs))}
 	}
 	d := docs[0]
-	list, ok := d.value.([]any)
+	list, ok := d.Value.([]any)
 	if !ok {
-		return nil, ErrorList{inputError(d.position(""), "a JSON patch is a list of operations, not %s", describeValue(d.value))}
+		return nil, ErrorList{inputError(d.Position(""), "a JSON patch is a list of operations, not %s", describeValue(d.Value))}
 	}
 	var errs ErrorList
 	for i, item := range list {
@@ -64,16 +65,16 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 	ptr := "/" + itoa(i)
 	m, ok := item.(map[string]any)
 	if !ok {
-		return patchOp{}, inputError(d.position(ptr), "operation %d is %s, not a mapping", i, describeValue(item))
+		return patchOp{}, inputError(d.Position(ptr), "operation %d is %s, not a mapping", i, describeValue(item))
 	}
-	op := patchOp{pos: d.position(ptr)}
+	op := patchOp{pos: d.Position(ptr)}
 	op.op, _ = m["op"].(string)
 	op.path, ok = m["path"].(string)
 	if !ok {
 		return patchOp{}, inputError(op.pos, "operation %d has no path", i)
 	}
 	if _, err := splitPointer(op.path); err != nil {
-		return patchOp{}, &Error{Pos: d.position(ptr + "/path"), Err: fmt.Errorf("%w: operation %d: %w", ErrInput, i, err)}
+		return patchOp{}, &Error{Pos: d.Position(ptr + "/path"), Err: fmt.Errorf("%w: operation %d: %w", ErrInput, i, err)}
 	}
 	switch op.op {
 	case "add", "replace", "test":
@@ -82,7 +83,7 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 			return patchOp{}, inputError(op.pos, "operation %d (%s) needs a value", i, op.op)
 		}
 		if at, found := reservedKeyIn(v, ptr+"/value"); found {
-			return patchOp{}, &Error{Pos: d.position(at), Err: errReservedKey}
+			return patchOp{}, &Error{Pos: d.Position(at), Err: errReservedKey}
 		}
 		op.value = v
 	case "remove":
@@ -92,7 +93,7 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 			return patchOp{}, inputError(op.pos, "operation %d (%s) needs from", i, op.op)
 		}
 	default:
-		return patchOp{}, inputError(d.position(ptr+"/op"), "operation %d: unknown op %q; want add, remove, replace, move, copy or test", i, op.op)
+		return patchOp{}, inputError(d.Position(ptr+"/op"), "operation %d: unknown op %q; want add, remove, replace, move, copy or test", i, op.op)
 	}
 	return op, nil
 }
@@ -108,17 +109,17 @@ func parsePatchOp(d *document, i int, item any) (patchOp, *Error) {
 func (p *Patch) apply(doc any, b *budget, after func(i int, doc any)) (any, error) {
 	w := &patcher{}
 	for i, op := range p.ops {
-		if why := b.charge(op.growth(doc)); why != "" {
+		if why := b.Charge(op.growth(doc)); why != "" {
 			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s) would bring the compile to %s", i, op.describe(), why))}
 		}
 		// Inserting into or removing from a list copies it.
-		if b.chargeWork(op.listWork(doc)) {
-			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.values, human(b.limit)))}
+		if b.ChargeWork(op.listWork(doc)) {
+			return nil, &Error{Pos: op.pos, Err: budgetError(fmt.Sprintf("JSON patch operation %d (%s): the operations so far copy more than the %d list items a %s budget allows", i, op.describe(), 16*b.Values, human(b.Limit)))}
 		}
 		var err error
 		doc, err = w.apply(op, doc)
 		if err != nil {
-			return nil, noteHint(&Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)})
+			return nil, &Error{Pos: op.pos, Err: fmt.Errorf("%w: operation %d (%s %s): %w", ErrPatch, i, op.op, op.path, err)}
 		}
 		if after != nil {
 			after(i, doc)
@@ -179,15 +180,15 @@ func cleanView(v any) any {
 func (op patchOp) growth(doc any) cost {
 	key := cost{}
 	if toks, _ := splitPointer(op.path); len(toks) > 0 {
-		key.bytes = jsonStringLen(toks[len(toks)-1]) + 2
+		key.Bytes = docread.JSONStringLen(toks[len(toks)-1]) + 2
 	}
 	m := unlimited()
 	switch op.op {
 	case "add", "replace":
-		return m.measure(op.value).plus(key)
+		return m.measure(op.value).Plus(key)
 	case "copy":
 		if v, err := lookupClean(doc, op.from); err == nil {
-			return m.measure(v).plus(key)
+			return m.measure(v).Plus(key)
 		}
 	case "move":
 		return key

@@ -32,7 +32,7 @@ func (r *run) resolveSchema(v any, sc scope, ptr string) any {
 		r.stop(site{sc: sc, ptr: ptr}, fmt.Errorf("%w: schemas nested more than %d levels deep once $refs are resolved", ErrInput, maxDepth))
 		return nil
 	}
-	if r.budget.chargeWork(1) {
+	if r.budget.ChargeWork(1) {
 		r.stopForWork(sc, ptr)
 		return nil
 	}
@@ -176,7 +176,7 @@ func (r *run) copyData(v any, sc scope, ptr string) any {
 	}
 	n := int64(0)
 	out := countingCopy(v, &n)
-	if r.budget.chargeWork(n) {
+	if r.budget.ChargeWork(n) {
 		r.stopForWork(sc, ptr)
 	}
 	return out
@@ -279,7 +279,7 @@ func (r *run) follow(ref string, sc scope, ptr string) (map[string]any, error) {
 // warnings, files, minors and texts) is logged again, and at the outer
 // $ref its cost is charged.
 func (r *run) replay(cached *cachedTarget, ref string, sc scope, ptr string, outer bool) (map[string]any, error) {
-	if r.budget.chargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
+	if r.budget.ChargeWork(int64(1 + len(cached.warnings) + len(cached.files))) {
 		r.stopForWork(sc, ptr)
 		return nil, errStopped
 	}
@@ -311,7 +311,7 @@ func (r *run) closeCycle(i int, t target, sc scope, ptr string) (map[string]any,
 	id := r.cycleID(i)
 	closing := link{label: r.chainLabel(t)}
 	if r.c.opts.Recursion == RecursionPreserve {
-		if r.budget.chargeWork(followWork) {
+		if r.budget.ChargeWork(followWork) {
 			r.stopForWork(sc, ptr)
 			return nil, errStopped
 		}
@@ -348,7 +348,7 @@ func (r *run) resolveTarget(t target, key, ref string, sc scope, ptr string, out
 		r.outer = &site{sc: sc, ptr: ptr, ref: ref}
 		defer func() { r.outer = nil }()
 	}
-	if r.budget.chargeWork(followWork) {
+	if r.budget.ChargeWork(followWork) {
 		r.stopForWork(sc, ptr)
 		return nil, errStopped
 	}
@@ -385,7 +385,7 @@ func (r *run) resolveTarget(t target, key, ref string, sc scope, ptr string, out
 			return nil, fmt.Errorf("%w: %s has no document %d", ErrUnresolved, r.display[t.file], t.doc)
 		}
 		d := docs[t.doc]
-		node, err := lookupPointer(d.value, t.pointer)
+		node, err := lookupPointer(d.Value, t.pointer)
 		if err != nil {
 			return nil, fmt.Errorf("%w: in %s: %w", ErrUnresolved, r.display[t.file], err)
 		}
@@ -404,14 +404,14 @@ func (r *run) resolveTarget(t target, key, ref string, sc scope, ptr string, out
 	// as it is over the budget (a $ref bomb costs a budget's worth of
 	// steps, not its size).
 	c := r.measure(resolved)
-	if c.partial {
+	if c.Partial {
 		// Over the budget by itself: no compile could use it, and the
 		// targets that use it would each measure it again.
 		at := site{sc: sc, ptr: ptr, ref: ref}
 		if r.outer != nil {
 			at = *r.outer
 		}
-		r.stop(at, budgetError("the schema it expands to is "+r.budget.over(c)))
+		r.stop(at, budgetError("the schema it expands to is "+r.budget.Over(c)))
 		return nil, errStopped
 	}
 	// Resolved and normalised targets are cached, with the warnings they
@@ -445,11 +445,11 @@ const followWork = 8
 // chargeSplice charges the schema a $ref written at refPtr in the
 // template splices in, as deep in the document as the $ref is.
 func (r *run) chargeSplice(c cost, refPtr string) error {
-	if c.depth+int64(strings.Count(refPtr, "/")) > maxDepth {
+	if c.Depth+int64(strings.Count(refPtr, "/")) > maxDepth {
 		r.stopped = true
 		return fmt.Errorf("%w: the schema it expands to nests more than %d levels deep", ErrInput, maxDepth)
 	}
-	if why := r.budget.charge(c.at(int64(strings.Count(refPtr, "/") - 1))); why != "" {
+	if why := r.budget.Charge(c.At(int64(strings.Count(refPtr, "/") - 1))); why != "" {
 		r.stopped = true
 		return budgetError("the schema it expands to brings the compile to " + why)
 	}
@@ -465,9 +465,9 @@ func (r *run) useFile(abs string) error {
 	r.used[abs] = true
 	var c cost
 	for _, d := range r.c.files[abs] {
-		c = c.plus(d.cost)
+		c = c.Plus(d.Cost)
 	}
-	if why := r.budget.charge(c); why != "" {
+	if why := r.budget.Charge(c); why != "" {
 		r.stopped = true
 		return budgetError("reading " + r.display[abs] + " brings the compile to " + why)
 	}
@@ -508,7 +508,7 @@ func (r *run) targetIsObject(t target) bool {
 		}
 		node = def
 	} else if docs := r.c.files[t.file]; t.doc < len(docs) {
-		node, _ = lookupPointer(docs[t.doc].value, t.pointer)
+		node, _ = lookupPointer(docs[t.doc].Value, t.pointer)
 	}
 	m, _ := node.(map[string]any)
 	_, props := m["properties"]

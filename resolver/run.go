@@ -3,8 +3,9 @@ package resolver
 import (
 	"errors"
 	"fmt"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 	"path/filepath"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
 )
 
 // run is the state of one Compile, shared by its stages (see the package
@@ -75,7 +76,7 @@ func (s scope) position(ptr string) Position {
 	if s.inBundle() {
 		return Position{File: "Kubernetes " + s.version + " bundle"}
 	}
-	return s.doc.position(ptr)
+	return s.doc.Position(ptr)
 }
 
 // target is what a $ref points at: a bundle definition or a JSON pointer
@@ -132,7 +133,7 @@ func (r *run) stopForWork(sc scope, ptr string) {
 	if r.outer != nil {
 		s = *r.outer
 	}
-	r.stop(s, budgetError(fmt.Sprintf("resolving its $refs creates more than the %d values a %s budget allows", r.budget.values, human(r.budget.limit))))
+	r.stop(s, budgetError(fmt.Sprintf("resolving its $refs creates more than the %d values a %s budget allows", r.budget.Values, human(r.budget.Limit))))
 }
 
 // relative names a path for messages: relative to the working directory

@@ -1,6 +1,10 @@
 package resolver
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
+)
 
 // Source is a file parsed once, for a tool that must look into a file
 // before it compiles it (project's build sorts the files its globs match
@@ -28,8 +32,8 @@ func Parse(name string, src []byte, budget Size) *Source {
 		display = "<stdin>"
 	}
 	b := newBudget(budget)
-	docs, err := parseDocumentsWithin(display, src, b)
-	return &Source{name: name, display: display, src: src, docs: docs, err: err, limit: b.limit, used: b.used, work: b.work}
+	docs, err := docread.ParseWithin(display, src, b)
+	return &Source{name: name, display: display, src: src, docs: docs, err: err, limit: b.Limit, used: b.Used, work: b.Work}
 }
 
 // holds reports whether src is what the source was parsed from: a caller
@@ -52,7 +56,7 @@ func (s *Source) Err() error { return s.err }
 // definitions for templates to $ref.
 func (s *Source) HoldsCRD() bool {
 	for _, d := range s.docs {
-		if m, ok := d.value.(map[string]any); ok && m["kind"] == "CustomResourceDefinition" {
+		if m, ok := d.Value.(map[string]any); ok && m["kind"] == "CustomResourceDefinition" {
 			return true
 		}
 	}

@@ -431,7 +431,7 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *schemaPath) map[
 	if r.stopped {
 		return rest
 	}
-	if r.budget.chargeWork(int64(1 + len(src))) {
+	if r.budget.ChargeWork(int64(1 + len(src))) {
 		r.stopForWork(sc, p.String())
 		return rest
 	}
@@ -448,7 +448,7 @@ func (r *run) mergeSchema(dst, src map[string]any, sc scope, p *schemaPath) map[
 			if dp == nil || sp == nil {
 				continue
 			}
-			if r.budget.chargeWork(int64(len(dp))) {
+			if r.budget.ChargeWork(int64(len(dp))) {
 				r.stopForWork(sc, p.String())
 				return rest
 			}

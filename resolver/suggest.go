@@ -48,7 +48,7 @@ func suggestDefinition(name string, b Definitions, local []string) string {
 // hinted is an error whose suggestion ("; did you mean X?") costs a
 // search over thousands of names. The search runs only for the errors a
 // compile reports (the first maxErrors, in source order): the *Error
-// holding it keeps the search (see noteHint) and reveal appends its
+// keeps the hinted cause in its chain, and reveal appends the search's
 // result to the message.
 type hinted struct {
 	err     error
@@ -60,21 +60,19 @@ func (h *hinted) Error() string { return h.err.Error() }
 // Unwrap returns the error without its suggestion.
 func (h *hinted) Unwrap() error { return h.err }
 
-// noteHint moves the suggestion search of a hinted cause into e.
-func noteHint(e *Error) *Error {
-	var h *hinted
-	if errors.As(e.Err, &h) {
-		e.suggest = h.suggest
-	}
-	return e
-}
+// revealed is a cause whose suggestion is in its message.
+type revealed struct{ error }
 
-// reveal appends e's suggestion, if any, to its message.
+func (r revealed) Unwrap() error { return r.error }
+
+// reveal appends e's suggestion, if any, to its message, once.
 func reveal(e *Error) {
-	if e != nil && e.suggest != nil {
-		e.Err = fmt.Errorf("%w%s", e.Err, e.suggest())
-		e.suggest = nil
+	var h *hinted
+	var done revealed
+	if e == nil || errors.As(e.Err, &done) || !errors.As(e.Err, &h) {
+		return
 	}
+	e.Err = revealed{fmt.Errorf("%w%s", e.Err, h.suggest())}
 }
 
 // apiRank puts core and stable API groups first: core/v1 before apps/v1

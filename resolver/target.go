@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 )
 
@@ -151,7 +152,7 @@ func (r *run) isDefinitionName(name string, sc scope) bool {
 	if sc.inBundle() {
 		return true
 	}
-	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
+	if _, ok := dig(sc.doc.Value, "definitions", name).(map[string]any); ok {
 		return true
 	}
 	return r.c.bundle.Has(name)
@@ -200,7 +201,7 @@ func (r *run) localTarget(frag string, sc scope) (target, error) {
 	if len(toks) == 2 && toks[0] == "definitions" {
 		return r.definitionTarget(toks[1], frag, sc)
 	}
-	return target{file: sc.file, doc: sc.doc.index, pointer: frag}, nil
+	return target{file: sc.file, doc: sc.doc.Index, pointer: frag}, nil
 }
 
 // nameTarget resolves a bare definition name: the document's own
@@ -209,15 +210,15 @@ func (r *run) nameTarget(name string, sc scope) (target, error) {
 	if sc.inBundle() {
 		return target{version: sc.version, name: name}, nil
 	}
-	return r.definitionTarget(name, "/definitions/"+escapePointerToken(name), sc)
+	return r.definitionTarget(name, "/definitions/"+docread.EscapePointerToken(name), sc)
 }
 
 // definitionTarget resolves the definition name written in file scope sc:
 // the document's own, at pointer ptr, if it has one, else the bundle's
 // (--k8s-version).
 func (r *run) definitionTarget(name, ptr string, sc scope) (target, error) {
-	if _, ok := dig(sc.doc.value, "definitions", name).(map[string]any); ok {
-		return target{file: sc.file, doc: sc.doc.index, pointer: ptr}, nil
+	if _, ok := dig(sc.doc.Value, "definitions", name).(map[string]any); ok {
+		return target{file: sc.file, doc: sc.doc.Index, pointer: ptr}, nil
 	}
 	if r.c.bundle.Has(name) {
 		return target{version: r.c.version, name: name}, nil
@@ -226,7 +227,7 @@ func (r *run) definitionTarget(name, ptr string, sc scope) (target, error) {
 }
 
 func localNames(d *document) []string {
-	defs, _ := dig(d.value, "definitions").(map[string]any)
+	defs, _ := dig(d.Value, "definitions").(map[string]any)
 	return sortedKeys(defs)
 }
 

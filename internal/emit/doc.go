@@ -19,9 +19,8 @@
 // isPlainSafe), quoted otherwise. YAML returns one document,
 // AppendDocuments and WriteDocuments a "---" separated stream.
 //
-// The compact JSON form of the same values stays in package resolver
-// (jsonemit.go), beside the JSON size accounting of its budget, which it
-// shares.
+// AppendJSON (json.go) writes the compact JSON form of the same values,
+// escaped as the JSON size accounting of internal/docread counts it.
 package emit
 
 // PrivateKey is the one key the compiler keeps in a schema while it

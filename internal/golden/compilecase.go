@@ -10,7 +10,7 @@ import (
 // CompileCase is testdata/compile/<case>/case.yaml: the options a golden
 // compile case compiles with (resolver's golden test, and the per-minor
 // verdict over every case). Sizes are as written (64Ki), for
-// resolver.ParseSize.
+// docread.ParseSize.
 type CompileCase struct {
 	K8sVersion           string `json:"k8sVersion"`
 	RemoveDescriptions   bool   `json:"removeDescriptions"`

@@ -54,8 +54,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // Header is the first line of every file Export produces, without its
@@ -125,7 +125,7 @@ func Export(inputs []Input, layout Layout) ([]File, error) {
 	for _, in := range inputs {
 		// The reader check, diff and validate use: linear in every
 		// dimension of the input, positions kept, budgets applied.
-		docs, err := resolver.DecodeDocuments(in.Name, in.Content, 0)
+		docs, err := docread.DecodeDocuments(in.Name, in.Content, 0)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -133,7 +133,7 @@ func Export(inputs []Input, layout Layout) ([]File, error) {
 		var objs []any
 		for _, d := range docs {
 			// What kubectl get crd -o yaml prints: a kind: List of CRDs.
-			items, isList, err := resolver.ListItems(d)
+			items, isList, err := docread.ListItems(d)
 			switch {
 			case err != nil:
 				errs = append(errs, err)

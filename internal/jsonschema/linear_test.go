@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/lineartest"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // TestLinearWork: export reads its CRDs with allocations growing at most
 // linearly in each dimension of the input (keys per mapping, mappings,
 // documents, nesting, line length), as check, diff and validate do: the
-// same reader (resolver.DecodeDocuments).
+// same reader (docread.DecodeDocuments).
 func TestLinearWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures inputs up to a few MB")
@@ -40,7 +40,7 @@ func TestReadsAsValidateDoes(t *testing.T) {
 		"alias bomb":    bomb,
 		"binary":        "apiVersion: v1\x00\x01\x02\n",
 	} {
-		_, want := resolver.DecodeDocuments("crd.yaml", []byte(src), 0)
+		_, want := docread.DecodeDocuments("crd.yaml", []byte(src), 0)
 		if want == nil {
 			t.Fatalf("%s: the shared reader accepts it", name)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
@@ -72,11 +73,11 @@ func Concatenated(data []byte) (line int, key string, ok bool) {
 
 // Parse reads a YAML or JSON stream and returns its CRDs in order. name is used in messages;
 // budget bounds what the stream may expand to (0: the compiler's default). It reads as the
-// compiler reads templates (resolver.Decode: linear in the input, duplicate keys refused).
+// compiler reads templates (docread.Decode: linear in the input, duplicate keys refused).
 // Other kinds of documents are skipped; a malformed document, a CRD without a name or
 // versions, a CRD or version listed twice, and a stream without any CRD are errors.
 func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
-	docs, err := resolver.DecodeDocuments(name, data, budget)
+	docs, err := docread.DecodeDocuments(name, data, budget)
 	if err != nil {
 		if line, key, ok := Concatenated(data); ok {
 			return nil, fmt.Errorf("%s:%d: %w: the top-level key %q starts again here without a \"---\" line before it (files joined with cat have none): put \"---\" between documents, or give diff the directories (k8s-crd-resolver diff OLD_DIR NEW_DIR)", name, line, ErrConcatenated, key)
@@ -87,7 +88,7 @@ func Parse(name string, data []byte, budget resolver.Size) ([]*CRD, error) {
 	// read in order.
 	var objs []map[string]any
 	for _, d := range docs {
-		items, isList, err := resolver.ListItems(d)
+		items, isList, err := docread.ListItems(d)
 		switch {
 		case err != nil:
 			return nil, err

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 )
 
 // TestCRDUpdateRefusals holds the reasons that say "the apiserver refuses the update" to the
@@ -90,7 +90,7 @@ func mustRead(t *testing.T, path string) []byte {
 // firstCRD decodes the first CRD of a file as the apiserver does (nil when it has none or
 // it does not decode).
 func firstCRD(t *testing.T, path string) *apiextensions.CustomResourceDefinition {
-	docs, err := resolver.Decode(path, mustRead(t, path), 0)
+	docs, err := docread.Decode(path, mustRead(t, path), 0)
 	if err != nil {
 		return nil
 	}

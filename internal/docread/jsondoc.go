@@ -1,4 +1,4 @@
-package resolver
+package docread
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -36,7 +37,7 @@ type jsonDocReader struct {
 	file   string
 	lines  []int // offset of the start of every line
 	at     map[string]Position
-	budget *budget
+	budget *Budget
 	// The last position computed: positions are asked for in increasing offsets, so the
 	// next one on the same line counts only the characters after it (counting from the
 	// start of the line each time is quadratic in a one-line document, which JSON often is).
@@ -47,7 +48,7 @@ type jsonDocReader struct {
 // valueStart holds the bytes a JSON value can start with.
 const valueStart = `{["tfn-0123456789`
 
-func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error) {
+func ParseJSON(file string, src []byte, b *Budget) ([]*Doc, error) {
 	r := &jsonDocReader{
 		// Duplicate keys are found by value, with this reader's message.
 		dec:  jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)),
@@ -58,7 +59,7 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 			r.lines = append(r.lines, i+1)
 		}
 	}
-	var docs []*document
+	var docs []*Doc
 	lastEnd := 0 // where the last value ended
 	for {
 		start, _ := r.next(false)
@@ -69,14 +70,14 @@ func parseJSONDocuments(file string, src []byte, b *budget) ([]*document, error)
 			return withNumbers(r.numbers, nil, r.errorAt(start, "found %q after the value that ends at %d:%d; a JSON file holds one value, or several one after another", c, r.position(lastEnd-1).Line, r.position(lastEnd-1).Col))
 		}
 		r.at = map[string]Position{}
-		before := b.used
+		before := b.Used
 		v, err := r.value("", 0, true)
 		if err != nil {
 			return withNumbers(r.numbers, nil, err)
 		}
 		lastEnd = int(r.dec.InputOffset())
 		if v != nil {
-			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: r.at, cost: b.used.minus(before)})
+			docs = append(docs, &Doc{File: file, Index: len(docs), Value: v, Pos: r.at, Cost: b.Used.Minus(before)})
 		}
 	}
 }
@@ -116,7 +117,7 @@ func (r *jsonDocReader) position(off int) Position {
 }
 
 func (r *jsonDocReader) errorAt(off int, format string, args ...any) error {
-	return inputError(r.position(min(off, len(r.data))), "malformed JSON: "+format, args...)
+	return InputError(r.position(min(off, len(r.data))), "malformed JSON: "+format, args...)
 }
 
 // read reads the token that starts at start, turning jsontext's errors
@@ -139,9 +140,9 @@ func (r *jsonDocReader) read(start int) (jsontext.Token, error) {
 	return tok, r.errorAt(start, "%s", strings.TrimPrefix(err.Error(), "jsontext: "))
 }
 
-func (r *jsonDocReader) charge(start int, c cost) error {
-	if why := r.budget.charge(c); why != "" {
-		return &Error{Pos: r.position(start), Err: budgetError("reading " + r.file + " brings the compile to " + why)}
+func (r *jsonDocReader) charge(start int, c Cost) error {
+	if why := r.budget.Charge(c); why != "" {
+		return &Error{Pos: r.position(start), Err: BudgetError("reading " + r.file + " brings the compile to " + why)}
 	}
 	return nil
 }
@@ -152,7 +153,7 @@ func (r *jsonDocReader) charge(start int, c cost) error {
 func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 	start, _ := r.next(depth > 0)
 	if depth > maxReadDepth {
-		return nil, inputError(r.position(start), "nested more than %d levels deep", maxReadDepth)
+		return nil, InputError(r.position(start), "nested more than %d levels deep", maxReadDepth)
 	}
 	if start >= len(r.data) {
 		return nil, r.errorAt(start, "unexpected end of input")
@@ -183,18 +184,18 @@ func (r *jsonDocReader) value(ptr string, depth int, expect bool) (any, error) {
 		s := tok.String()
 		v = json.Number(s)
 		if msg := sourcetext.CheckNumber(s); msg != "" {
-			if err := addNumberError(&r.numbers, r.file, inputError(r.position(start), "%s", msg)); err != nil {
+			if err := addNumberError(&r.numbers, r.file, InputError(r.position(start), "%s", msg)); err != nil {
 				return nil, err
 			}
 			v = nil
 		}
 	}
-	return v, r.charge(start, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
+	return v, r.charge(start, Cost{Nodes: 1, Bytes: ScalarJSONLen(v), Indent: int64(depth)})
 }
 
 func (r *jsonDocReader) object(ptr string, depth, start int) (any, error) {
 	m := map[string]any{}
-	if err := r.charge(start, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
+	if err := r.charge(start, Cost{Nodes: 1, Bytes: 2, Indent: int64(depth)}); err != nil {
 		return nil, err
 	}
 	for {
@@ -209,12 +210,12 @@ func (r *jsonDocReader) object(ptr string, depth, start int) (any, error) {
 		}
 		k := tok.String()
 		if _, dup := m[k]; dup {
-			return nil, inputError(r.position(at), "key %q is written twice in this mapping", k)
+			return nil, InputError(r.position(at), "key %q is written twice in this mapping", k)
 		}
-		if err := r.charge(at, cost{bytes: jsonStringLen(k) + 2}); err != nil {
+		if err := r.charge(at, Cost{Bytes: JSONStringLen(k) + 2}); err != nil {
 			return nil, err
 		}
-		kptr := joinPointer(ptr, k)
+		kptr := JoinPointer(ptr, k)
 		r.at[kptr] = r.position(at)
 		v, err := r.value(kptr, depth+1, true)
 		if err != nil {
@@ -226,7 +227,7 @@ func (r *jsonDocReader) object(ptr string, depth, start int) (any, error) {
 
 func (r *jsonDocReader) array(ptr string, depth, start int) (any, error) {
 	list := []any{}
-	if err := r.charge(start, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
+	if err := r.charge(start, Cost{Nodes: 1, Bytes: 2, Indent: int64(depth)}); err != nil {
 		return nil, err
 	}
 	for {
@@ -236,11 +237,11 @@ func (r *jsonDocReader) array(ptr string, depth, start int) (any, error) {
 			return list, err
 		}
 		if comma {
-			if err := r.charge(at, cost{bytes: 1}); err != nil {
+			if err := r.charge(at, Cost{Bytes: 1}); err != nil {
 				return nil, err
 			}
 		}
-		v, err := r.value(ptr+"/"+itoa(len(list)), depth+1, len(list) == 0 || comma)
+		v, err := r.value(ptr+"/"+strconv.Itoa(len(list)), depth+1, len(list) == 0 || comma)
 		if err != nil {
 			return nil, err
 		}

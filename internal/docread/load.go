@@ -1,4 +1,4 @@
-package resolver
+package docread
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ import (
 const (
 	// MaxInputBytes is the largest template or referenced file read.
 	MaxInputBytes = 64 << 20
-	// maxDepth bounds the nesting of a compiled CRD, and of the schemas
+	// MaxDepth bounds the nesting of a compiled CRD, and of the schemas
 	// a compile resolves, so deep input cannot exhaust the stack.
-	maxDepth = 2000
+	MaxDepth = 2000
 	// maxReadDepth bounds the nesting of what is read (templates,
 	// outputs, diff's, validate's and export's files): a compiled CRD's
 	// limit, inside a kind: List (items, then the item: two levels more),
@@ -33,81 +33,81 @@ const (
 	// So every CRD a compile writes is read back, however it comes; a
 	// template that deep is read, and its compile refuses it
 	// (checkOutput).
-	maxReadDepth = maxDepth + 2
+	maxReadDepth = MaxDepth + 2
 )
 
-// document is one YAML or JSON document: its value (maps, slices, string,
+// Doc is one YAML or JSON document: its value (maps, slices, string,
 // bool, json.Number, nil) and the source position of every value, keyed by
 // JSON pointer. For mapping entries the position is the key's. Inside the
 // expansion of a YAML alias, positions are kept only while there are
 // fewer than the file has bytes; deeper in a large expansion a value's
 // position is the alias's.
-type document struct {
-	file  string
-	index int
-	value any
-	pos   map[string]Position
-	cost  cost // what reading it built, charged to every compile that uses it
+type Doc struct {
+	File  string
+	Index int
+	Value any
+	Pos   map[string]Position
+	Cost  Cost // what reading it built, charged to every compile that uses it
 }
 
-// position returns the position of the value at pointer ptr, or of its
+// Position returns the position of the value at pointer ptr, or of its
 // nearest ancestor that has one.
-func (d *document) position(ptr string) Position {
+func (d *Doc) Position(ptr string) Position {
 	if d == nil {
 		return Position{}
 	}
 	for {
-		if p, ok := d.pos[ptr]; ok {
+		if p, ok := d.Pos[ptr]; ok {
 			return p
 		}
 		i := strings.LastIndexByte(ptr, '/')
 		if i < 0 {
-			return Position{File: d.file}
+			return Position{File: d.File}
 		}
 		ptr = ptr[:i]
 	}
 }
 
-// parseDocuments reads every document of a YAML (or JSON) stream within
+// ParseDocuments reads every document of a YAML (or JSON) stream within
 // the default budget (what a file a $ref reaches builds is then charged to
 // every compile that uses it, see run.useFile). Empty documents are
 // skipped. Errors carry file:line:col.
-func parseDocuments(file string, src []byte) ([]*document, error) {
-	return parseDocumentsWithin(file, src, newBudget(0))
+func ParseDocuments(file string, src []byte) ([]*Doc, error) {
+	return ParseWithin(file, src, NewBudget(0))
 }
 
-// parseDocumentsWithin is parseDocuments charging what it builds to b.
+// ParseWithin is ParseDocuments charging what it builds to b.
 // Text that starts like JSON is read by the strict JSON reader
 // (jsondoc.go), which gives what yaml.v3 gives for JSON both read
 // (TestStrictJSONMatchesYAML) and also reads JSON that YAML cannot (tab
 // indentation, "\/"); what it refuses (flow YAML that is not JSON) is read
 // by yaml.v3, and when both refuse it the JSON reader's error stands.
 // Everything else is read by yaml.v3.
-func parseDocumentsWithin(file string, src []byte, b *budget) ([]*document, error) {
+func ParseWithin(file string, src []byte, b *Budget) ([]*Doc, error) {
 	if err := checkText(file, src); err != nil {
 		return nil, err
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	start := b.used
+	start := b.Used
 	var jsonErr error
 	isJSON := sourcetext.LooksLikeJSON(src)
 	if isJSON {
-		docs, err := parseJSONDocuments(file, src, b)
+		docs, err := ParseJSON(file, src, b)
 		if err == nil {
 			return docs, nil
 		}
 		jsonErr = err
-		b.used = start // nothing read as JSON is kept
+		b.Used = start // nothing read as JSON is kept
 	}
-	return parseYAMLDocuments(file, src, b, jsonErr)
+	return ParseYAML(file, src, b, jsonErr)
 }
 
-// parseYAMLDocuments is parseDocumentsWithin's yaml.v3 reader: src is
+// ParseYAML is ParseWithin's yaml.v3 reader: src is
 // checked text without a byte order mark. syntaxErr, when not nil, is
 // returned in place of a YAML syntax error (what the JSON reader said).
-func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]*document, error) {
-	var docs []*document
-	var numbers ErrorList // numbers that cannot be read, in every document
+func ParseYAML(file string, src []byte, b *Budget, syntaxErr error) ([]*Doc, error) {
+	var docs []*Doc
+	var numbers ErrorList // numbers that cannot be read, in every Doc
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var n yaml.Node
@@ -121,14 +121,14 @@ func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]
 			}
 			return withNumbers(numbers, nil, yamlError(file, src, err))
 		}
-		before := b.used
+		before := b.Used
 		c := &converter{file: file, pos: map[string]Position{}, budget: b, posCap: len(src), numbers: &numbers}
 		v, err := c.value(&n, "", 0, true)
 		if err != nil {
 			return withNumbers(numbers, nil, err)
 		}
 		if v != nil {
-			docs = append(docs, &document{file: file, index: len(docs), value: v, pos: c.pos, cost: b.used.minus(before)})
+			docs = append(docs, &Doc{File: file, Index: len(docs), Value: v, Pos: c.pos, Cost: b.Used.Minus(before)})
 		}
 	}
 	return withNumbers(numbers, docs, nil)
@@ -137,7 +137,7 @@ func parseYAMLDocuments(file string, src []byte, b *budget, syntaxErr error) ([]
 // withNumbers returns what a reader read (docs, or err, the error that
 // stopped it; docs is nil when err is not), or, when some numbers could not
 // be read, every such number followed by err, if any.
-func withNumbers(numbers ErrorList, docs []*document, err error) ([]*document, error) {
+func withNumbers(numbers ErrorList, docs []*Doc, err error) ([]*Doc, error) {
 	if len(numbers) == 0 {
 		return docs, err
 	}
@@ -153,16 +153,16 @@ func withNumbers(numbers ErrorList, docs []*document, err error) ([]*document, e
 
 func checkText(file string, src []byte) error {
 	if len(src) > MaxInputBytes {
-		return inputError(Position{File: file}, "file is %d bytes, more than the %d MiB limit", len(src), MaxInputBytes>>20)
+		return InputError(Position{File: file}, "file is %d bytes, more than the %d MiB limit", len(src), MaxInputBytes>>20)
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		line, col := sourcetext.LineCol(src, i)
-		return inputError(Position{File: file, Line: line, Col: col}, "NUL byte: this is a binary file, not YAML or JSON text")
+		return InputError(Position{File: file, Line: line, Col: col}, "NUL byte: this is a binary file, not YAML or JSON text")
 	}
 	if !utf8.Valid(src) {
 		i := sourcetext.FirstInvalidUTF8(src)
 		line, col := sourcetext.LineCol(src, i)
-		return inputError(Position{File: file, Line: line, Col: col}, "invalid UTF-8: save the file as UTF-8 text")
+		return InputError(Position{File: file, Line: line, Col: col}, "invalid UTF-8: save the file as UTF-8 text")
 	}
 	return nil
 }
@@ -171,14 +171,14 @@ func checkText(file string, src []byte) error {
 // and column sourcetext.YAMLError finds for it.
 func yamlError(file string, src []byte, err error) error {
 	line, col, problem := sourcetext.YAMLError(src, err)
-	return inputError(Position{File: file, Line: line, Col: col}, "malformed YAML: %s", problem)
+	return InputError(Position{File: file, Line: line, Col: col}, "malformed YAML: %s", problem)
 }
 
 type converter struct {
 	file   string
 	pos    map[string]Position
 	posCap int // positions inside alias expansions stop once pos has this many
-	budget *budget
+	budget *Budget
 	alias  *yaml.Node // the outermost alias being expanded, if any
 	// numbers collects the numbers that cannot be read (see number).
 	numbers *ErrorList
@@ -186,18 +186,18 @@ type converter struct {
 
 // number records a number the apiserver could not read and lets the
 // conversion go on (with null in its place), so every such number in the
-// file is reported, not only the first; past maxErrors it stops.
+// file is reported, not only the first; past MaxErrors it stops.
 func (c *converter) number(n *yaml.Node, format string, args ...any) (any, error) {
-	return nil, addNumberError(c.numbers, c.file, inputError(c.at(n), format, args...))
+	return nil, addNumberError(c.numbers, c.file, InputError(c.at(n), format, args...))
 }
 
 // addNumberError records e, a number of file that cannot be read, in
 // numbers (both readers report every such number at the end, see
-// withNumbers); at maxErrors it returns the error that stops the reading.
+// withNumbers); at MaxErrors it returns the error that stops the reading.
 func addNumberError(numbers *ErrorList, file string, e *Error) error {
 	*numbers = append(*numbers, e)
-	if len(*numbers) >= maxErrors {
-		return inputError(Position{File: file}, "reading stopped after %d numbers it cannot hold (fix these first)", maxErrors)
+	if len(*numbers) >= MaxErrors {
+		return InputError(Position{File: file}, "reading stopped after %d numbers it cannot hold (fix these first)", MaxErrors)
 	}
 	return nil
 }
@@ -208,20 +208,20 @@ func (c *converter) at(n *yaml.Node) Position {
 }
 
 func (c *converter) errorf(n *yaml.Node, format string, args ...any) error {
-	return inputError(c.at(n), format, args...)
+	return InputError(c.at(n), format, args...)
 }
 
 // charge adds one value to the budget. Over it, the error is at the alias
 // whose expansion crossed it (or at the value, outside aliases).
-func (c *converter) charge(n *yaml.Node, k cost) error {
-	why := c.budget.charge(k)
+func (c *converter) charge(n *yaml.Node, k Cost) error {
+	why := c.budget.Charge(k)
 	if why == "" {
 		return nil
 	}
 	if a := c.alias; a != nil {
-		return &Error{Pos: c.at(a), Err: budgetError(fmt.Sprintf("expanding YAML alias *%s (a YAML alias bomb?) brings the compile to %s", a.Value, why))}
+		return &Error{Pos: c.at(a), Err: BudgetError(fmt.Sprintf("expanding YAML alias *%s (a YAML alias bomb?) brings the compile to %s", a.Value, why))}
 	}
-	return &Error{Pos: c.at(n), Err: budgetError("reading " + c.file + " brings the compile to " + why)}
+	return &Error{Pos: c.at(n), Err: BudgetError("reading " + c.file + " brings the compile to " + why)}
 }
 
 // value converts n, found at JSON pointer ptr. record says whether
@@ -249,7 +249,7 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 		}
 		return c.value(n.Alias, ptr, depth+1, record && len(c.pos) < c.posCap)
 	case yaml.SequenceNode:
-		if err := c.charge(n, cost{nodes: 1, bytes: 2 + int64(max(len(n.Content)-1, 0)), indent: int64(depth)}); err != nil {
+		if err := c.charge(n, Cost{Nodes: 1, Bytes: 2 + int64(max(len(n.Content)-1, 0)), Indent: int64(depth)}); err != nil {
 			return nil, err
 		}
 		out := make([]any, 0, len(n.Content))
@@ -266,7 +266,7 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 		}
 		return out, nil
 	case yaml.MappingNode:
-		if err := c.charge(n, cost{nodes: 1, bytes: 2, indent: int64(depth)}); err != nil {
+		if err := c.charge(n, Cost{Nodes: 1, Bytes: 2, Indent: int64(depth)}); err != nil {
 			return nil, err
 		}
 		out := make(map[string]any, len(n.Content)/2)
@@ -279,7 +279,7 @@ func (c *converter) value(n *yaml.Node, ptr string, depth int, record bool) (any
 		if err != nil {
 			return nil, err
 		}
-		return v, c.charge(n, cost{nodes: 1, bytes: scalarJSONLen(v), indent: int64(depth)})
+		return v, c.charge(n, Cost{Nodes: 1, Bytes: ScalarJSONLen(v), Indent: int64(depth)})
 	}
 	return nil, c.errorf(n, "unsupported YAML node")
 }
@@ -305,22 +305,22 @@ func (c *converter) mapping(n *yaml.Node, ptr string, depth int, out map[string]
 			// A merged key that an explicit or earlier one overrides
 			// builds nothing, but merging a large mapping many times
 			// over is still work.
-			if c.budget.chargeWork(1) {
+			if c.budget.ChargeWork(1) {
 				at := k
 				if c.alias != nil {
 					at = c.alias
 				}
-				return &Error{Pos: c.at(at), Err: budgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.values, human(c.budget.limit)))}
+				return &Error{Pos: c.at(at), Err: BudgetError(fmt.Sprintf("merging YAML mappings (<<) goes over more than the %d keys a %s budget allows (a YAML merge bomb?)", c.budget.Values, Human(c.budget.Limit)))}
 			}
 			continue
 		}
 		// The key, its colon and a comma.
-		if err := c.charge(k, cost{bytes: jsonStringLen(key) + 2}); err != nil {
+		if err := c.charge(k, Cost{Bytes: JSONStringLen(key) + 2}); err != nil {
 			return err
 		}
 		kptr := ""
 		if record {
-			kptr = joinPointer(ptr, key)
+			kptr = JoinPointer(ptr, key)
 			c.pos[kptr] = c.at(k)
 		}
 		val, err := c.value(v, kptr, depth+1, record)

@@ -1,4 +1,4 @@
-package resolver
+package docread
 
 import (
 	"bufio"
@@ -34,11 +34,11 @@ func DecodeReader(name string, r io.Reader, budget Size) iter.Seq2[Decoded, erro
 			name = "<stdin>"
 		}
 		s := &docStream{name: name, br: bufio.NewReaderSize(r, 64<<10), fixed: budget}
-		s.b = newBudget(max(budget, DefaultBudget))
+		s.b = NewBudget(max(budget, DefaultBudget))
 		for {
 			docs, more, err := s.next()
 			for _, d := range docs {
-				if !yield(Decoded{Value: d.value, d: d}, nil) {
+				if !yield(Decoded{Value: d.Value, d: d}, nil) {
 					return
 				}
 			}
@@ -59,22 +59,22 @@ type docStream struct {
 	name  string
 	br    *bufio.Reader
 	fixed Size // the caller's budget, 0 for inputBudget of what was read
-	b     *budget
+	b     *Budget
 
-	part     []byte // the lines of the document being gathered
+	part     []byte // the lines of the Doc being gathered
 	partLine int    // lines before part in the stream
 	lines    int    // lines read so far
 	read     int64  // bytes read so far
 	index    int    // documents yielded so far
 	started  bool   // the first line was read
-	pending  []byte // a document marker line read past the end of part
+	pending  []byte // a Doc marker line read past the end of part
 	eof      bool
 }
 
 // next reads the next part of the stream (a YAML document, with the marker
 // that opens it, or the whole stream when it is JSON) and decodes it; more
 // is false once the stream is done.
-func (s *docStream) next() (docs []*document, more bool, err error) {
+func (s *docStream) next() (docs []*Doc, more bool, err error) {
 	if s.eof && s.pending == nil {
 		return nil, false, nil
 	}
@@ -138,7 +138,7 @@ func (s *docStream) startsLikeJSON() bool {
 }
 
 // whole reads the rest of a JSON stream and decodes it at once.
-func (s *docStream) whole() ([]*document, bool, error) {
+func (s *docStream) whole() ([]*Doc, bool, error) {
 	src, err := io.ReadAll(s.br)
 	if err != nil {
 		return nil, false, err
@@ -151,23 +151,23 @@ func (s *docStream) whole() ([]*document, bool, error) {
 
 // decode reads src, a part of the stream starting after partLine lines,
 // charging the stream's budget.
-func (s *docStream) decode(src []byte) ([]*document, error) {
+func (s *docStream) decode(src []byte) ([]*Doc, error) {
 	if s.fixed == 0 {
-		s.b.limit = int64(inputBudget(int(s.read)))
-		s.b.values = max(s.b.limit/budgetValueCost, 1)
+		s.b.Limit = int64(inputBudget(int(s.read)))
+		s.b.Values = max(s.b.Limit/BudgetValueCost, 1)
 	}
-	docs, err := parseDocumentsWithin(s.name, src, s.b)
+	docs, err := ParseWithin(s.name, src, s.b)
 	if s.partLine > 0 {
 		for _, d := range docs {
-			for k, p := range d.pos {
+			for k, p := range d.Pos {
 				p.Line += s.partLine
-				d.pos[k] = p
+				d.Pos[k] = p
 			}
 		}
 		shiftLines(err, s.partLine)
 	}
 	for _, d := range docs {
-		d.index = s.index
+		d.Index = s.index
 		s.index++
 	}
 	return docs, err

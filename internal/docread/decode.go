@@ -1,4 +1,4 @@
-package resolver
+package docread
 
 // Decode reads every document of a YAML or JSON stream into plain values
 // (map[string]any, []any, string, bool, json.Number, nil), as the
@@ -12,7 +12,7 @@ package resolver
 // documents expand to (YAML aliases and merges included) is charged to a
 // budget of budget, refused with a message once past it; 0 is
 // inputBudget(len(src)). It reads as a template is read
-// (parseDocumentsWithin): text that starts like JSON by the strict JSON
+// (ParseWithin): text that starts like JSON by the strict JSON
 // reader, and as YAML when that fails. Empty documents are left out.
 // Errors are *Error, with file:line:col, name being the file.
 func Decode(name string, src []byte, budget Size) ([]any, error) {
@@ -22,7 +22,7 @@ func Decode(name string, src []byte, budget Size) ([]any, error) {
 	}
 	out := make([]any, len(docs))
 	for i, d := range docs {
-		out[i] = d.value
+		out[i] = d.Value
 	}
 	return out, nil
 }
@@ -33,13 +33,13 @@ type Decoded struct {
 	// Value is the document (map[string]any, []any, string, bool,
 	// json.Number or nil).
 	Value any
-	d     *document
+	d     *Doc
 }
 
 // Position returns where the value at the JSON pointer ("/spec/replicas")
 // stands in the source (for a mapping entry, its key), or the nearest
 // ancestor that has a known position.
-func (d Decoded) Position(pointer string) Position { return d.d.position(pointer) }
+func (d Decoded) Position(pointer string) Position { return d.d.Position(pointer) }
 
 // DecodeDocuments reads a stream as Decode does, keeping the source
 // position of every value.
@@ -50,19 +50,19 @@ func DecodeDocuments(name string, src []byte, budget Size) ([]Decoded, error) {
 	}
 	out := make([]Decoded, len(docs))
 	for i, d := range docs {
-		out[i] = Decoded{Value: d.value, d: d}
+		out[i] = Decoded{Value: d.Value, d: d}
 	}
 	return out, nil
 }
 
-func decodeDocuments(name string, src []byte, budget Size) ([]*document, error) {
+func decodeDocuments(name string, src []byte, budget Size) ([]*Doc, error) {
 	if name == "" || name == "-" {
 		name = "<stdin>"
 	}
 	if budget == 0 {
 		budget = inputBudget(len(src))
 	}
-	return parseDocumentsWithin(name, src, newBudget(budget))
+	return ParseWithin(name, src, NewBudget(budget))
 }
 
 // inputBudget is the budget Decode reads n bytes within by default: DefaultBudget, or twice

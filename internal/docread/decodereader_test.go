@@ -1,4 +1,4 @@
-package resolver
+package docread
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // time too, so no read boundary matters.
 func TestDecodeReaderReadsAsDecodeEach(t *testing.T) {
 	var names []string
-	for _, root := range []string{"../testdata", "testdata"} {
+	for _, root := range []string{"../../testdata", "../../resolver/testdata"} {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -130,17 +130,17 @@ func compareDecodeReader(t *testing.T, name string, src []byte) {
 			if !reflect.DeepEqual(got[i].Value, want[i].Value) {
 				t.Errorf("%s: document %d differs", name, i+1)
 			}
-			if got[i].d.index != want[i].d.index {
-				t.Errorf("%s: document %d: index %d, want %d", name, i+1, got[i].d.index, want[i].d.index)
+			if got[i].d.Index != want[i].d.Index {
+				t.Errorf("%s: document %d: index %d, want %d", name, i+1, got[i].d.Index, want[i].d.Index)
 			}
-			if !reflect.DeepEqual(got[i].d.pos, want[i].d.pos) {
-				for k, p := range want[i].d.pos {
-					if got[i].d.pos[k] != p {
-						t.Errorf("%s: document %d: %q at %v, want %v", name, i+1, k, got[i].d.pos[k], p)
+			if !reflect.DeepEqual(got[i].d.Pos, want[i].d.Pos) {
+				for k, p := range want[i].d.Pos {
+					if got[i].d.Pos[k] != p {
+						t.Errorf("%s: document %d: %q at %v, want %v", name, i+1, k, got[i].d.Pos[k], p)
 						break
 					}
 				}
-				t.Errorf("%s: document %d: positions differ (%d and %d of them)", name, i+1, len(got[i].d.pos), len(want[i].d.pos))
+				t.Errorf("%s: document %d: positions differ (%d and %d of them)", name, i+1, len(got[i].d.Pos), len(want[i].d.Pos))
 			}
 		}
 	}
