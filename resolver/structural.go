@@ -677,6 +677,13 @@ func (r *run) setOfObjects(s map[string]any) {
 	if items == nil || items["type"] != "object" || items["x-kubernetes-map-type"] == "atomic" {
 		return
 	}
+	if !r.c.atLeast(1, 17) {
+		// 1.16 has no map types to make the objects atomic (1.16's bundle
+		// marks EndpointSliceList's items a set): an atomic list, which
+		// every apiserver takes, is what such a set can be there.
+		s["x-kubernetes-list-type"] = "atomic"
+		return
+	}
 	cloneSchemaAt(s, "items")["x-kubernetes-map-type"] = "atomic"
 }
 
