@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // naiveCost is what measure must return, computed the slow way: the
@@ -96,7 +98,7 @@ func TestBlowUpsStayBounded(t *testing.T) {
 			opts := Options{KubeVersion: "1.30", WorkDir: abs, Root: abs}
 			if raw, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
 				if _, after, ok := bytes.Cut(raw, []byte("budget: ")); ok {
-					b, err := ParseSize(string(bytes.Fields(after)[0]))
+					b, err := docread.ParseSize(string(bytes.Fields(after)[0]))
 					if err != nil {
 						t.Fatal(err)
 					}

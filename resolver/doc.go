@@ -248,8 +248,7 @@
 //	compile.go      Options, New, Compile, CompilePatched: the template parsed, each document through the stages, the Result
 //	source.go       Source and Parse: a file parsed once for a caller that must look into it first
 //	(docread)       reading is internal/docread's: YAML (yaml.v3) or JSON (jsontext tokens) into values with positions,
-//	                within the budget, with Position, Error, ErrorList, Size and the budget's counting (read.go forwards
-//	                Decode, DecodeDocuments, DecodeReader and ListItems for internal/crdvalidate until it imports docread)
+//	                within the budget, with Position, Error, ErrorList, Size and the budget's counting
 //	document.go     the stages of one document: checkTemplate -> resolveSchemas -> postSteps (its own fields: internal/crdfields)
 //	target.go       what a $ref string points at (a bundle definition, a file, a pointer); pins.go: the Python tool's pinned forms
 //	schemarule.go   what a $ref may point at: a schema, never a document, a properties mapping or a list

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
@@ -35,12 +36,12 @@ func loadCase(t *testing.T, dir string) (golden.CompileCase, resolver.Options) {
 		Root:                 abs,
 	}
 	if co.Budget != "" {
-		b, err := resolver.ParseSize(co.Budget)
+		b, err := docread.ParseSize(co.Budget)
 		require.NoError(t, err)
 		opts.Budget = b
 	}
 	if co.FitDescriptions != "" {
-		f, err := resolver.ParseSize(co.FitDescriptions)
+		f, err := docread.ParseSize(co.FitDescriptions)
 		require.NoError(t, err)
 		opts.FitDescriptions = f
 	}

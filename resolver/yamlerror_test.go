@@ -3,6 +3,8 @@ package resolver
 import (
 	"errors"
 	"testing"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 )
 
 // TestYAMLErrorPosition: a YAML syntax error is reported at a line and a
@@ -20,7 +22,7 @@ func TestYAMLErrorPosition(t *testing.T) {
 		{"a:\n  - x\n - y\n", "f.yaml:3:2"},
 		{"a: 1\nb: @x\n", "f.yaml:2:4"},
 	} {
-		_, err := Decode("f.yaml", []byte(tc.src), 0)
+		_, err := docread.Decode("f.yaml", []byte(tc.src), 0)
 		var e *Error
 		if !errors.As(err, &e) {
 			t.Fatalf("%q: %v", tc.src, err)

@@ -18,10 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/parallel"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
-	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -223,9 +223,9 @@ func splitDocuments(doc project.ValidationDoc) ([][]byte, error) {
 		}
 		return out, nil
 	}
-	// Read as the compiler reads templates (resolver.Decode): linear in the input,
+	// Read as the compiler reads templates (docread.Decode): linear in the input,
 	// a key written twice refused; every document must be a mapping.
-	docs, err := resolver.Decode(doc.Name, []byte(doc.Content), 0)
+	docs, err := docread.Decode(doc.Name, []byte(doc.Content), 0)
 	if err != nil {
 		return nil, err
 	}

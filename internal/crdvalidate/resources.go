@@ -20,6 +20,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/oracle"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/safetext"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
@@ -53,17 +54,17 @@ type Input struct {
 }
 
 // documents returns the documents of the input, read as they are
-// decoded (resolver.DecodeReader), and a function closing what was
+// decoded (docread.DecodeReader), and a function closing what was
 // opened.
-func (in Input) documents() (iter.Seq2[resolver.Decoded, error], func(), error) {
+func (in Input) documents() (iter.Seq2[docread.Decoded, error], func(), error) {
 	if in.Open == nil {
-		return resolver.DecodeReader(in.Name, bytes.NewReader(in.Content), 0), func() {}, nil
+		return docread.DecodeReader(in.Name, bytes.NewReader(in.Content), 0), func() {}, nil
 	}
 	rc, err := in.Open()
 	if err != nil {
 		return nil, nil, err
 	}
-	return resolver.DecodeReader(in.Name, rc, 0), func() { _ = rc.Close() }, nil
+	return docread.DecodeReader(in.Name, rc, 0), func() { _ = rc.Close() }, nil
 }
 
 // Options are how Files judges.
@@ -180,7 +181,7 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 	var fatal error // reading --crd or the default CRDs failed
 	// add sorts one object (a document, or an item of a kind: List
 	// document at the pointer prefix) into CRDs and resources.
-	add := func(k int, d resolver.Decoded, prefix string, v any) {
+	add := func(k int, d docread.Decoded, prefix string, v any) {
 		m, ok := v.(map[string]any)
 		if !ok {
 			what := fmt.Sprintf("document %d", k+1)
@@ -224,8 +225,8 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 			return nil, fatal
 		}
 		if err != nil {
-			var re *resolver.Error
-			var list resolver.ErrorList
+			var re *docread.Error
+			var list docread.ErrorList
 			if !errors.As(err, &re) && !errors.As(err, &list) {
 				return nil, err // not the text: the file cannot be read
 			}
@@ -235,7 +236,7 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 		}
 		k := n
 		n++
-		items, isList, err := resolver.ListItems(d)
+		items, isList, err := docread.ListItems(d)
 		if err != nil {
 			res.Problems = append(res.Problems, decodeProblem(err))
 			j.fileProblem(i, decodeProblem(err))
@@ -522,7 +523,7 @@ func (j *judging) finish() error {
 // JSON: at the place the reader names, which the file name is printed
 // beside once (Problem.In), not in the message again.
 func decodeProblem(err error) project.Problem {
-	var re *resolver.Error
+	var re *docread.Error
 	if !errors.As(err, &re) || re.Pos.File == "" {
 		return project.Problem{Message: err.Error()}
 	}
@@ -631,7 +632,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 	var gks [][]schema.GroupKind
 	var bad []project.ValidationResult
 	for _, f := range files {
-		docs, err := resolver.DecodeDocuments(f.Name, f.Content, 0)
+		docs, err := docread.DecodeDocuments(f.Name, f.Content, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -640,7 +641,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 		var templates project.ValidationResult
 		for _, d := range docs {
 			objs, prefixes := []any{d.Value}, []string{""}
-			items, isList, err := resolver.ListItems(d)
+			items, isList, err := docread.ListItems(d)
 			if err != nil {
 				return nil, err
 			}
@@ -693,7 +694,7 @@ func (c *catalog) addFiles(ctx context.Context, files []Input) ([]project.Valida
 // (of the document d, at the pointer prefix) when it is a CRD template,
 // not a compiled CRD, and reports whether it is one: the apiserver's
 // "$ref: Forbidden" would name a path not in the file, at no line.
-func templateProblem(res *project.ValidationResult, d resolver.Decoded, prefix string, m map[string]any, file string) bool {
+func templateProblem(res *project.ValidationResult, d docread.Decoded, prefix string, m map[string]any, file string) bool {
 	ptr, ok := resolver.FirstRef(m)
 	if !ok {
 		return false
@@ -737,7 +738,7 @@ type resource struct {
 	// skipped says no CRD defines it, and IgnoreMissing made that a
 	// warning: not judged.
 	skipped bool
-	doc     resolver.Decoded
+	doc     docread.Decoded
 	prefix  string // the JSON pointer of the object in doc: "" or "/items/N"
 	obj     map[string]any
 	size    int // bytes as compact JSON
@@ -760,7 +761,7 @@ type resource struct {
 func (r *resource) judge(ctx context.Context, groups map[string][]string, opts Options) {
 	// Once judged, only the findings are kept (and the stored form when
 	// asked for): a stream of many objects is not held twice over.
-	defer func() { r.obj, r.doc, r.crd = nil, resolver.Decoded{}, nil }()
+	defer func() { r.obj, r.doc, r.crd = nil, docread.Decoded{}, nil }()
 	if !r.checkHead() {
 		return
 	}
@@ -1029,7 +1030,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 // where it stands in the document d (obj is at the pointer prefix there).
 // Without a version, the newest embedded minor judges, which knows every
 // field the apiserver's code linked here knows: nothing to add.
-func minorProblems(obj map[string]any, d resolver.Decoded, prefix, version string) []project.Problem {
+func minorProblems(obj map[string]any, d docread.Decoded, prefix, version string) []project.Problem {
 	if version == "" {
 		return nil
 	}

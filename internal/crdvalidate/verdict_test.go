@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/golden"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/resolver"
@@ -39,7 +40,7 @@ func verdictOptions(t *testing.T, dir, minor string) (resolver.Options, string, 
 		to   *resolver.Size
 	}{{vc.Budget, &opts.Budget}, {vc.FitDescriptions, &opts.FitDescriptions}} {
 		if s.text != "" {
-			if *s.to, err = resolver.ParseSize(s.text); err != nil {
+			if *s.to, err = docread.ParseSize(s.text); err != nil {
 				t.Fatal(err)
 			}
 		}
