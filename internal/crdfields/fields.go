@@ -1,7 +1,9 @@
 package crdfields
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -100,13 +102,9 @@ func bundleFields(minor, group string) (*fieldSpec, error) {
 		if strings.HasPrefix(name, DefsPrefix) && (strings.HasPrefix(short, "JSONSchemaProps") || short == "JSON") {
 			return leaf, nil
 		}
-		raw, err := b.Definition(name)
-		if err != nil {
-			return nil, err
-		}
-		var d map[string]any
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return nil, fmt.Errorf("Kubernetes %s: definition %s: %w", minor, name, err)
+		d, err := readDefinition(b, name)
+		if d == nil || err != nil {
+			return nil, fmt.Errorf("Kubernetes %s: no apiextensions %s field table: %v", minor, group, cmp.Or(err, errors.New("no definition "+name)))
 		}
 		props, isObject := d["properties"].(map[string]any)
 		if !isObject && d["type"] == "object" && d["x-kubernetes-preserve-unknown-fields"] != true {
