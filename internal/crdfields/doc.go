@@ -11,9 +11,11 @@
 // types do not have (a misspelt scpoe, spec.versions[0].servd, with the
 // nearest field suggested) and the values they cannot decode (served: yes),
 // as the apiserver's strict decoding, kubectl's default, refuses them. The
-// table of fields (fields.go) is written out by hand, since the compiler
-// never links k8s.io/apiextensions-apiserver; TestFieldTables holds it
-// against the Go types by reflection.
+// table of fields (fields.go) is read from the same embedded bundles the
+// minor walk reads, since the compiler never links
+// k8s.io/apiextensions-apiserver: v1 from the newest minor (today's Go
+// types), v1beta1 from 1.21 (below); TestFieldTables holds both against
+// the Go types by reflection.
 //
 // # Minors
 //
@@ -27,13 +29,16 @@
 // judged alike whatever file holds it). Keeps and FeatureOnByDefault
 // answer the same questions one field or gate at a time.
 //
-// # Why two sources
+// # Why v1beta1 comes from 1.21
 //
-// The table and the bundles agree on apiextensions.k8s.io/v1, but no
-// bundle can stand for the v1beta1 Go types: the minors that serve v1beta1
-// (up to 1.21) publish it without the fields the types gained later
-// (selectableFields, 1.30), and the newer minors do not publish it at all.
-// A v1beta1 template's selectableFields is a field of its types that no
-// minor serving v1beta1 has: BadFields accepts it and the minor walk, which
-// reports only what some minor has, leaves it alone.
+// No bundle publishes today's v1beta1 Go types: the minors that serve
+// v1beta1 (up to 1.21) publish it as it was then, and the newer minors do
+// not publish it at all. Since a v1beta1 CRD for 1.22 or later is an error
+// of its own (Check), 1.21's definitions are the most fields any
+// apiserver a v1beta1 CRD may target decodes (an older minor lacks some,
+// which the minor walk names), and its table is read from 1.21's bundle. Where they differ from today's types, 1.21 is the one an
+// apiserver runs: selectableFields (1.30), status.observedGeneration and
+// managedFields[].subresource (1.22) are unknown fields of a v1beta1 CRD,
+// metadata.clusterName (dropped in 1.25) is not; TestFieldTables lists
+// each difference.
 package crdfields

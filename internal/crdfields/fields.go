@@ -1,7 +1,9 @@
 package crdfields
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,14 +12,15 @@ import (
 	"sync"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
 // The fields a CustomResourceDefinition may hold outside its schemas, by
 // apiVersion: what the apiserver's strict decoding accepts (kubectl's
-// default --validate=strict rejects any other). Written out by hand
-// rather than read from k8s.io/apiextensions-apiserver's Go types, which
-// the compiler never links (see the package doc); TestFieldTables checks them
-// against those types' json tags.
+// default --validate=strict rejects any other). Read from the embedded
+// bundles' definitions, the same the minor walk reads (minor.go): v1 from
+// the newest minor, v1beta1 from fieldsV1beta1Minor, the last that serves
+// it (see the package doc); TestFieldTables holds them against the Go types.
 
 type fieldKind uint8
 
@@ -34,6 +37,7 @@ const (
 type fieldSpec struct {
 	kind   fieldKind
 	name   string // objectField: the Go type's name, for messages
+	own    bool   // objectField: an apiextensions definition (whose fields differ by apiVersion), not a shared one (ObjectMeta)
 	fields map[string]*fieldSpec
 	elem   *fieldSpec
 }
@@ -48,13 +52,10 @@ var (
 	integer = &fieldSpec{kind: intField}
 )
 
-func object(name string, fields map[string]*fieldSpec) *fieldSpec {
-	return &fieldSpec{kind: objectField, name: name, fields: fields}
-}
-
-func listOfField(elem *fieldSpec) *fieldSpec { return &fieldSpec{kind: listField, elem: elem} }
-
-func mapOfField(elem *fieldSpec) *fieldSpec { return &fieldSpec{kind: mapField, elem: elem} }
+// fieldsV1beta1Minor is the minor whose bundle gives the v1beta1 table:
+// the last that serves apiextensions.k8s.io/v1beta1, and so the newest a
+// v1beta1 CRD may target.
+const fieldsV1beta1Minor = "1.21"
 
 // crdFields returns the field table of a CRD of apiVersion (v1 or
 // v1beta1).
@@ -67,84 +68,87 @@ func crdFields(apiVersion string) *fieldSpec {
 
 type fieldTables struct{ v1, v1beta1 *fieldSpec }
 
-// crdFieldTables builds the tables once, on first use.
-var crdFieldTables = sync.OnceValue(buildFieldTables)
-
-func buildFieldTables() fieldTables {
-	ownerReference := object("OwnerReference", map[string]*fieldSpec{
-		"apiVersion": str, "kind": str, "name": str, "uid": str, "controller": boolean, "blockOwnerDeletion": boolean,
-	})
-	managedFields := object("ManagedFieldsEntry", map[string]*fieldSpec{
-		"manager": str, "operation": str, "apiVersion": str, "time": str, "fieldsType": str,
-		"fieldsV1": leaf, "subresource": str,
-	})
-	objectMeta := object("ObjectMeta", map[string]*fieldSpec{
-		"name": str, "generateName": str, "namespace": str, "selfLink": str, "uid": str,
-		"resourceVersion": str, "generation": integer, "creationTimestamp": str, "deletionTimestamp": str,
-		"deletionGracePeriodSeconds": integer, "labels": mapOfField(str), "annotations": mapOfField(str),
-		"ownerReferences": listOfField(ownerReference), "finalizers": listOfField(str),
-		"managedFields": listOfField(managedFields),
-	})
-	names := object("CustomResourceDefinitionNames", map[string]*fieldSpec{
-		"plural": str, "singular": str, "shortNames": listOfField(str), "kind": str, "listKind": str,
-		"categories": listOfField(str),
-	})
-	validation := object("CustomResourceValidation", map[string]*fieldSpec{"openAPIV3Schema": leaf})
-	subresources := object("CustomResourceSubresources", map[string]*fieldSpec{
-		"status": object("CustomResourceSubresourceStatus", map[string]*fieldSpec{}),
-		"scale": object("CustomResourceSubresourceScale", map[string]*fieldSpec{
-			"specReplicasPath": str, "statusReplicasPath": str, "labelSelectorPath": str,
-		}),
-	})
-	column := func(jsonPath string) *fieldSpec {
-		return object("CustomResourceColumnDefinition", map[string]*fieldSpec{
-			"name": str, "type": str, "format": str, "description": str, "priority": integer, jsonPath: str,
-		})
+// crdFieldTables builds the tables once, on first use. The bundles are
+// embedded and checked by package schemas' tests: one that cannot be
+// read is a broken build, not an input error.
+var crdFieldTables = sync.OnceValue(func() fieldTables {
+	v1, err := bundleFields(schemas.Latest(), "v1")
+	if err != nil {
+		panic(err)
 	}
-	selectable := object("SelectableField", map[string]*fieldSpec{"jsonPath": str})
-	clientConfig := object("WebhookClientConfig", map[string]*fieldSpec{
-		"url": str, "caBundle": str,
-		"service": object("ServiceReference", map[string]*fieldSpec{"namespace": str, "name": str, "path": str, "port": integer}),
-	})
-	version := func(column *fieldSpec) *fieldSpec {
-		return object("CustomResourceDefinitionVersion", map[string]*fieldSpec{
-			"name": str, "served": boolean, "storage": boolean, "deprecated": boolean, "deprecationWarning": str,
-			"schema": validation, "subresources": subresources, "additionalPrinterColumns": listOfField(column),
-			"selectableFields": listOfField(selectable),
-		})
+	v1beta1, err := bundleFields(fieldsV1beta1Minor, "v1beta1")
+	if err != nil {
+		panic(err)
 	}
-	status := object("CustomResourceDefinitionStatus", map[string]*fieldSpec{
-		"conditions": listOfField(object("CustomResourceDefinitionCondition", map[string]*fieldSpec{
-			"type": str, "status": str, "lastTransitionTime": str, "reason": str, "message": str, "observedGeneration": integer,
-		})),
-		"acceptedNames": names, "storedVersions": listOfField(str), "observedGeneration": integer,
-	})
-	crd := func(spec *fieldSpec) *fieldSpec {
-		return object("CustomResourceDefinition", map[string]*fieldSpec{
-			"apiVersion": str, "kind": str, "metadata": objectMeta, "spec": spec, "status": status,
-		})
-	}
-	v1 := crd(object("CustomResourceDefinitionSpec", map[string]*fieldSpec{
-		"group": str, "names": names, "scope": str, "versions": listOfField(version(column("jsonPath"))),
-		"preserveUnknownFields": boolean,
-		"conversion": object("CustomResourceConversion", map[string]*fieldSpec{
-			"strategy": str,
-			"webhook": object("WebhookConversion", map[string]*fieldSpec{
-				"clientConfig": clientConfig, "conversionReviewVersions": listOfField(str),
-			}),
-		}),
-	}))
-	v1beta1Column := column("JSONPath")
-	v1beta1 := crd(object("CustomResourceDefinitionSpec", map[string]*fieldSpec{
-		"group": str, "version": str, "names": names, "scope": str, "validation": validation,
-		"subresources": subresources, "versions": listOfField(version(v1beta1Column)),
-		"additionalPrinterColumns": listOfField(v1beta1Column), "selectableFields": listOfField(selectable),
-		"preserveUnknownFields": boolean,
-		"conversion": object("CustomResourceConversion", map[string]*fieldSpec{
-			"strategy": str, "webhookClientConfig": clientConfig, "conversionReviewVersions": listOfField(str),
-		}),
-	}))
 	return fieldTables{v1: v1, v1beta1: v1beta1}
+})
+
+// bundleFields walks the CustomResourceDefinition of group (v1,
+// v1beta1) in minor's bundle into a field table: each definition once,
+// a schema (JSONSchemaProps and its unions) or raw JSON a leaf.
+func bundleFields(minor, group string) (*fieldSpec, error) {
+	b, err := schemas.Load(minor)
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]*fieldSpec{}
+	var def func(name string) (*fieldSpec, error)
+	var prop func(p map[string]any) (*fieldSpec, error)
+	def = func(name string) (*fieldSpec, error) {
+		if f, ok := done[name]; ok {
+			return f, nil
+		}
+		short := name[strings.LastIndex(name, ".")+1:]
+		if strings.HasPrefix(name, DefsPrefix) && (strings.HasPrefix(short, "JSONSchemaProps") || short == "JSON") {
+			return leaf, nil
+		}
+		d, err := readDefinition(b, name)
+		if d == nil || err != nil {
+			return nil, fmt.Errorf("Kubernetes %s: no apiextensions %s field table: %v", minor, group, cmp.Or(err, errors.New("no definition "+name)))
+		}
+		props, isObject := d["properties"].(map[string]any)
+		if !isObject && d["type"] == "object" && d["x-kubernetes-preserve-unknown-fields"] != true {
+			isObject = true // a struct with no fields (CustomResourceSubresourceStatus)
+		}
+		if !isObject {
+			f, err := prop(d)
+			done[name] = f
+			return f, err
+		}
+		f := &fieldSpec{kind: objectField, name: short, own: strings.HasPrefix(name, DefsPrefix), fields: map[string]*fieldSpec{}}
+		done[name] = f
+		for _, k := range sortedKeys(props) {
+			p, _ := props[k].(map[string]any)
+			if f.fields[k], err = prop(p); err != nil {
+				return nil, err
+			}
+		}
+		return f, nil
+	}
+	prop = func(p map[string]any) (*fieldSpec, error) {
+		if r, ok := p["$ref"].(string); ok {
+			return def(strings.TrimPrefix(r, "#/definitions/"))
+		}
+		switch p["type"] {
+		case "string":
+			return str, nil
+		case "boolean":
+			return boolean, nil
+		case "integer":
+			return integer, nil
+		case "array":
+			items, _ := p["items"].(map[string]any)
+			elem, err := prop(items)
+			return &fieldSpec{kind: listField, elem: elem}, err
+		case "object":
+			if ap, ok := p["additionalProperties"].(map[string]any); ok {
+				elem, err := prop(ap)
+				return &fieldSpec{kind: mapField, elem: elem}, err
+			}
+		}
+		return leaf, nil
+	}
+	return def(DefsPrefix + group + ".CustomResourceDefinition")
 }
 
 // apiVersions of a CustomResourceDefinition.
@@ -186,7 +190,7 @@ func BadFields(doc map[string]any, apiVersion string, extra ...string) []Problem
 						continue
 					}
 					hint := suggest.DidYouMean(k, slices.Sorted(maps.Keys(f.fields)))
-					if other != nil && other.kind == objectField && other.fields[k] != nil {
+					if other != nil && other.kind == objectField && other.own && other.fields[k] != nil {
 						hint = fmt.Sprintf(" (that is an %s field)%s", otherVersion, hint)
 					}
 					out = append(out, Problem{Pointer: joinPointer(ptr, k), Field: sub, Message: fmt.Sprintf("unknown field %q: %s has no field %q%s", sub, f.name, k, hint)})

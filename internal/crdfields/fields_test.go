@@ -2,6 +2,7 @@ package crdfields
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,23 +13,73 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestFieldTables: the hand-written field tables (fields.go) are exactly
-// the json fields of the apiserver's Go types, walked by reflection: a
-// new Kubernetes field, or a typo in the table, fails here.
+// TestFieldTables: the field tables read from the bundles (fields.go)
+// are the json fields of the apiserver's Go types, walked by reflection:
+// v1 (from the newest minor) exactly, so a module bump that brings a field
+// the newest bundle lacks fails here; v1beta1 (from 1.21, the last minor
+// serving it) up to the fields the types gained or lost after 1.21, each
+// listed, so a 1.21 apiserver's own fields are what a v1beta1 CRD may hold.
 func TestFieldTables(t *testing.T) {
 	for _, tc := range []struct {
 		apiVersion string
 		typ        reflect.Type
+		since121   []string // what the Go types gained (+) or lost (-) after 1.21
 	}{
-		{apiextensionsV1, reflect.TypeFor[apiextensionsv1.CustomResourceDefinition]()},
-		{apiextensionsV1beta1, reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinition]()},
+		{apiextensionsV1, reflect.TypeFor[apiextensionsv1.CustomResourceDefinition](), nil},
+		{apiextensionsV1beta1, reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinition](), []string{
+			"+metadata.managedFields[].subresource", // 1.22
+			"-metadata.clusterName",                 // dropped in 1.25
+			"+spec.selectableFields",                // 1.30
+			"+spec.versions[].selectableFields",     // 1.30
+			"+status.conditions[].observedGeneration",
+			"+status.observedGeneration",
+		}},
 	} {
 		t.Run(tc.apiVersion, func(t *testing.T) {
-			compareFields(t, "", crdFields(tc.apiVersion), tc.typ)
+			var diffs []string
+			compareFields(&diffs, "", crdFields(tc.apiVersion), tc.typ)
+			slices.Sort(diffs)
+			want := slices.Clone(tc.since121)
+			slices.Sort(want)
+			if !slices.Equal(diffs, want) {
+				t.Errorf("the table and the Go types differ at\n%s\nwant\n%s", strings.Join(diffs, "\n"), strings.Join(want, "\n"))
+			}
 		})
 	}
 	// ObjectMeta on its own, as the table names it.
-	compareFields(t, "metadata", crdFields(apiextensionsV1).fields["metadata"], reflect.TypeFor[metav1.ObjectMeta]())
+	var diffs []string
+	compareFields(&diffs, "metadata", crdFields(apiextensionsV1).fields["metadata"], reflect.TypeFor[metav1.ObjectMeta]())
+	if len(diffs) > 0 {
+		t.Errorf("ObjectMeta differs at %v", diffs)
+	}
+}
+
+// TestV1beta1FieldsAre121s: a v1beta1 CRD is judged by 1.21's fields, the
+// last minor serving it: selectableFields (1.30) is unknown there, and
+// said to be a v1 field; clusterName (up to 1.24) is not; a v1 CRD's
+// metadata.clusterName is not called a v1beta1 field.
+func TestV1beta1FieldsAre121s(t *testing.T) {
+	doc := map[string]any{
+		"apiVersion": apiextensionsV1beta1, "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "x", "clusterName": "c"},
+		"spec":     map[string]any{"group": "g", "versions": []any{map[string]any{"name": "v1", "selectableFields": []any{}}}},
+	}
+	var got []string
+	for _, p := range BadFields(doc, apiextensionsV1beta1) {
+		got = append(got, p.Pointer+": "+p.Message)
+	}
+	doc["apiVersion"] = apiextensionsV1
+	delete(doc["spec"].(map[string]any), "versions")
+	for _, p := range BadFields(doc, apiextensionsV1) {
+		got = append(got, p.Pointer+": "+p.Message)
+	}
+	want := []string{
+		`/spec/versions/0/selectableFields: unknown field "spec.versions[0].selectableFields": CustomResourceDefinitionVersion has no field "selectableFields" (that is an apiextensions.k8s.io/v1 field)`,
+		`/metadata/clusterName: unknown field "metadata.clusterName": ObjectMeta has no field "clusterName"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 var (
@@ -36,14 +87,15 @@ var (
 	schemaTypes   = []reflect.Type{reflect.TypeFor[apiextensionsv1.JSONSchemaProps](), reflect.TypeFor[apiextensionsv1beta1.JSONSchemaProps]()}
 )
 
-// compareFields checks that spec describes typ (a field at path).
-func compareFields(t *testing.T, path string, spec *fieldSpec, typ reflect.Type) {
-	t.Helper()
+// compareFields appends to diffs where spec does not describe typ (a
+// field at path): "+field" a field only typ has, "-field" one only the
+// table has, a sentence for a field of another kind.
+func compareFields(diffs *[]string, path string, spec *fieldSpec, typ reflect.Type) {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
 	if spec == nil {
-		t.Errorf("%s: the table has no entry for %s", path, typ)
+		*diffs = append(*diffs, "+"+path) // the type has it, the table not
 		return
 	}
 	// Leaves: scalars, []byte (base64), schemas (checked by the
@@ -56,35 +108,35 @@ func compareFields(t *testing.T, path string, spec *fieldSpec, typ reflect.Type)
 	switch {
 	case isLeaf:
 		if want := leafKind(typ); spec.kind != want {
-			t.Errorf("%s: %s is a leaf of kind %d, the table says kind %d", path, typ, want, spec.kind)
+			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a leaf of kind %d, the table says kind %d", path, typ, want, spec.kind))
 		}
 	case typ.Kind() == reflect.Slice:
 		if spec.kind != listField {
-			t.Errorf("%s: %s is a list, the table says kind %d", path, typ, spec.kind)
+			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a list, the table says kind %d", path, typ, spec.kind))
 			return
 		}
-		compareFields(t, path+"[]", spec.elem, typ.Elem())
+		compareFields(diffs, path+"[]", spec.elem, typ.Elem())
 	case typ.Kind() == reflect.Map:
 		if spec.kind != mapField {
-			t.Errorf("%s: %s is a map, the table says kind %d", path, typ, spec.kind)
+			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a map, the table says kind %d", path, typ, spec.kind))
 			return
 		}
-		compareFields(t, path+"{}", spec.elem, typ.Elem())
+		compareFields(diffs, path+"{}", spec.elem, typ.Elem())
 	default:
 		if spec.kind != objectField {
-			t.Errorf("%s: %s is a struct, the table says kind %d", path, typ, spec.kind)
+			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a struct, the table says kind %d", path, typ, spec.kind))
 			return
 		}
 		if spec.name != typ.Name() {
-			t.Errorf("%s: the table names %s, the type is %s", path, spec.name, typ.Name())
+			*diffs = append(*diffs, fmt.Sprintf("%s: the table names %s, the type is %s", path, spec.name, typ.Name()))
 		}
 		fields := jsonFields(typ)
 		for name, ft := range fields {
-			compareFields(t, joinField(path, name), spec.fields[name], ft)
+			compareFields(diffs, joinField(path, name), spec.fields[name], ft)
 		}
 		for name := range spec.fields {
 			if _, ok := fields[name]; !ok {
-				t.Errorf("%s: the table has %q, which %s has no json field for", path, name, typ)
+				*diffs = append(*diffs, "-"+joinField(path, name)) // the table has it, the type not
 			}
 		}
 	}

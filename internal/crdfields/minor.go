@@ -273,21 +273,37 @@ func (w *minorWalk) properties(def string) map[string]any {
 	return p
 }
 
+// definitionProperties returns the properties of the definition name in
+// d: nil when d has no such definition, empty when it has none (or
+// cannot be read).
 func definitionProperties(d Definitions, name string) map[string]any {
-	if d == nil || !d.Has(name) {
+	def, err := readDefinition(d, name)
+	if def == nil && err == nil {
 		return nil
+	}
+	props, _ := def["properties"].(map[string]any)
+	if props == nil {
+		return map[string]any{}
+	}
+	return props
+}
+
+// readDefinition decodes the definition name of d, the one reading of a
+// bundle's apiextensions definitions here (the minor walk's and the field
+// tables'); nil when d has no such definition.
+func readDefinition(d Definitions, name string) (map[string]any, error) {
+	if d == nil || !d.Has(name) {
+		return nil, nil
 	}
 	raw, err := d.Definition(name)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	var s struct {
-		Properties map[string]any `json:"properties"`
+	var def map[string]any
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return nil, fmt.Errorf("definition %s: %w", name, err)
 	}
-	if json.Unmarshal(raw, &s) != nil || s.Properties == nil {
-		return map[string]any{}
-	}
-	return s.Properties
+	return def, nil
 }
 
 // gate returns the gate of field of def, if gatedFields has one.
