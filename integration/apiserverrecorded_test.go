@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -39,7 +40,14 @@ var strictField = regexp.MustCompile(`(?:unknown|duplicate) field "([^"]*)"`)
 // when its verdict is not the recorded one; with -record it writes the
 // verdicts instead. Namespaces the objects name are created for real
 // first, as the objects could not be created without them.
+// Without KUBEBUILDER_ASSETS it uses hack/control-plane.sh's cache when
+// that holds every binary (it builds none), and skips otherwise.
 func TestAPIServerRecorded(t *testing.T) {
+	if os.Getenv(assetsEnv) == "" && !testing.Short() {
+		if dir, err := exec.CommandContext(t.Context(), "../hack/control-plane.sh", "--check").Output(); err == nil {
+			t.Setenv(assetsEnv, strings.TrimSpace(string(dir)))
+		}
+	}
 	k := kubeAPI(t)
 	ctx := t.Context()
 	files, err := filepath.Glob(recordedDir + "/*.yaml")
