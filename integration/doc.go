@@ -15,7 +15,9 @@
 // guard's thresholds (TestSize*, size_test.go; -size.search re-measures
 // them), the custom-resource corpus (TestCorpusAgreesWithTheAPIServer) and
 // client-side apply and explain with the real kubectl
-// (TestFitDescriptionsKubectl). TestMinorVerdictsAgreeWithRealAPIServers
+// (TestFitDescriptionsKubectl), and the built-in objects of
+// testdata/apiserver-recorded, whose recorded verdicts TestAPIServerRecorded
+// checks on the live apiserver (-record rewrites them). TestMinorVerdictsAgreeWithRealAPIServers
 // (minors_test.go) starts older kube-apiservers, one after another, from
 // the directories in K8S_CRD_RESOLVER_OLDER_ASSETS (make
 // test-older-minors), and checks validate --k8s-version's verdicts against
