@@ -206,11 +206,10 @@ const memoryLimit = 128 << 20
 // streamLimit and streamPercent are memoryLimit and the pacing after it
 // for files given on the command line, which are judged as they are read
 // (crdvalidate.Files), so their live heap stays small however large the
-// input. Measured on 5 MB and 20 MB streams of small custom resources
-// (/usr/bin/time, hack/bench-validate.sh): a first collection at 128 MiB
-// made the peak 155 MiB of RSS, at 64 MiB 90-110 MiB. GOGC=200 after it
-// cost 16% less CPU on a 5 MB stream but peaked at 173 MiB on 20 MB, past
-// issue 47's 150 MiB: the default pacing stays.
+// input. The first collection comes earlier than for --batch and the
+// default pacing follows it, which keeps a large stream within issue 47's
+// memory rail; docs/performance.md ("Validate") has the measurements and
+// hack/bench-validate.sh reruns them.
 const (
 	streamLimit   = 64 << 20
 	streamPercent = 100
@@ -528,4 +527,3 @@ func openProject(wd string, allowOutside bool) (*project.Project, error) {
 	}
 	return project.Open(wd, opts)
 }
-
