@@ -12,10 +12,12 @@
 // (ParsePatch) in place of Options.Patch, and a Source (Parse: a file
 // parsed once, for a caller that must look into it before it compiles it)
 // it does not parse again. Beside the compile path the package exports
-// only what its callers share with it: the reader (Decode, DecodeDocuments:
-// every YAML or JSON file the tool reads is read as a template is), the
-// budget's unit (Size, ParseSize, DefaultBudget, MaxInputBytes), and
-// KeptByMinor (a CRD as a minor keeps it, for validate).
+// only what its callers share with it: the budget's unit and bounds (Size,
+// DefaultBudget, MaxInputBytes) and the error and position types, named
+// here for the compile's callers and defined in internal/docread (the one
+// reader of every YAML or JSON file the tool reads); KeptByMinor (a CRD as
+// a minor keeps it, for validate); and FirstRef (where a file holds a
+// template rather than a compiled CRD, for diff, export and validate).
 //
 // Errors come back as an ErrorList of *Error, each with a file:line:col
 // position, the JSON pointer of the offending node, the $ref, and a cause
