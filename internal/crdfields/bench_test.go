@@ -13,16 +13,19 @@ import (
 // tables BadFields judges by (v1 from the newest bundle, v1beta1 from
 // 1.21's), bundles already decoded.
 func BenchmarkFieldTables(b *testing.B) {
-	for _, v := range []string{schemas.Latest(), fieldsV1beta1Minor} {
-		if _, err := schemas.Load(v); err != nil {
-			b.Fatal(err)
-		}
+	v1, err := schemas.Load(schemas.Latest())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v1beta1, err := schemas.Load(fieldsV1beta1Minor)
+	if err != nil {
+		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := bundleFields(schemas.Latest(), "v1"); err != nil {
+		if _, err := readFields(v1, "v1"); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := bundleFields(fieldsV1beta1Minor, "v1beta1"); err != nil {
+		if _, err := readFields(v1beta1, "v1beta1"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,18 +56,17 @@ func BenchmarkMinorProblems(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
 	b.Run("Fresh", func(b *testing.B) {
 		for b.Loop() {
-			if p := MinorProblems(doc, "v1", latest, here, load, nil, false, nil); len(p) != 0 {
+			if p := MinorProblems(doc, "v1", NewMinor(latest, here), false, nil); len(p) != 0 {
 				b.Fatal(p)
 			}
 		}
 	})
 	b.Run("Warm", func(b *testing.B) {
-		props := map[string]map[string]any{}
+		minor := NewMinor(latest, here)
 		for b.Loop() {
-			if p := MinorProblems(doc, "v1", latest, here, load, props, false, nil); len(p) != 0 {
+			if p := MinorProblems(doc, "v1", minor, false, nil); len(p) != 0 {
 				b.Fatal(p)
 			}
 		}
