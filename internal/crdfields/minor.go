@@ -356,9 +356,10 @@ func (w *minorWalk) object(v any, f *fieldSpec, ptr, path string) {
 }
 
 // value walks v, a value of f: the apiextensions definitions in it (a
-// schema's only when the walk is not shallow), in lists, maps and unions.
+// schema's only when the walk is not shallow), in lists, maps and unions;
+// a string, a list of names (required, enum...) holds none.
 func (w *minorWalk) value(v any, f *fieldSpec, ptr, path string) {
-	if !w.follows(ptr) {
+	if f.kind < objectField || (f.kind == listField || f.kind == mapField) && f.elem.kind < objectField || !w.follows(ptr) {
 		return
 	}
 	switch f.kind {
