@@ -343,9 +343,11 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 
 // joinPointer appends the reference token tok to the JSON pointer base,
 // escaped (RFC 6901).
-func joinPointer(base, tok string) string {
-	return base + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}
+func joinPointer(base, tok string) string { return base + "/" + pointerEscaper.Replace(tok) }
+
+// pointerEscaper escapes a JSON pointer's reference token; built once, as
+// a Replacer builds its tables on first use (safe for concurrent use).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // DescribeValue names the kind of a decoded value in messages ("a
 // mapping", "a list", "null"...).
