@@ -138,14 +138,14 @@ func (m *Minor) def(group, short string) *fieldSpec {
 	return t[DefsPrefix+group+"."+short]
 }
 
-// embedded returns the embedded bundle of version ("" the newest) and its
-// canonical minor.
-func embedded(version string) (*schemas.Bundle, string, error) {
-	b, err := schemas.Load(cmp.Or(version, schemas.Latest()))
+// embeddedMinor returns the Minor of the embedded bundle of version (any
+// form schemas.Canonical takes; "" the newest).
+func embeddedMinor(version string) (*Minor, error) {
+	canonical, err := schemas.Canonical(cmp.Or(version, schemas.Latest()))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return b, b.Version(), nil
+	return embeddedMinors()[canonical], nil
 }
 
 // minorNumber is the minor of a canonical version ("1.30": 30), -1 when
@@ -167,17 +167,17 @@ func minorNumber(v string) int {
 // of gatedFields while their gate is off by default. Fields no minor has
 // are not its business (see BadFields). obj is only read.
 func Check(obj map[string]any, version string) ([]Problem, error) {
-	_, canonical, err := embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return nil, err
 	}
+	canonical := m.version
 	var out []Problem
 	apiVersion, _ := obj["apiVersion"].(string)
 	group, ok := strings.CutPrefix(apiVersion, "apiextensions.k8s.io/")
 	if !ok {
 		return nil, nil
 	}
-	m := embeddedMinors()[canonical]
 	if _, err := m.table(group); err != nil {
 		return nil, err
 	}
@@ -415,11 +415,11 @@ func firstMinorWith(minor, group, def, field string, on int) string {
 // the first embedded minor that keeps it ("" when none does). canonical
 // is the version's canonical form ("1.29").
 func Keeps(version, def, field string) (keeps bool, first, canonical string, err error) {
-	_, canonical, err = embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return false, "", "", err
 	}
-	m := embeddedMinors()[canonical]
+	canonical = m.version
 	group := "v1"
 	if m.def("v1", "CustomResourceDefinition") == nil {
 		group = "v1beta1"
@@ -435,14 +435,13 @@ func Keeps(version, def, field string) (keeps bool, first, canonical string, err
 // named gate is on by default in Kubernetes version (as Keeps takes
 // it), and the first minor where it is. An unknown gate is an error.
 func FeatureOnByDefault(version, gateName string) (on bool, first string, err error) {
-	_, canonical, err := embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return false, "", err
 	}
-	minorN := minorNumber(canonical)
 	for _, g := range gatedFields {
 		if g.gate == gateName {
-			return minorN >= g.on, fmt.Sprintf("1.%d", g.on), nil
+			return m.n >= g.on, fmt.Sprintf("1.%d", g.on), nil
 		}
 	}
 	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)

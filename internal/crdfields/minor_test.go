@@ -3,6 +3,7 @@ package crdfields
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -237,4 +238,32 @@ func TestMinorWalkFollowsSchemas(t *testing.T) {
 	if len(node) != 1 || node[0].Pointer != "/x-kubernetes-validations" {
 		t.Errorf("NodeProblems found %+v, want the node's own x-kubernetes-validations only", node)
 	}
+}
+
+// TestMinorsAreShared: the embedded Minors and their field graphs are
+// read by many walks at once and written by none once read (go test
+// -race sees a write): Check, BadFields, Keeps and NodeProblems from
+// several goroutines over the same minors, the first reading them.
+func TestMinorsAreShared(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			minor := []string{"1.16", "1.22", "1.27", schemas.Latest()}[i%4]
+			crd := minorCRD(apiextensionsV1, "ValidationRule", "reason")
+			if _, err := Check(crd, minor); err != nil {
+				t.Error(err)
+			}
+			BadFields(crd, apiextensionsV1)
+			if _, _, _, err := Keeps(minor, "JSONSchemaProps", "default"); err != nil {
+				t.Error(err)
+			}
+			m, err := embeddedMinor(minor)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			NodeProblems(map[string]any{"x-kubernetes-validations": []any{map[string]any{"rule": "true", "reason": "x"}}}, m, false)
+		})
+	}
+	wg.Wait()
 }
