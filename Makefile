@@ -183,7 +183,7 @@ tools:
 # four Dask CRDs, one process per CRD as pre-commit scripts call us, and all four in one build;
 # the schema comparison (internal/schemadiff: the Dask set 1.21 -> 1.37) and `diff --from --to`.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/ ./internal/schemadiff/ ./internal/crdvalidate/ ./cmd/
+	$(GO) test -run '^$$' -bench . -benchmem ./resolver/ ./schemas/ ./internal/schemadiff/ ./internal/crdvalidate/ ./internal/crdfields/ ./cmd/
 	hack/bench.sh
 	hack/bench-validate.sh
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/crdfields"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/emit"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/fileio"
@@ -105,10 +106,9 @@ type Compiler struct {
 	bundle      Definitions
 	files       map[string][]*document
 	defs        map[string]*cachedTarget // resolved $ref targets by key; shared, never modified
-	// minorProps holds the properties of the bundle's apiextensions
-	// definitions that templates are judged by (minor.go), by short name
-	// prefixed with the group ("v1.JSONSchemaProps"); read only.
-	minorProps map[string]map[string]any
+	// minorFields holds the fields of the bundle's apiextensions definitions
+	// that templates are judged by (minor.go), read on first use.
+	minorFields *crdfields.Minor
 	// roots holds the default root of each template directory (a stat of
 	// .git in it and every parent, once per directory, not per template).
 	roots map[string]string
@@ -154,13 +154,13 @@ func New(opts Options) (*Compiler, error) {
 		return nil, err
 	}
 	c := &Compiler{
-		opts:       opts,
-		version:    version,
-		bundle:     b,
-		files:      map[string][]*document{},
-		defs:       map[string]*cachedTarget{},
-		minorProps: map[string]map[string]any{},
-		roots:      map[string]string{},
+		opts:        opts,
+		version:     version,
+		bundle:      b,
+		files:       map[string][]*document{},
+		defs:        map[string]*cachedTarget{},
+		minorFields: crdfields.NewMinor(version, b),
+		roots:       map[string]string{},
 	}
 	c.major, c.minorN = parseVersion(version)
 	c.versionNote = patchNote(opts.KubeVersion, b)

@@ -58,8 +58,10 @@
 // spec.versions[0].servd or metadata.lables is an error at the key, with
 // the nearest field suggested. The table of fields (ObjectMeta, names,
 // versions, subresources, printer columns, selectable fields, conversion,
-// status) is written out in internal/crdfields; a test there compares it
-// with the Go types, which the compiler itself never links.
+// status) is read from the embedded bundles' apiextensions definitions by
+// internal/crdfields, in the one walk the judging by minor below follows;
+// a test there compares it with the Go types, which the compiler itself
+// never links.
 //
 // The template is also judged by what its target minor knows
 // (internal/crdfields): a field or schema keyword it writes that the

@@ -88,7 +88,7 @@ func (r *run) checkTemplate(sc scope) (*templateDoc, bool) {
 	// Fields the target minor does not have, or keeps off by default
 	// (internal/crdfields), where the author wrote them.
 	group := apiVersion[len("apiextensions.k8s.io/"):]
-	for _, p := range crdfields.MinorProblems(obj, group, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, true, nil, "definitions") {
+	for _, p := range crdfields.MinorProblems(obj, group, r.c.minorFields, true, nil, "definitions") {
 		r.badInput(sc, p.Pointer, "field %q: %s", p.Field, p.Message)
 	}
 	switch {

@@ -54,7 +54,7 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 	if len(targets) == 0 {
 		return
 	}
-	for _, mp := range crdfields.MinorProblems(patched, group, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, false, targets) {
+	for _, mp := range crdfields.MinorProblems(patched, group, r.c.minorFields, false, targets) {
 		i := p.writer(mp.Pointer)
 		if i < 0 {
 			continue
@@ -74,7 +74,7 @@ func (r *run) checkPatchMinor(p *Patch, patched map[string]any, group string) {
 // structural pass judges for the target (list and map types, defaults)
 // are left to it.
 func (r *run) judgeNode(m map[string]any, sc scope, ptr string) {
-	for _, p := range crdfields.NodeProblems(m, r.c.version, r.c.bundle, r.c.loadDefinitions, r.c.minorProps, true) {
+	for _, p := range crdfields.NodeProblems(m, r.c.minorFields, true) {
 		r.badInput(sc, ptr+p.Pointer, "field %q: %s", p.Field, p.Message)
 	}
 }
@@ -99,10 +99,4 @@ func (op patchOp) writes() (string, bool) {
 		return strings.TrimSuffix(op.path, "/-"), true
 	}
 	return "", false
-}
-
-// loadDefinitions is bundleFor as crdfields reads a minor's bundle.
-func (c *Compiler) loadDefinitions(version string) (crdfields.Definitions, error) {
-	b, _, err := c.bundleFor(version)
-	return b, err
 }

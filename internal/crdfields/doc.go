@@ -11,15 +11,18 @@
 // types do not have (a misspelt scpoe, spec.versions[0].servd, with the
 // nearest field suggested) and the values they cannot decode (served: yes),
 // as the apiserver's strict decoding, kubectl's default, refuses them. The
-// table of fields (fields.go) is read from the same embedded bundles the
-// minor walk reads, since the compiler never links
-// k8s.io/apiextensions-apiserver: v1 from the newest minor (today's Go
-// types), v1beta1 from 1.21 (below); TestFieldTables holds both against
+// compiler never links k8s.io/apiextensions-apiserver, so the fields are
+// read from the embedded bundles: one walk (readFields) turns a minor's
+// apiextensions definitions into a graph of fields (fieldSpec), schemas
+// and their unions included, that every judging here follows. BadFields
+// follows v1's from the newest minor (today's Go types) and v1beta1's from
+// 1.21 (below), stopping at schemas; TestFieldTables holds both against
 // the Go types by reflection.
 //
 // # Minors
 //
-// Check and MinorProblems judge a CRD by what its target minor knows: a
+// Check and MinorProblems judge a CRD by what its target minor knows (a
+// Minor: the same graph, read from the target's bundle, once): a
 // field or schema keyword absent from the minor's own apiextensions
 // definitions in its embedded bundle, or kept off there by a feature gate
 // (gatedFields, a small table with its sources), is named with the first

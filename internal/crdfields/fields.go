@@ -9,37 +9,42 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
-// The fields a CustomResourceDefinition may hold outside its schemas, by
-// apiVersion: what the apiserver's strict decoding accepts (kubectl's
-// default --validate=strict rejects any other). Read from the embedded
-// bundles' definitions, the same the minor walk reads (minor.go): v1 from
-// the newest minor, v1beta1 from fieldsV1beta1Minor, the last that serves
-// it (see the package doc); TestFieldTables holds them against the Go types.
+// The fields a CustomResourceDefinition may hold, by apiVersion and minor:
+// what the minor's strict decoding accepts (kubectl's default
+// --validate=strict rejects any other). One walk (readFields) reads them
+// from a bundle's definitions into a fieldSpec graph: BadFields judges by
+// the newest minor's v1 and fieldsV1beta1Minor's v1beta1 (see the package
+// doc), the minor walk (minor.go) by the target minor's; TestFieldTables
+// holds them against the Go types.
 
 type fieldKind uint8
 
 const (
-	leafField   fieldKind = iota // a value not checked here (a schema, raw JSON)
+	leafField   fieldKind = iota // a value not checked here (raw JSON, a float)
 	stringField                  // a string (also a timestamp, a UID, base64 bytes)
 	boolField                    // true or false
 	intField                     // an integer
 	objectField                  // a Go struct: only its fields
 	listField                    // a list of elem
 	mapField                     // a map from names to elem
+	unionField                   // a mapping is a schema (elem), any other value is an or
 )
 
+// fieldSpec is one node of a field graph, read only once built. A
+// definition reached twice is one node, and JSONSchemaProps reaches
+// itself, so a walk follows a value, never the graph alone.
 type fieldSpec struct {
 	kind   fieldKind
-	name   string // objectField: the Go type's name, for messages
+	name   string // objectField, unionField: the definition's short name (the Go type's), for messages and gates
 	own    bool   // objectField: an apiextensions definition (whose fields differ by apiVersion), not a shared one (ObjectMeta)
 	fields map[string]*fieldSpec
 	elem   *fieldSpec
+	or     *fieldSpec // unionField: what a value that is no mapping is
 }
 
 // The leaves: str, boolean and integer are what encoding/json decodes
@@ -52,44 +57,52 @@ var (
 	integer = &fieldSpec{kind: intField}
 )
 
+// unions are the apiextensions definitions that stand for a schema or
+// another value, by short name, with that other value (a list with no elem
+// is a list of schemas). Their Go types marshal themselves, so a bundle
+// says no more of them than "any value"; TestFieldTables holds this
+// against the Go types.
+var unions = map[string]*fieldSpec{
+	"JSONSchemaPropsOrBool":        boolean,
+	"JSONSchemaPropsOrStringArray": {kind: listField, elem: str},
+	"JSONSchemaPropsOrArray":       {kind: listField},
+}
+
+// isSchema reports whether f is a schema (JSONSchemaProps) or a union
+// holding one: BadFields leaves them to the structural pass.
+func (f *fieldSpec) isSchema() bool {
+	return f.kind == unionField || f.own && f.name == "JSONSchemaProps"
+}
+
 // fieldsV1beta1Minor is the minor whose bundle gives the v1beta1 table:
 // the last that serves apiextensions.k8s.io/v1beta1, and so the newest a
 // v1beta1 CRD may target.
 const fieldsV1beta1Minor = "1.21"
 
 // crdFields returns the field table of a CRD of apiVersion (v1 or
-// v1beta1).
+// v1beta1), built once per process. The bundles are embedded and checked
+// by package schemas' tests: one that cannot be read is a broken build,
+// not an input error.
 func crdFields(apiVersion string) *fieldSpec {
+	minor, group := schemas.Latest(), "v1"
 	if apiVersion == apiextensionsV1beta1 {
-		return crdFieldTables().v1beta1
+		minor, group = fieldsV1beta1Minor, "v1beta1"
 	}
-	return crdFieldTables().v1
+	t, err := embeddedMinors()[minor].table(group)
+	if f := t[DefsPrefix+group+".CustomResourceDefinition"]; f != nil {
+		return f
+	}
+	panic(fmt.Sprintf("Kubernetes %s: no apiextensions %s field table: %v", minor, group, err))
 }
 
-type fieldTables struct{ v1, v1beta1 *fieldSpec }
-
-// crdFieldTables builds the tables once, on first use. The bundles are
-// embedded and checked by package schemas' tests: one that cannot be
-// read is a broken build, not an input error.
-var crdFieldTables = sync.OnceValue(func() fieldTables {
-	v1, err := bundleFields(schemas.Latest(), "v1")
-	if err != nil {
-		panic(err)
-	}
-	v1beta1, err := bundleFields(fieldsV1beta1Minor, "v1beta1")
-	if err != nil {
-		panic(err)
-	}
-	return fieldTables{v1: v1, v1beta1: v1beta1}
-})
-
-// bundleFields walks the CustomResourceDefinition of group (v1,
-// v1beta1) in minor's bundle into a field table: each definition once,
-// a schema (JSONSchemaProps and its unions) or raw JSON a leaf.
-func bundleFields(minor, group string) (*fieldSpec, error) {
-	b, err := schemas.Load(minor)
-	if err != nil {
-		return nil, err
+// readFields is the one walk over a bundle's apiextensions definitions:
+// the CustomResourceDefinition of group (v1, v1beta1) in d and every
+// definition it reaches, each read once, into fieldSpecs by definition
+// name (nil when d has no such CRD).
+func readFields(d Definitions, group string) (map[string]*fieldSpec, error) {
+	root := DefsPrefix + group + ".CustomResourceDefinition"
+	if d == nil || !d.Has(root) {
+		return nil, nil
 	}
 	done := map[string]*fieldSpec{}
 	var def func(name string) (*fieldSpec, error)
@@ -99,23 +112,31 @@ func bundleFields(minor, group string) (*fieldSpec, error) {
 			return f, nil
 		}
 		short := name[strings.LastIndex(name, ".")+1:]
-		if strings.HasPrefix(name, DefsPrefix) && (strings.HasPrefix(short, "JSONSchemaProps") || short == "JSON") {
-			return leaf, nil
+		own := strings.HasPrefix(name, DefsPrefix)
+		if or, ok := unions[short]; own && ok {
+			f := &fieldSpec{kind: unionField, name: short, or: or}
+			done[name] = f
+			schema, err := def(strings.TrimSuffix(name, short) + "JSONSchemaProps")
+			if or.kind == listField && or.elem == nil {
+				f.or = &fieldSpec{kind: listField, elem: schema}
+			}
+			f.elem = schema
+			return f, err
 		}
-		d, err := readDefinition(b, name)
-		if d == nil || err != nil {
-			return nil, fmt.Errorf("Kubernetes %s: no apiextensions %s field table: %v", minor, group, cmp.Or(err, errors.New("no definition "+name)))
+		dm, err := readDefinition(d, name)
+		if dm == nil || err != nil {
+			return nil, cmp.Or(err, errors.New("no definition "+name))
 		}
-		props, isObject := d["properties"].(map[string]any)
-		if !isObject && d["type"] == "object" && d["x-kubernetes-preserve-unknown-fields"] != true {
+		props, isObject := dm["properties"].(map[string]any)
+		if !isObject && dm["type"] == "object" && dm["x-kubernetes-preserve-unknown-fields"] != true {
 			isObject = true // a struct with no fields (CustomResourceSubresourceStatus)
 		}
 		if !isObject {
-			f, err := prop(d)
+			f, err := prop(dm)
 			done[name] = f
 			return f, err
 		}
-		f := &fieldSpec{kind: objectField, name: short, own: strings.HasPrefix(name, DefsPrefix), fields: map[string]*fieldSpec{}}
+		f := &fieldSpec{kind: objectField, name: short, own: own, fields: map[string]*fieldSpec{}}
 		done[name] = f
 		for _, k := range sortedKeys(props) {
 			p, _ := props[k].(map[string]any)
@@ -148,7 +169,10 @@ func bundleFields(minor, group string) (*fieldSpec, error) {
 		}
 		return leaf, nil
 	}
-	return def(DefsPrefix + group + ".CustomResourceDefinition")
+	if _, err := def(root); err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // apiVersions of a CustomResourceDefinition.
@@ -172,6 +196,9 @@ func BadFields(doc map[string]any, apiVersion string, extra ...string) []Problem
 	// point out a field spelt as that version spells it.
 	var walk func(v any, f, other *fieldSpec, ptr, path string)
 	walk = func(v any, f, other *fieldSpec, ptr, path string) {
+		if f.isSchema() {
+			return // judged by the structural pass
+		}
 		if msg := wrongType(v, f); msg != "" {
 			out = append(out, Problem{Pointer: ptr, Field: path, Message: fmt.Sprintf("field %q %s", path, msg)})
 			return
@@ -316,9 +343,11 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 
 // joinPointer appends the reference token tok to the JSON pointer base,
 // escaped (RFC 6901).
-func joinPointer(base, tok string) string {
-	return base + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}
+func joinPointer(base, tok string) string { return base + "/" + pointerEscaper.Replace(tok) }
+
+// pointerEscaper escapes a JSON pointer's reference token; built once, as
+// a Replacer builds its tables on first use (safe for concurrent use).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // DescribeValue names the kind of a decoded value in messages ("a
 // mapping", "a list", "null"...).

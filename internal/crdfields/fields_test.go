@@ -3,6 +3,7 @@ package crdfields
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,7 +15,8 @@ import (
 )
 
 // TestFieldTables: the field tables read from the bundles (fields.go)
-// are the json fields of the apiserver's Go types, walked by reflection:
+// are the json fields of the apiserver's Go types, schemas (JSONSchemaProps)
+// and their unions (unions) included, walked by reflection:
 // v1 (from the newest minor) exactly, so a module bump that brings a field
 // the newest bundle lacks fails here; v1beta1 (from 1.21, the last minor
 // serving it) up to the fields the types gained or lost after 1.21, each
@@ -33,11 +35,12 @@ func TestFieldTables(t *testing.T) {
 			"+spec.versions[].selectableFields",     // 1.30
 			"+status.conditions[].observedGeneration",
 			"+status.observedGeneration",
+			"+spec.validation.openAPIV3Schema.x-kubernetes-validations", // 1.23
 		}},
 	} {
 		t.Run(tc.apiVersion, func(t *testing.T) {
 			var diffs []string
-			compareFields(&diffs, "", crdFields(tc.apiVersion), tc.typ)
+			compareFields(&diffs, map[compared]bool{}, "", crdFields(tc.apiVersion), tc.typ)
 			slices.Sort(diffs)
 			want := slices.Clone(tc.since121)
 			slices.Sort(want)
@@ -48,7 +51,7 @@ func TestFieldTables(t *testing.T) {
 	}
 	// ObjectMeta on its own, as the table names it.
 	var diffs []string
-	compareFields(&diffs, "metadata", crdFields(apiextensionsV1).fields["metadata"], reflect.TypeFor[metav1.ObjectMeta]())
+	compareFields(&diffs, map[compared]bool{}, "metadata", crdFields(apiextensionsV1).fields["metadata"], reflect.TypeFor[metav1.ObjectMeta]())
 	if len(diffs) > 0 {
 		t.Errorf("ObjectMeta differs at %v", diffs)
 	}
@@ -82,15 +85,20 @@ func TestV1beta1FieldsAre121s(t *testing.T) {
 	}
 }
 
-var (
-	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
-	schemaTypes   = []reflect.Type{reflect.TypeFor[apiextensionsv1.JSONSchemaProps](), reflect.TypeFor[apiextensionsv1beta1.JSONSchemaProps]()}
-)
+var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+
+// compared is a node of a table held against a Go type: each once, as a
+// schema holds itself.
+type compared struct {
+	spec *fieldSpec
+	typ  reflect.Type
+}
 
 // compareFields appends to diffs where spec does not describe typ (a
 // field at path): "+field" a field only typ has, "-field" one only the
-// table has, a sentence for a field of another kind.
-func compareFields(diffs *[]string, path string, spec *fieldSpec, typ reflect.Type) {
+// table has, a sentence for a field of another kind. Fields go in order,
+// so a node met twice is reported at the same path every run.
+func compareFields(diffs *[]string, seen map[compared]bool, path string, spec *fieldSpec, typ reflect.Type) {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
@@ -98,12 +106,29 @@ func compareFields(diffs *[]string, path string, spec *fieldSpec, typ reflect.Ty
 		*diffs = append(*diffs, "+"+path) // the type has it, the table not
 		return
 	}
-	// Leaves: scalars, []byte (base64), schemas (checked by the
-	// structural pass) and types with their own JSON form (Time,
-	// FieldsV1, JSON).
+	if seen[compared{spec, typ}] {
+		return
+	}
+	seen[compared{spec, typ}] = true
+	// A union marshals itself as its Schema (a mapping) or its other field.
+	if _, isUnion := unions[typ.Name()]; isUnion && typ.Kind() == reflect.Struct {
+		if spec.kind != unionField || typ.NumField() != 2 {
+			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a union of a schema and one other field, the table says kind %d", path, typ, spec.kind))
+			return
+		}
+		for i := range 2 {
+			if f := typ.Field(i); f.Name == "Schema" {
+				compareFields(diffs, seen, path, spec.elem, f.Type)
+			} else {
+				compareFields(diffs, seen, path+"|", spec.or, f.Type)
+			}
+		}
+		return
+	}
+	// Leaves: scalars, []byte (base64) and types with their own JSON
+	// form (Time, FieldsV1, JSON).
 	isLeaf := typ.Kind() != reflect.Struct && typ.Kind() != reflect.Slice && typ.Kind() != reflect.Map ||
 		typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.Uint8 ||
-		slices.Contains(schemaTypes, typ) ||
 		typ.Implements(jsonMarshaler) || reflect.PointerTo(typ).Implements(jsonMarshaler)
 	switch {
 	case isLeaf:
@@ -115,13 +140,13 @@ func compareFields(diffs *[]string, path string, spec *fieldSpec, typ reflect.Ty
 			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a list, the table says kind %d", path, typ, spec.kind))
 			return
 		}
-		compareFields(diffs, path+"[]", spec.elem, typ.Elem())
+		compareFields(diffs, seen, path+"[]", spec.elem, typ.Elem())
 	case typ.Kind() == reflect.Map:
 		if spec.kind != mapField {
 			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a map, the table says kind %d", path, typ, spec.kind))
 			return
 		}
-		compareFields(diffs, path+"{}", spec.elem, typ.Elem())
+		compareFields(diffs, seen, path+"{}", spec.elem, typ.Elem())
 	default:
 		if spec.kind != objectField {
 			*diffs = append(*diffs, fmt.Sprintf("%s: %s is a struct, the table says kind %d", path, typ, spec.kind))
@@ -131,8 +156,8 @@ func compareFields(diffs *[]string, path string, spec *fieldSpec, typ reflect.Ty
 			*diffs = append(*diffs, fmt.Sprintf("%s: the table names %s, the type is %s", path, spec.name, typ.Name()))
 		}
 		fields := jsonFields(typ)
-		for name, ft := range fields {
-			compareFields(diffs, joinField(path, name), spec.fields[name], ft)
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			compareFields(diffs, seen, joinField(path, name), spec.fields[name], fields[name])
 		}
 		for name := range spec.fields {
 			if _, ok := fields[name]; !ok {
@@ -159,7 +184,7 @@ func leafKind(typ reflect.Type) fieldKind {
 	if typ == reflect.TypeFor[metav1.Time]() {
 		return stringField // RFC 3339 text (or null)
 	}
-	return leafField // a schema, or raw JSON
+	return leafField // raw JSON, a float
 }
 
 // jsonFields returns the json field names of a struct, with inline

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -17,7 +18,8 @@ import (
 // written for 1.22 vanish and the author believes them enforced. What M's
 // types hold is read from the embedded bundle of M (its
 // io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.* and v1beta1.*
-// definitions), never from a hand-written list; the one table here is of
+// definitions, read once by readFields into the fieldSpecs a walk follows),
+// never from a hand-written list; the one table here is of
 // fields M has but keeps behind a feature gate that is off by default,
 // which no definition says.
 
@@ -83,14 +85,67 @@ type Definitions interface {
 	Has(name string) bool
 }
 
-// embedded returns the embedded bundle of version ("" the newest) and its
-// canonical minor.
-func embedded(version string) (*schemas.Bundle, string, error) {
-	b, err := schemas.Load(cmp.Or(version, schemas.Latest()))
-	if err != nil {
-		return nil, "", err
+// Minor is what one Kubernetes minor's bundle says of CRDs: the fields of
+// its apiextensions definitions, read by readFields on first use, once per
+// apiVersion, and never written after. Safe for concurrent use.
+type Minor struct {
+	version     string // canonical ("1.30")
+	n           int    // its minor number
+	v1, v1beta1 func() (map[string]*fieldSpec, error)
+}
+
+// NewMinor returns the Minor of version (canonical) whose bundle is d.
+func NewMinor(version string, d Definitions) *Minor {
+	return newMinor(version, func() (Definitions, error) { return d, nil })
+}
+
+func newMinor(version string, load func() (Definitions, error)) *Minor {
+	read := func(group string) func() (map[string]*fieldSpec, error) {
+		return sync.OnceValues(func() (map[string]*fieldSpec, error) {
+			d, err := load()
+			if err != nil {
+				return nil, err
+			}
+			return readFields(d, group)
+		})
 	}
-	return b, b.Version(), nil
+	return &Minor{version: version, n: minorNumber(version), v1: read("v1"), v1beta1: read("v1beta1")}
+}
+
+// embeddedMinors holds the Minor of every embedded bundle, by canonical
+// version: each bundle is decoded, and its fields read, on first use.
+var embeddedMinors = sync.OnceValue(func() map[string]*Minor {
+	out := map[string]*Minor{}
+	for _, v := range schemas.Versions() {
+		out[v] = newMinor(v, func() (Definitions, error) { return schemas.Load(v) })
+	}
+	return out
+})
+
+// table returns the fields of the minor's definitions of group ("v1",
+// "v1beta1") by definition name, nil when it has no CRD of that group.
+func (m *Minor) table(group string) (map[string]*fieldSpec, error) {
+	if group == "v1beta1" {
+		return m.v1beta1()
+	}
+	return m.v1()
+}
+
+// def returns the definition short (its short name) of group, nil when
+// the minor has none or its bundle cannot be read.
+func (m *Minor) def(group, short string) *fieldSpec {
+	t, _ := m.table(group)
+	return t[DefsPrefix+group+"."+short]
+}
+
+// embeddedMinor returns the Minor of the embedded bundle of version (any
+// form schemas.Canonical takes; "" the newest).
+func embeddedMinor(version string) (*Minor, error) {
+	canonical, err := schemas.Canonical(cmp.Or(version, schemas.Latest()))
+	if err != nil {
+		return nil, err
+	}
+	return embeddedMinors()[canonical], nil
 }
 
 // minorNumber is the minor of a canonical version ("1.30": 30), -1 when
@@ -112,61 +167,58 @@ func minorNumber(v string) int {
 // of gatedFields while their gate is off by default. Fields no minor has
 // are not its business (see BadFields). obj is only read.
 func Check(obj map[string]any, version string) ([]Problem, error) {
-	b, canonical, err := embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return nil, err
 	}
-	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
+	canonical := m.version
 	var out []Problem
 	apiVersion, _ := obj["apiVersion"].(string)
 	group, ok := strings.CutPrefix(apiVersion, "apiextensions.k8s.io/")
 	if !ok {
 		return nil, nil
 	}
-	if group == "v1" && !b.Has(DefsPrefix+"v1.CustomResourceDefinition") && b.Has(DefsPrefix+"v1beta1.CustomResourceDefinition") {
-		first := firstMinorWith(load, canonical, "v1", "CustomResourceDefinition", "", 0)
+	if _, err := m.table(group); err != nil {
+		return nil, err
+	}
+	if group == "v1" && m.def("v1", "CustomResourceDefinition") == nil && m.def("v1beta1", "CustomResourceDefinition") != nil {
+		first := firstMinorWith(canonical, "v1", "CustomResourceDefinition", "", 0)
 		out = append(out, Problem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
 			"Kubernetes %s serves only apiextensions.k8s.io/v1beta1 CRDs (v1 came in %s): write the CRD as apiVersion: apiextensions.k8s.io/v1beta1, or pass --k8s-version %s or later",
 			canonical, first, first)})
 		return out, nil
 	}
-	if group == "v1beta1" && !b.Has(DefsPrefix+"v1beta1.CustomResourceDefinition") && b.Has(DefsPrefix+"v1.CustomResourceDefinition") {
-		last := lastMinorWith(load, canonical, "v1beta1", "CustomResourceDefinition")
+	if group == "v1beta1" && m.def("v1beta1", "CustomResourceDefinition") == nil && m.def("v1", "CustomResourceDefinition") != nil {
+		last := lastMinorWith(canonical, "v1beta1", "CustomResourceDefinition")
 		out = append(out, Problem{Pointer: "/apiVersion", Field: "apiVersion", Message: fmt.Sprintf(
 			"Kubernetes %s serves only apiextensions.k8s.io/v1 CRDs (v1beta1 was served up to %s): write the CRD as apiVersion: apiextensions.k8s.io/v1, or pass --k8s-version %s or earlier",
 			canonical, last, last)})
 		return out, nil
 	}
-	return append(out, MinorProblems(obj, group, canonical, b, load, nil, false, nil)...), nil
+	return append(out, MinorProblems(obj, group, m, false, nil)...), nil
 }
 
 // MinorProblems walks the CRD doc (apiVersion apiextensions.k8s.io/group)
-// against the definitions of minor (its bundle here), as Check
-// describes; load gives the other minors' bundles, read only to name the
-// first minor that has a field, so only on the error path. props caches
-// here's definitions' properties (by group and short name; kept by the
-// caller across documents, never modified; nil for none). skipCompiled
-// leaves out the schema keywords the compiler's structural pass judges
-// itself (compiledElsewhere), extra names top-level keys to skip (a
-// template's definitions). Nothing when here has no CRD of that group
-// (v1 before 1.16, v1beta1 from 1.22: the apiVersion is reported on its
-// own). Only the fields at, above or under one of the JSON pointers
-// within are walked (every field when within is nil): a patch's targets,
-// so judging what a patch wrote costs the size of what it wrote, not of
-// the whole expanded CRD.
-func MinorProblems(doc map[string]any, group, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skipCompiled bool, within []string, extra ...string) []Problem {
-	if props == nil {
-		props = map[string]map[string]any{}
-	}
-	var skip map[string]bool
-	if skipCompiled {
-		skip = compiledElsewhere
-	}
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: map[string]any{}, skip: skip, skipTop: extra, within: within}
-	if w.properties("CustomResourceDefinition") == nil {
+// against the fields of minor, as Check describes; the first minor that
+// has a field is named from the embedded bundles. skipCompiled leaves out
+// the schema keywords the compiler's structural pass judges itself
+// (compiledElsewhere), extra names top-level keys to skip (a template's
+// definitions). Nothing when minor has no CRD of that group (v1 before
+// 1.16, v1beta1 from 1.22: the apiVersion is reported on its own). Only
+// the fields at, above or under one of the JSON pointers within are walked
+// (every field when within is nil): a patch's targets, so judging what a
+// patch wrote costs the size of what it wrote, not of the whole expanded
+// CRD. doc is only read.
+func MinorProblems(doc map[string]any, group string, minor *Minor, skipCompiled bool, within []string, extra ...string) []Problem {
+	root := minor.def(group, "CustomResourceDefinition")
+	if root == nil {
 		return nil
 	}
-	w.object(doc, "CustomResourceDefinition", "", "")
+	w := &minorWalk{group: group, minor: minor, skipTop: extra, within: within}
+	if skipCompiled {
+		w.skip = compiledElsewhere
+	}
+	w.object(doc, root, "", "")
 	return w.out
 }
 
@@ -178,52 +230,33 @@ func MinorProblems(doc map[string]any, group, minor string, here Definitions, lo
 // items...) are nodes of their own, judged where they are written. The
 // group is the one minor's CRDs are served in (v1, or v1beta1 before
 // 1.16). Pointers and fields are relative to node ("/x-kubernetes-validations/0/reason").
-// props is MinorProblems'; skipCompiled as there. node is only read.
-func NodeProblems(node map[string]any, minor string, here Definitions, load func(string) (Definitions, error), props map[string]map[string]any, skipCompiled bool) []Problem {
-	if props == nil {
-		props = map[string]map[string]any{}
-	}
-	group, key := "v1", "v1.JSONSchemaProps"
-	if !here.Has(DefsPrefix + "v1.CustomResourceDefinition") {
-		group, key = "v1beta1", "v1beta1.JSONSchemaProps"
+// skipCompiled as MinorProblems'. node is only read.
+func NodeProblems(node map[string]any, minor *Minor, skipCompiled bool) []Problem {
+	group := "v1"
+	if minor.def("v1", "CustomResourceDefinition") == nil {
+		group = "v1beta1"
 	}
 	// Most nodes hold only keys the minor has on: they cost a lookup per
 	// key, and nothing is built for them (a compile judges every node it
 	// resolves).
-	own, cached := props[key]
-	if cached && !needsWalk(node, own, minorNumber(minor)) {
+	schema := minor.def(group, "JSONSchemaProps")
+	if schema == nil || !needsWalk(node, schema, minor.n) {
 		return nil
 	}
-	var skip map[string]bool
+	w := &minorWalk{group: group, minor: minor, shallow: true}
 	if skipCompiled {
-		skip = compiledElsewhere
+		w.skip = compiledElsewhere
 	}
-	// The first minors with a field are kept in props too: the compiler
-	// asks once per node, and each answer reads every newer bundle.
-	first, _ := props[firstKey]
-	if first == nil {
-		first = map[string]any{}
-		props[firstKey] = first
-	}
-	w := &minorWalk{group: group, minor: minor, here: here, load: load, props: props, first: first, skip: skip, shallow: true}
-	if w.properties("JSONSchemaProps") == nil {
-		return nil
-	}
-	w.object(node, "JSONSchemaProps", "", "")
+	w.object(node, schema, "", "")
 	return w.out
 }
 
-// firstKey is the entry of a props cache (MinorProblems, NodeProblems)
-// that holds, for NodeProblems, the first minor with each field; no
-// definition's name starts with a NUL.
-const firstKey = "\x00first"
-
-// needsWalk reports whether the schema node has a key that props (the
-// minor's JSONSchemaProps properties) lacks, one gated off in the minor
-// (whose number is minorN), or rules to look into.
-func needsWalk(node, props map[string]any, minorN int) bool {
+// needsWalk reports whether the schema node has a key that schema (the
+// minor's JSONSchemaProps) lacks, one gated off in the minor (whose
+// number is minorN), or rules to look into.
+func needsWalk(node map[string]any, schema *fieldSpec, minorN int) bool {
 	for k := range node {
-		if _, has := props[k]; !has || k == "x-kubernetes-validations" {
+		if _, has := schema.fields[k]; !has || k == "x-kubernetes-validations" {
 			return true
 		}
 		if g, gated := gate("JSONSchemaProps", k); gated && minorN < g.on {
@@ -233,18 +266,16 @@ func needsWalk(node, props map[string]any, minorN int) bool {
 	return false
 }
 
-// minorWalk is one walk of MinorProblems or NodeProblems; out collects, in key order.
+// minorWalk is one walk of MinorProblems or NodeProblems, following a
+// value along the minor's fieldSpecs; out collects, in key order.
 type minorWalk struct {
-	group, minor string
-	here         Definitions
-	load         func(string) (Definitions, error)
-	props        map[string]map[string]any // the properties of here's definitions, by group and short name
-	first        map[string]any            // firstMinor's answers (strings), by def and field
-	skip         map[string]bool           // schema keywords not judged here
-	skipTop      []string
-	within       []string // JSON pointers: walk only along and under them (nil: everywhere)
-	shallow      bool     // NodeProblems: the root schema's own keys, not the schemas under it
-	out          []Problem
+	group   string
+	minor   *Minor
+	skip    map[string]bool // schema keywords not judged here
+	skipTop []string
+	within  []string // JSON pointers: walk only along and under them (nil: everywhere)
+	shallow bool     // NodeProblems: the root schema's own keys, not the schemas under it
+	out     []Problem
 }
 
 // follows tells whether the walk goes to the field at the JSON pointer
@@ -261,36 +292,9 @@ func (w *minorWalk) follows(ptr string) bool {
 	return false
 }
 
-// properties returns the properties of the definition def of the walk's
-// group in here, nil when here has no such definition.
-func (w *minorWalk) properties(def string) map[string]any {
-	key := w.group + "." + def
-	if p, ok := w.props[key]; ok {
-		return p
-	}
-	p := definitionProperties(w.here, DefsPrefix+key)
-	w.props[key] = p
-	return p
-}
-
-// definitionProperties returns the properties of the definition name in
-// d: nil when d has no such definition, empty when it has none (or
-// cannot be read).
-func definitionProperties(d Definitions, name string) map[string]any {
-	def, err := readDefinition(d, name)
-	if def == nil && err == nil {
-		return nil
-	}
-	props, _ := def["properties"].(map[string]any)
-	if props == nil {
-		return map[string]any{}
-	}
-	return props
-}
-
 // readDefinition decodes the definition name of d, the one reading of a
-// bundle's apiextensions definitions here (the minor walk's and the field
-// tables'); nil when d has no such definition.
+// bundle's apiextensions definitions here (readFields'); nil when d has
+// no such definition.
 func readDefinition(d Definitions, name string) (map[string]any, error) {
 	if d == nil || !d.Has(name) {
 		return nil, nil
@@ -316,35 +320,34 @@ func gate(def, field string) (gatedField, bool) {
 	return gatedField{}, false
 }
 
-// object walks v, a value of the definition def.
-func (w *minorWalk) object(v any, def, ptr, path string) {
+// object walks v, a value of the apiextensions definition f.
+func (w *minorWalk) object(v any, f *fieldSpec, ptr, path string) {
 	m, ok := v.(map[string]any)
 	if !ok || ptr != "" && !w.follows(ptr) {
 		return
 	}
-	props := w.properties(def)
-	minorN := minorNumber(w.minor)
+	def := f.name
 	for _, k := range sortedKeys(m) {
 		if ptr == "" && slices.Contains(w.skipTop, k) || def == "JSONSchemaProps" && w.skip[k] {
 			continue
 		}
-		prop, has := props[k].(map[string]any)
+		child, has := f.fields[k]
 		g, gated := gate(def, k)
-		off := gated && minorN < g.on
+		off := gated && w.minor.n < g.on
 		if has && !off {
-			w.value(m[k], prop, joinPointer(ptr, k), joinField(path, k))
+			w.value(m[k], child, joinPointer(ptr, k), joinField(path, k))
 			continue
 		}
-		first := w.firstMinor(def, k, g.on)
+		first := firstMinorWith(w.minor.version, w.group, def, k, g.on)
 		if first == "" {
 			continue // no minor has it: not a field of this apiVersion (BadFields)
 		}
-		why := fmt.Sprintf("Kubernetes %s has no field %q in %s", w.minor, k, def)
+		why := fmt.Sprintf("Kubernetes %s has no field %q in %s", w.minor.version, k, def)
 		switch {
-		case has && minorN < g.alpha:
-			why = fmt.Sprintf("Kubernetes %s refuses %s.%s (the %s feature gate came in 1.%d)", w.minor, def, k, g.gate, g.alpha)
+		case has && w.minor.n < g.alpha:
+			why = fmt.Sprintf("Kubernetes %s refuses %s.%s (the %s feature gate came in 1.%d)", w.minor.version, def, k, g.gate, g.alpha)
 		case has:
-			why = fmt.Sprintf("Kubernetes %s has %s.%s only behind the %s feature gate, off by default", w.minor, def, k, g.gate)
+			why = fmt.Sprintf("Kubernetes %s has %s.%s only behind the %s feature gate, off by default", w.minor.version, def, k, g.gate)
 		}
 		w.out = append(w.out, Problem{Field: joinField(path, k), Pointer: joinPointer(ptr, k),
 			Message: fmt.Sprintf("%s, so its apiserver refuses or drops it; it is on by default from %s: remove it, or pass --k8s-version %s or later", why, first, first),
@@ -352,97 +355,50 @@ func (w *minorWalk) object(v any, def, ptr, path string) {
 	}
 }
 
-// value walks v, the value of a property declared by prop: a definition
-// of the group, or a list or map of one.
-func (w *minorWalk) value(v any, prop map[string]any, ptr, path string) {
-	if !w.follows(ptr) {
+// value walks v, a value of f: the apiextensions definitions in it (a
+// schema's only when the walk is not shallow), in lists, maps and unions;
+// a string, a list of names (required, enum...) holds none.
+func (w *minorWalk) value(v any, f *fieldSpec, ptr, path string) {
+	if f.kind < objectField || (f.kind == listField || f.kind == mapField) && f.elem.kind < objectField || !w.follows(ptr) {
 		return
 	}
-	if def, ok := w.ref(prop); ok {
-		if w.shallow && strings.HasPrefix(def, "JSONSchemaProps") {
+	switch f.kind {
+	case objectField:
+		if f.own && !(w.shallow && f.isSchema()) {
+			w.object(v, f, ptr, path)
+		}
+	case unionField:
+		if w.shallow {
 			return // a schema of its own
 		}
-		w.typed(v, def, ptr, path)
-		return
-	}
-	if items, ok := prop["items"].(map[string]any); ok {
-		if def, ok := w.ref(items); ok && !(w.shallow && strings.HasPrefix(def, "JSONSchemaProps")) {
-			l, _ := v.([]any)
-			for i, x := range l {
-				w.typed(x, def, joinPointer(ptr, strconv.Itoa(i)), fmt.Sprintf("%s[%d]", path, i))
-			}
+		if _, ok := v.(map[string]any); ok {
+			w.object(v, f.elem, ptr, path)
+		} else {
+			w.value(v, f.or, ptr, path)
 		}
-		return
-	}
-	if ap, ok := prop["additionalProperties"].(map[string]any); ok {
-		if def, ok := w.ref(ap); ok && !(w.shallow && strings.HasPrefix(def, "JSONSchemaProps")) {
-			m, _ := v.(map[string]any)
-			for _, k := range sortedKeys(m) {
-				w.typed(m[k], def, joinPointer(ptr, k), joinField(path, k))
-			}
+	case listField:
+		l, _ := v.([]any)
+		for i, x := range l {
+			w.value(x, f.elem, joinPointer(ptr, strconv.Itoa(i)), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case mapField:
+		m, _ := v.(map[string]any)
+		for _, k := range sortedKeys(m) {
+			w.value(m[k], f.elem, joinPointer(ptr, k), joinField(path, k))
 		}
 	}
-}
-
-// ref returns the short name of the group's definition that s refers to.
-func (w *minorWalk) ref(s map[string]any) (string, bool) {
-	r, _ := s["$ref"].(string)
-	return strings.CutPrefix(r, "#/definitions/"+DefsPrefix+w.group+".")
-}
-
-// typed walks v, a value of the definition def, where the definitions
-// that stand for a union (a schema or a list, a schema or a boolean...)
-// hold a JSONSchemaProps when v has its shape.
-func (w *minorWalk) typed(v any, def, ptr, path string) {
-	switch def {
-	case "JSON":
-		return // any value, not fields
-	case "JSONSchemaPropsOrArray":
-		if l, ok := v.([]any); ok {
-			for i, x := range l {
-				w.object(x, "JSONSchemaProps", joinPointer(ptr, strconv.Itoa(i)), fmt.Sprintf("%s[%d]", path, i))
-			}
-			return
-		}
-		def = "JSONSchemaProps"
-	case "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray":
-		def = "JSONSchemaProps"
-	}
-	w.object(v, def, ptr, path)
-}
-
-// firstMinor returns the first embedded minor after the walk's whose
-// definition def (of the walk's group) has field, at or after 1.on when
-// on > 0; "" when none has.
-func (w *minorWalk) firstMinor(def, field string, on int) string {
-	key := def + "\x00" + field
-	if f, ok := w.first[key].(string); ok {
-		return f
-	}
-	f := firstMinorWith(w.load, w.minor, w.group, def, field, on)
-	w.first[key] = f
-	return f
 }
 
 // firstMinorWith returns the first embedded minor after minor whose
 // definition def of group has field (or exists, when field is ""), at or
 // after 1.on; "" when there is none.
-func firstMinorWith(load func(string) (Definitions, error), minor, group, def, field string, on int) string {
+func firstMinorWith(minor, group, def, field string, on int) string {
 	after := minorNumber(minor)
 	for _, v := range schemas.Versions() {
-		n := minorNumber(v)
-		if n <= after || n < on {
+		if n := minorNumber(v); n <= after || n < on {
 			continue
 		}
-		d, err := load(v)
-		if err != nil {
-			continue
-		}
-		props := definitionProperties(d, DefsPrefix+group+"."+def)
-		if props == nil {
-			continue
-		}
-		if _, ok := props[field]; ok || field == "" {
+		if d := embeddedMinors()[v].def(group, def); d != nil && (field == "" || d.field(field) != nil) {
 			return v
 		}
 	}
@@ -459,36 +415,33 @@ func firstMinorWith(load func(string) (Definitions, error), minor, group, def, f
 // the first embedded minor that keeps it ("" when none does). canonical
 // is the version's canonical form ("1.29").
 func Keeps(version, def, field string) (keeps bool, first, canonical string, err error) {
-	b, canonical, err := embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return false, "", "", err
 	}
+	canonical = m.version
 	group := "v1"
-	if !b.Has(DefsPrefix + "v1.CustomResourceDefinition") {
+	if m.def("v1", "CustomResourceDefinition") == nil {
 		group = "v1beta1"
 	}
-	minorN := minorNumber(canonical)
 	g, gated := gate(def, field)
-	if _, has := definitionProperties(b, DefsPrefix+group+"."+def)[field]; has && (!gated || minorN >= g.on) {
+	if m.def(group, def).field(field) != nil && (!gated || m.n >= g.on) {
 		return true, "", canonical, nil
 	}
-	load := func(v string) (Definitions, error) { b, err := schemas.Load(v); return b, err }
-	first = firstMinorWith(load, canonical, group, def, field, g.on)
-	return false, first, canonical, nil
+	return false, firstMinorWith(canonical, group, def, field, g.on), canonical, nil
 }
 
 // FeatureOnByDefault reports whether the feature gate of gatedFields
 // named gate is on by default in Kubernetes version (as Keeps takes
 // it), and the first minor where it is. An unknown gate is an error.
 func FeatureOnByDefault(version, gateName string) (on bool, first string, err error) {
-	_, canonical, err := embedded(version)
+	m, err := embeddedMinor(version)
 	if err != nil {
 		return false, "", err
 	}
-	minorN := minorNumber(canonical)
 	for _, g := range gatedFields {
 		if g.gate == gateName {
-			return minorN >= g.on, fmt.Sprintf("1.%d", g.on), nil
+			return m.n >= g.on, fmt.Sprintf("1.%d", g.on), nil
 		}
 	}
 	return false, "", fmt.Errorf("no feature gate %q in the table of gated apiextensions fields", gateName)
@@ -496,14 +449,11 @@ func FeatureOnByDefault(version, gateName string) (on bool, first string, err er
 
 // lastMinorWith is the newest embedded minor before minor whose bundle has
 // the apiextensions definition group.def ("" when none has).
-func lastMinorWith(load func(string) (Definitions, error), minor, group, def string) string {
+func lastMinorWith(minor, group, def string) string {
 	before := minorNumber(minor)
 	last := ""
 	for _, v := range schemas.Versions() {
-		if n := minorNumber(v); n >= before {
-			continue
-		}
-		if d, err := load(v); err == nil && definitionProperties(d, DefsPrefix+group+"."+def) != nil {
+		if n := minorNumber(v); n < before && embeddedMinors()[v].def(group, def) != nil {
 			last = v
 		}
 	}

@@ -1,7 +1,9 @@
 package crdfields
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -103,13 +105,17 @@ func TestCheckVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			group := strings.TrimPrefix(tc.apiVersion, "apiextensions.k8s.io/")
-			// The verdict written above is the bundle's.
-			props := definitionProperties(b, DefsPrefix+group+"."+tc.def)
+			// The verdict written above is the bundle's, read raw here.
+			def, err := readDefinition(b, DefsPrefix+group+"."+tc.def)
+			if err != nil {
+				t.Fatal(err)
+			}
+			props, _ := def["properties"].(map[string]any)
 			_, has := props[tc.field]
 			g, gated := gate(tc.def, tc.field)
 			n := minorNumber(tc.minor)
 			switch {
-			case tc.want == "apiVersion" && props != nil:
+			case tc.want == "apiVersion" && def != nil:
 				t.Fatalf("the %s bundle has %s.%s: it serves %s", tc.minor, group, tc.def, tc.apiVersion)
 			case tc.want == "absent" && has:
 				t.Fatalf("the %s bundle's %s has %s: not absent", tc.minor, tc.def, tc.field)
@@ -182,4 +188,82 @@ func TestCheckRefusesV1beta1AfterItsRemoval(t *testing.T) {
 			t.Errorf("%s: got %+v, want one problem at /apiVersion: %s", minor, got, want)
 		}
 	}
+}
+
+// TestMinorWalkFollowsSchemas: the minor walk finds a field the minor
+// lacks (x-kubernetes-validations for 1.22) in every schema a schema
+// holds, through each union as its Go type decodes it (items as one
+// schema or a list of them, additionalProperties and dependencies as a
+// schema, not as a boolean or a list of names), and NodeProblems only in
+// the node's own keys.
+func TestMinorWalkFollowsSchemas(t *testing.T) {
+	rules := func() map[string]any {
+		return map[string]any{"x-kubernetes-validations": []any{map[string]any{"rule": "true"}}}
+	}
+	schema := rules()
+	for k, v := range map[string]any{
+		"type": "object", "additionalItems": false, "items": rules(), "not": rules(), "additionalProperties": rules(),
+		"allOf":        []any{rules()},
+		"dependencies": map[string]any{"d": rules(), "e": []any{"a", "b"}},
+		"definitions":  map[string]any{"p": rules()}, "patternProperties": map[string]any{"p": rules()},
+		"properties": map[string]any{"a": rules(), "b": map[string]any{"items": []any{rules(), rules()}}},
+	} {
+		schema[k] = v
+	}
+	crd := minorCRD(apiextensionsV1, "", "")
+	crd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"] = map[string]any{"openAPIV3Schema": schema}
+	got, err := Check(crd, "1.22")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ptrs []string
+	for _, p := range got {
+		ptrs = append(ptrs, strings.TrimPrefix(p.Pointer, "/spec/versions/0/schema/openAPIV3Schema"))
+	}
+	want := []string{
+		"/additionalProperties", "/allOf/0", "/definitions/p", "/dependencies/d", "/items", "/not",
+		"/patternProperties/p", "/properties/a", "/properties/b/items/0", "/properties/b/items/1", "",
+	}
+	for i := range want {
+		want[i] += "/x-kubernetes-validations"
+	}
+	if !slices.Equal(ptrs, want) {
+		t.Errorf("Check found\n%s\nwant\n%s", strings.Join(ptrs, "\n"), strings.Join(want, "\n"))
+	}
+	b, err := schemas.Load("1.22")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := NodeProblems(schema, NewMinor("1.22", b), false)
+	if len(node) != 1 || node[0].Pointer != "/x-kubernetes-validations" {
+		t.Errorf("NodeProblems found %+v, want the node's own x-kubernetes-validations only", node)
+	}
+}
+
+// TestMinorsAreShared: the embedded Minors and their field graphs are
+// read by many walks at once and written by none once read (go test
+// -race sees a write): Check, BadFields, Keeps and NodeProblems from
+// several goroutines over the same minors, the first reading them.
+func TestMinorsAreShared(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			minor := []string{"1.16", "1.22", "1.27", schemas.Latest()}[i%4]
+			crd := minorCRD(apiextensionsV1, "ValidationRule", "reason")
+			if _, err := Check(crd, minor); err != nil {
+				t.Error(err)
+			}
+			BadFields(crd, apiextensionsV1)
+			if _, _, _, err := Keeps(minor, "JSONSchemaProps", "default"); err != nil {
+				t.Error(err)
+			}
+			m, err := embeddedMinor(minor)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			NodeProblems(map[string]any{"x-kubernetes-validations": []any{map[string]any{"rule": "true", "reason": "x"}}}, m, false)
+		})
+	}
+	wg.Wait()
 }
