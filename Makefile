@@ -54,6 +54,14 @@ build: build-cli
 build-cli:
 	CGO_ENABLED=0 $(GO) build -o bin/ . ./cmd/...
 
+# builtins: k8s-crd-resolver-builtins, the apiserver's hand-written validation of Kubernetes'
+# own kinds linked from k8s.io/kubernetes (module builtins/, its own go.mod), into bin/ next to
+# k8s-crd-resolver-validate, which finds it there (else on PATH). -trimpath and CGO_ENABLED=0 as
+# hack/control-plane.sh builds kube-apiserver, so the build cache that build fills serves this one.
+.PHONY: builtins
+builtins:
+	cd builtins && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o ../bin/ ./cmd/k8s-crd-resolver-builtins
+
 install:
 	CGO_ENABLED=0 $(GO) install . ./cmd/...
 	cd operator && CGO_ENABLED=0 $(GO) install ./cmd/...

@@ -56,11 +56,15 @@
 // and writes one answer per request on standard output, each a JSON value
 // on a line of its own, in order, until standard input ends:
 //
-//	request: {"object": <the object, as JSON>}
+//	request: {"object": <the object, as JSON>, "fieldValidation": "Strict"}
 //	answer:  {"served": bool, "valid": bool, "reason": "Invalid",
 //	          "message": "...", "causes": [{"type": "FieldValueNotSupported",
 //	          "field": "spec.template.spec.containers[0].imagePullPolicy",
 //	          "message": "..."}], "warnings": ["..."]}
+//
+// fieldValidation is optional: Strict (the default), Warn (an unknown or
+// duplicate field is a warning, the object judged on) or Ignore, as the
+// apiserver's query parameter of that name.
 //
 // served is false when the binary does not judge the object's group,
 // version and kind (nothing else is set then). Otherwise valid says

@@ -150,9 +150,20 @@ var jsonStrict = sync.OnceValue(func() runtime.Serializer {
 	panic("the legacy scheme has no JSON serializer")
 })
 
+// Field validation directives: what an unknown or duplicate field is.
+const (
+	FieldValidationStrict = "Strict" // a BadRequest (kubectl's default)
+	FieldValidationWarn   = "Warn"   // a warning, the object judged without it
+	FieldValidationIgnore = "Ignore" // nothing
+)
+
 // Judge judges one object, as JSON, as the apiserver judges a create of
-// it (doc.go, # Judge).
-func Judge(body []byte) (ans Answer) {
+// it with fieldValidation=Strict (doc.go, # Judge).
+func Judge(body []byte) Answer { return JudgeWith(body, FieldValidationStrict) }
+
+// JudgeWith judges one object, as JSON, as the apiserver judges a create
+// of it with the field validation directive ("" is Strict).
+func JudgeWith(body []byte, fieldValidation string) (ans Answer) {
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(body, &tm); err != nil {
 		return Answer{Served: true, Reason: string(metav1.StatusReasonBadRequest), Message: err.Error()}
@@ -175,7 +186,18 @@ func Judge(body []byte) (ans Answer) {
 	decoder := legacyscheme.Codecs.DecoderToVersion(jsonStrict(), internal)
 	obj, got, err := decoder.Decode(body, &gvk, nil)
 	if err != nil {
-		return decodeRefusal(err, got)
+		// As the create handler: under Warn a strict decoding error is
+		// warnings, under Ignore nothing; anything else refuses.
+		strict, isStrict := runtime.AsStrictDecodingError(err)
+		switch {
+		case isStrict && obj != nil && fieldValidation == FieldValidationWarn:
+			for _, e := range strict.Errors() {
+				recorded.AddWarning("", e.Error())
+			}
+		case isStrict && obj != nil && fieldValidation == FieldValidationIgnore:
+		default:
+			return decodeRefusal(err, got)
+		}
 	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {

@@ -65,6 +65,8 @@ func kubernetesVersion() string {
 // request is one request of the protocol.
 type request struct {
 	Object json.RawMessage `json:"object"`
+	// FieldValidation is Strict (the default, ""), Warn or Ignore.
+	FieldValidation string `json:"fieldValidation,omitempty"`
 }
 
 // serve answers each request of in on out, one line each, flushed after
@@ -84,7 +86,7 @@ func serve(in io.Reader, out io.Writer) error {
 		if len(req.Object) == 0 || req.Object[0] != '{' {
 			return fmt.Errorf(`request %d: want {"object": {...}}`, n)
 		}
-		if err := enc.Encode(builtins.Judge(req.Object)); err != nil {
+		if err := enc.Encode(builtins.JudgeWith(req.Object, req.FieldValidation)); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
