@@ -134,6 +134,12 @@ the reference.`,
 			if len(crdPaths) == 0 {
 				opts.DefaultCRDs = func() ([]crdvalidate.Input, error) { return projectCRDs(wd, allowOutside) }
 			}
+			// The apiserver's hand-written validation of built-in objects,
+			// when its binary is installed (crdvalidate.FindBuiltins).
+			if opts.HandWritten, err = crdvalidate.FindBuiltins(os.Getenv); err != nil {
+				return err
+			}
+			defer opts.HandWritten.Close()
 			results, stored, err := crdvalidate.Files(c.Context(), files, opts)
 			if err != nil {
 				return err

@@ -29,18 +29,25 @@ import (
 const BuiltinsBinary = "k8s-crd-resolver-builtins"
 
 // BuiltinsEnv names an environment variable that, when set, is the path of
-// the binary (the Makefile sets it for the tests); the invoking user's
-// environment is trusted.
+// the binary (the Makefile sets it for the tests), or BuiltinsNone; the
+// invoking user's environment is trusted.
 const BuiltinsEnv = "K8S_CRD_RESOLVER_BUILTINS"
+
+// BuiltinsNone, as $K8S_CRD_RESOLVER_BUILTINS, uses no binary: built-in
+// objects are judged by their schema alone (and say so).
+const BuiltinsNone = "none"
 
 // BuiltinsInstall says how to install the binary.
 const BuiltinsInstall = "make builtins in a clone of k8s-crd-resolver, or cd builtins && go install ./cmd/" + BuiltinsBinary
 
 // FindBuiltins returns the binary validate uses: $K8S_CRD_RESOLVER_BUILTINS
-// when set (an error when it is no executable file), else the one next to
-// the running executable, else the one on PATH; nil when there is none.
+// when set (none: no binary; an error when it is no executable file), else
+// the one next to the running executable, else the one on PATH; nil when
+// there is none.
 func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
-	if p := getenv(BuiltinsEnv); p != "" {
+	if p := getenv(BuiltinsEnv); p == BuiltinsNone {
+		return nil, nil
+	} else if p != "" {
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("$%s=%s: no executable file there (%v); unset it, or %s", BuiltinsEnv, p, err, BuiltinsInstall)
 		}
