@@ -11,9 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
 
@@ -259,8 +261,9 @@ var (
 
 // judgeHandWritten judges the built-in object by the binary's verdict:
 // each cause a problem at its field, each warning a warning at its field
-// when it names one. It reports false when the binary does not judge the
-// object's kind (nothing is found then).
+// when it names one; a refusal of the decoder is kept in r.placeDecode for
+// the schema judge to place (placeDecodeRefusal). It reports false when
+// the binary does not judge the object's kind (nothing is found then).
 func (r *resource) judgeHandWritten(h *HandWritten, pruning string) bool {
 	raw, err := json.Marshal(r.obj)
 	if err != nil {
@@ -282,13 +285,14 @@ func (r *resource) judgeHandWritten(h *HandWritten, pruning string) bool {
 	if !v.Served {
 		return false
 	}
-	if !v.Valid {
-		for _, c := range v.Causes {
-			r.problem(pointer(c.Field), c.Field, c.Message)
-		}
-		if len(v.Causes) == 0 {
-			r.problem("", "", fmt.Sprintf("%s: %s", v.Reason, v.Message))
-		}
+	switch {
+	case v.Valid:
+	case v.Reason == "BadRequest" && !slices.ContainsFunc(v.Causes, func(c Cause) bool { return strictField.MatchString(c.Message) }):
+		// A value the decoder refused names its field without list
+		// indices, or not at all (a quantity): the schema judge places it.
+		r.placeDecode = v
+	default:
+		r.refusedBy(v)
 	}
 	for _, w := range v.Warnings {
 		if m := strictField.FindStringSubmatch(w); m != nil {
@@ -302,4 +306,42 @@ func (r *resource) judgeHandWritten(h *HandWritten, pruning string) bool {
 		r.warn("", "", w)
 	}
 	return true
+}
+
+// refusedBy adds the binary's refusal: each cause a problem at its field.
+func (r *resource) refusedBy(v *HandVerdict) {
+	for _, c := range v.Causes {
+		r.problem(pointer(c.Field), c.Field, c.Message)
+	}
+	if len(v.Causes) == 0 {
+		r.problem("", "", fmt.Sprintf("%s: %s", v.Reason, v.Message))
+	}
+}
+
+// fieldIndex is a field path's list index or map key ([0], [name]).
+var fieldIndex = regexp.MustCompile(`\[[^\]]*\]`)
+
+// placeDecodeRefusal places the decoding refusal of the binary
+// (r.placeDecode), once the schema judge judged the object: its problems
+// at the refused fields (all of them when the refusal names none) stand
+// for the refusal; when it found none there, the binary's own causes do.
+// Either way the object is refused, as the apiserver refuses it.
+func (r *resource) placeDecodeRefusal() {
+	v := r.placeDecode
+	var fields []string
+	for _, c := range v.Causes {
+		if c.Field != "" {
+			fields = append(fields, c.Field)
+		}
+	}
+	if len(fields) > 0 {
+		r.problems = slices.DeleteFunc(r.problems, func(p project.Problem) bool {
+			f := fieldIndex.ReplaceAllString(p.Field, "")
+			return !slices.ContainsFunc(fields, func(c string) bool { return f == c || strings.HasPrefix(f, c+".") })
+		})
+	}
+	if len(r.problems) == 0 {
+		r.refusedBy(v)
+	}
+	r.sortFindings()
 }

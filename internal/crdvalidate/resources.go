@@ -762,6 +762,9 @@ type resource struct {
 	// schemaOnlyWhy says why the apiserver's hand-written validation did
 	// not judge it (handWrittenVerdict).
 	schemaOnlyWhy string
+	// placeDecode is the binary's refusal of a value its decoder could not
+	// read, placed by the schema judge (placeDecodeRefusal).
+	placeDecode *HandVerdict
 }
 
 // judge judges the resource against its CRD.
@@ -784,8 +787,13 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		}
 		if builtin && r.handWrittenVerdict(opts) {
 			r.builtin = project.Problem{}
-			r.sortFindings()
-			return
+			if r.placeDecode == nil {
+				r.sortFindings()
+				return
+			}
+			// Runs before the deferred clean-up above, whatever path the
+			// schema judge below returns by.
+			defer r.placeDecodeRefusal()
 		}
 	}
 	if crd == nil {
