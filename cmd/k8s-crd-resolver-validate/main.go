@@ -280,7 +280,14 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("reading the request: %d byte(s) of data after it, at byte %d: send one request", len(rest), dec.InputOffset())
 	}
 	if len(req.Resources) > 0 {
-		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources)
+		// A project's examples: built-in objects with the apiserver's
+		// hand-written validation too, when its binary is installed.
+		hw, err := crdvalidate.FindBuiltins(os.Getenv)
+		if err != nil {
+			return err
+		}
+		defer hw.Close()
+		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources, hw)
 		if err != nil {
 			return err
 		}

@@ -998,8 +998,9 @@ func pointer(fieldPath string) string {
 
 // Resources judges each resource file against the CRDs of the crds it
 // names (a --batch request with Resources): one result per file, in order.
-// Files judged by the same CRDs are judged together.
-func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+// Files judged by the same CRDs are judged together; built-in objects with
+// hw (Options.HandWritten; nil: by their schema alone).
+func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc, hw *HandWritten) ([]project.ValidationResult, error) {
 	out := make([]project.ValidationResult, len(resources))
 	groups := map[string][]int{}
 	var order []string
@@ -1017,7 +1018,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 	}
 	for _, key := range order {
 		idx := groups[key]
-		opts := Options{Examples: true}
+		opts := Options{Examples: true, HandWritten: hw}
 		for _, j := range resources[idx[0]].CRDs {
 			var b []byte
 			objs := crds[j].Objs()
