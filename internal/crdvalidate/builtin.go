@@ -500,6 +500,10 @@ func (r *resource) handWrittenVerdict(opts Options) bool {
 		r.schemaOnlyWhy = fmt.Sprintf("%s, which runs it, is not installed (%s)", BuiltinsBinary, BuiltinsInstall)
 		return false
 	}
+	if h.off {
+		r.schemaOnlyWhy = fmt.Sprintf("%s=%s turned %s off", BuiltinsEnv, BuiltinsNone, BuiltinsBinary)
+		return false
+	}
 	ok, err := h.Serves(cmp.Or(opts.builtinVersion(), schemas.Latest()))
 	if err != nil {
 		r.problem("", "", fmt.Sprintf("not judged: %v", err))

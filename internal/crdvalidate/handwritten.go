@@ -45,10 +45,11 @@ const BuiltinsInstall = "make builtins in a clone of k8s-crd-resolver, or cd bui
 // FindBuiltins returns the binary validate uses: $K8S_CRD_RESOLVER_BUILTINS
 // when set (none: no binary; an error when it is no executable file), else
 // the one next to the running executable, else the one on PATH; nil when
-// there is none.
+// there is none. With none it returns one that is off: it judges nothing,
+// and the schema-only notes say it was turned off.
 func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
 	if p := getenv(BuiltinsEnv); p == BuiltinsNone {
-		return nil, nil
+		return &HandWritten{off: true}, nil
 	} else if p != "" {
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("$%s=%s: no executable file there (%v); unset it, or %s", BuiltinsEnv, p, err, BuiltinsInstall)
@@ -73,6 +74,7 @@ func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
 // it. Once it failed, every later call returns the same error.
 type HandWritten struct {
 	path string
+	off  bool // $K8S_CRD_RESOLVER_BUILTINS=none
 
 	mu      sync.Mutex
 	version string // v1.37.2, once asked
