@@ -2,8 +2,10 @@
 // k8s.io/kubernetes into one binary, k8s-crd-resolver-builtins, that validate runs when
 // present (doc.go). A module of its own: k8s.io/kubernetes needs a replace directive for
 // each of its staging modules, which the compiler module (what pre-commit's go install
-// builds) must not carry. The requirements and replaces are those hack/control-plane.sh
-// writes for kube-apiserver v1.37.2, so one build cache serves both.
+// builds) must not carry. The build list is the one hack/control-plane.sh's helper module
+// selects for kube-apiserver v1.37.2 (its go.mod, tidied: the staging modules imported
+// directly are required at the same v0.37.2), so one build cache serves both builds;
+// TestBuildListIsTheControlPlanes holds them together.
 module github.com/k8s-crd-resolver/k8s-crd-resolver/builtins
 
 go 1.26.0
