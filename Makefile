@@ -54,6 +54,14 @@ build: build-cli
 build-cli:
 	CGO_ENABLED=0 $(GO) build -o bin/ . ./cmd/...
 
+# builtins: k8s-crd-resolver-builtins, the apiserver's hand-written validation of Kubernetes'
+# own kinds linked from k8s.io/kubernetes (module builtins/, its own go.mod), into bin/ next to
+# k8s-crd-resolver-validate, which finds it there (else on PATH). -trimpath and CGO_ENABLED=0 as
+# hack/control-plane.sh builds kube-apiserver, so the build cache that build fills serves this one.
+.PHONY: builtins
+builtins:
+	cd builtins && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o ../bin/ ./cmd/k8s-crd-resolver-builtins
+
 install:
 	CGO_ENABLED=0 $(GO) install . ./cmd/...
 	cd operator && CGO_ENABLED=0 $(GO) install ./cmd/...
@@ -96,13 +104,16 @@ image:
 
 # test: everything CI runs, each step even when an earlier one failed (the
 # failed ones are listed at the end):
-#   test-root      this module's tests, with GoReleaser (TestRelease: goreleaser
+#   test-root      this module's tests, with k8s-crd-resolver-builtins (bin/, built by
+#                  `make builtins`; K8S_CRD_RESOLVER_BUILTINS points the tests that
+#                  judge with it there, and under K8S_CRD_RESOLVER_CI=1 they fail without it), GoReleaser (TestRelease: goreleaser
 #                  check and a snapshot release of this platform) and the
 #                  control plane of test-operator (integration/'s schema-update,
 #                  size, corpus and kubectl tests), then FuzzCompare
 #                  (diff) for $(DIFF_FUZZ_EXECS) executions; they include the
 #                  docs' executed examples (TestDocExamples) and the drift checks
 #                  of the generated CLI and configuration references
+#   test-builtins  the builtins module's tests (the apiserver's hand-written validation)
 #   test-tools     the tools module's tests (the bundle generator, crdcompare)
 #   test-operator  the operator module's tests against a real etcd +
 #                  kube-apiserver (+ kube-controller-manager), built once by
@@ -112,9 +123,9 @@ image:
 #   check-dist     dist/, the chart's crds/ and operator/crds/ are up to date
 #   compare-controller-gen  nothing controller-gen v0.23.0 keeps or checks is missing from
 #                  our compile of the same CRD, and ours is no larger (like for like)
-.PHONY: test test-root test-tools test-operator test-short release-check bench control-plane tools
-TEST_STEPS := test-root test-tools test-operator fidelity-newest check-dist compare-controller-gen
-test: control-plane tools
+.PHONY: test test-root test-builtins test-tools test-operator test-short release-check bench control-plane tools
+TEST_STEPS := test-builtins test-root test-tools test-operator fidelity-newest check-dist compare-controller-gen
+test: control-plane tools builtins
 	@failed=; for step in $(TEST_STEPS); do \
 	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 	done; \
@@ -125,8 +136,11 @@ test: control-plane tools
 # every machine), after the seeds every `go test` runs.
 DIFF_FUZZ_EXECS ?= 20000
 test-root:
-	GORELEASER="$$(hack/tools.sh goreleaser)" KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 -timeout 40m ./...
+	K8S_CRD_RESOLVER_BUILTINS="$(CURDIR)/bin/k8s-crd-resolver-builtins" GORELEASER="$$(hack/tools.sh goreleaser)" KUBEBUILDER_ASSETS="$$(hack/control-plane.sh --print-dir)" $(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCompare$$' -fuzztime=$(DIFF_FUZZ_EXECS)x -parallel=1 ./internal/schemadiff/
+
+test-builtins:
+	cd builtins && $(GO) test -count=1 ./...
 
 test-tools:
 	cd tools && $(GO) test -count=1 ./...
@@ -148,6 +162,7 @@ release-check: tools
 # plane, GoReleaser or pre-commit.
 test-short:
 	$(GO) test -short ./...
+	cd builtins && $(GO) test -short ./...
 	cd tools && $(GO) test -short ./...
 	cd operator && $(GO) test -short ./...
 

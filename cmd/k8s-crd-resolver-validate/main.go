@@ -134,6 +134,12 @@ the reference.`,
 			if len(crdPaths) == 0 {
 				opts.DefaultCRDs = func() ([]crdvalidate.Input, error) { return projectCRDs(wd, allowOutside) }
 			}
+			// The apiserver's hand-written validation of built-in objects,
+			// when its binary is installed (crdvalidate.FindBuiltins).
+			if opts.HandWritten, err = crdvalidate.FindBuiltins(os.Getenv); err != nil {
+				return err
+			}
+			defer opts.HandWritten.Close()
 			results, stored, err := crdvalidate.Files(c.Context(), files, opts)
 			if err != nil {
 				return err
@@ -276,7 +282,14 @@ func runBatch(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("reading the request: %d byte(s) of data after it, at byte %d: send one request", len(rest), dec.InputOffset())
 	}
 	if len(req.Resources) > 0 {
-		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources)
+		// A project's examples: built-in objects with the apiserver's
+		// hand-written validation too, when its binary is installed.
+		hw, err := crdvalidate.FindBuiltins(os.Getenv)
+		if err != nil {
+			return err
+		}
+		defer hw.Close()
+		res, err := crdvalidate.Resources(ctx, req.Documents, req.Resources, hw)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package crdvalidate
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -28,7 +29,9 @@ import (
 // enums, formats, int-or-string, quantities, list-map keys and duplicates,
 // and ObjectMeta as the apiserver validates it. The apiserver's
 // hand-written validation of each kind (allowed values, names per kind,
-// cross-field rules) is not run: each judged kind says so (schemaOnlyNote).
+// cross-field rules) is not in any schema: k8s-crd-resolver-builtins runs it
+// when installed (handwritten.go), and judges the object alone then; each
+// kind judged by its schema alone says so, and why (schemaOnlyNotes).
 
 // builtinIndex is what one minor's bundle defines: its kinds by group,
 // version and kind, to the definition of each. Read only once built.
@@ -459,22 +462,63 @@ func nextMinor(minor string) string {
 	return "after " + minor
 }
 
+// schemaOnly is a built-in object judged by its schema alone: where its
+// kind stands (its message the apiVersion and kind) and why the
+// apiserver's hand-written validation did not judge it.
+type schemaOnly struct {
+	at  project.Problem
+	why string
+}
+
 // schemaOnlyNotes adds to each file's warnings, once per built-in kind
-// judged in it, that only the kind's schema was judged: never a silent
-// pass for what is not checked.
-func schemaOnlyNotes(results []project.ValidationResult, builtins map[int][]project.Problem, minor string) {
+// judged in it by its schema alone, that only the kind's schema was
+// judged, and why: never a silent pass for what is not checked.
+func schemaOnlyNotes(results []project.ValidationResult, builtins map[int][]schemaOnly, minor string) {
 	for _, file := range slices.Sorted(maps.Keys(builtins)) {
-		seen := map[string]bool{}
+		seen := map[schemaOnly]bool{}
 		for _, b := range builtins[file] {
-			if seen[b.Message] {
+			key := schemaOnly{project.Problem{Message: b.at.Message}, b.why}
+			if seen[key] {
 				continue
 			}
-			seen[b.Message] = true
-			p := b
-			p.Message = fmt.Sprintf("%s: judged by its OpenAPI schema for Kubernetes %s only (fields, types, required, formats, int-or-string, quantities, list keys, metadata); the apiserver's hand-written validation of the kind (allowed values, names per kind, cross-field rules) was not run", b.Message, minor)
+			seen[key] = true
+			p := b.at
+			p.Message = fmt.Sprintf("%s: judged by its OpenAPI schema for Kubernetes %s only (fields, types, required, formats, int-or-string, quantities, list keys, metadata); the apiserver's hand-written validation of the kind (allowed values, names per kind, cross-field rules) was not run: %s", b.at.Message, minor, b.why)
 			results[file].Warnings = append(results[file].Warnings, p)
 		}
 	}
+}
+
+// handWrittenVerdict judges the built-in object with the apiserver's
+// hand-written validation (opts.HandWritten) when the binary links the
+// target minor and judges the kind, and reports whether it did: then its
+// findings are the object's. Otherwise r.schemaOnlyWhy says why not, and
+// the schema judges. A binary that fails is a problem, never a pass.
+func (r *resource) handWrittenVerdict(opts Options) bool {
+	h := opts.HandWritten
+	if h == nil {
+		r.schemaOnlyWhy = fmt.Sprintf("%s, which runs it, is not installed (%s)", BuiltinsBinary, BuiltinsInstall)
+		return false
+	}
+	if h.off {
+		r.schemaOnlyWhy = fmt.Sprintf("%s=%s turned %s off", BuiltinsEnv, BuiltinsNone, BuiltinsBinary)
+		return false
+	}
+	ok, err := h.Serves(cmp.Or(opts.builtinVersion(), schemas.Latest()))
+	if err != nil {
+		r.problem("", "", fmt.Sprintf("not judged: %v", err))
+		return true
+	}
+	if !ok {
+		version, _, _ := h.Version()
+		r.schemaOnlyWhy = fmt.Sprintf("%s (%s) links Kubernetes %s's and judges that minor only", BuiltinsBinary, h.Path(), version)
+		return false
+	}
+	if !r.judgeHandWritten(h, opts.Pruning) {
+		r.schemaOnlyWhy = fmt.Sprintf("%s does not judge this kind", BuiltinsBinary)
+		return false
+	}
+	return true
 }
 
 // didYouMeanKind suggests the kind of candidates closest to kind, matched

@@ -85,6 +85,10 @@ type Options struct {
 	// kinds are judged for when KubernetesVersion is "" (a project's
 	// pin; "" the newest embedded).
 	BuiltinVersion string
+	// HandWritten, when set, judges objects of Kubernetes' own kinds with
+	// the apiserver's hand-written validation (handwritten.go) for the
+	// minor it links; nil judges them by their schema only, and says so.
+	HandWritten *HandWritten
 	// KeepStored keeps each custom resource as it would be stored.
 	KeepStored bool
 	// IgnoreMissing makes a custom resource whose CRD none of the files
@@ -288,7 +292,7 @@ type judging struct {
 	any                bool                       // some object was not a CRD
 	given              []project.ValidationResult // results of CRD files with problems
 	problems, warnings [][]project.Problem        // by file
-	builtins           map[int][]project.Problem  // objects of Kubernetes' own kinds judged by their schema, by file
+	builtins           map[int][]schemaOnly       // objects of Kubernetes' own kinds judged by their schema, by file
 	stored             []Stored
 	names              []string // the files' names, for stored
 	// groups are the kinds of each group of every catalog, for the
@@ -368,7 +372,7 @@ func newJudging(ctx context.Context, opts Options, files int) *judging {
 	}
 	j := &judging{ctx: ctx, opts: opts, cat: newCat(), givenCat: newCat(), defaults: newCat(),
 		jobs: make(chan *resource, n), problems: make([][]project.Problem, files), warnings: make([][]project.Problem, files),
-		builtins: map[int][]project.Problem{}, names: make([]string, files), groups: map[string][]string{}}
+		builtins: map[int][]schemaOnly{}, names: make([]string, files), groups: map[string][]string{}}
 	for range n {
 		j.workers.Go(func() {
 			for r := range j.jobs {
@@ -461,7 +465,7 @@ func (j *judging) gather(wait bool) {
 		j.queue[0] = nil
 		j.queue = j.queue[1:]
 		if r.builtin.Message != "" {
-			j.builtins[r.file] = append(j.builtins[r.file], r.builtin)
+			j.builtins[r.file] = append(j.builtins[r.file], schemaOnly{r.builtin, r.schemaOnlyWhy})
 		}
 		j.tallyResource(r)
 		j.problems[r.file] = append(j.problems[r.file], r.problems...)
@@ -755,6 +759,12 @@ type resource struct {
 	// schema stands, its message its apiVersion and kind; Line is 0 for
 	// any other object.
 	builtin project.Problem
+	// schemaOnlyWhy says why the apiserver's hand-written validation did
+	// not judge it (handWrittenVerdict).
+	schemaOnlyWhy string
+	// placeDecode is the binary's refusal of a value its decoder could not
+	// read, placed by the schema judge (placeDecodeRefusal).
+	placeDecode *HandVerdict
 }
 
 // judge judges the resource against its CRD.
@@ -774,6 +784,16 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		crd, builtin = r.judgeBuiltin(opts.builtinVersion())
 		if builtin && crd == nil {
 			return // a problem said why
+		}
+		if builtin && r.handWrittenVerdict(opts) {
+			r.builtin = project.Problem{}
+			if r.placeDecode == nil {
+				r.sortFindings()
+				return
+			}
+			// Runs before the deferred clean-up above, whatever path the
+			// schema judge below returns by.
+			defer r.placeDecodeRefusal()
 		}
 	}
 	if crd == nil {
@@ -831,14 +851,7 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		}
 		r.problem(pointer(fld), fld, msg)
 	}
-	byPlace := func(a, b project.Problem) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Column - b.Column
-	}
-	slices.SortStableFunc(r.problems, byPlace)
-	slices.SortStableFunc(r.warnings, byPlace)
+	r.sortFindings()
 	for _, w := range v.Warnings {
 		if strings.HasPrefix(w, "metadata.finalizers: ") {
 			r.warn("/metadata/finalizers", "metadata.finalizers", strings.TrimPrefix(w, "metadata.finalizers: "))
@@ -849,6 +862,18 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 	if opts.KeepStored {
 		r.stored = v.Object
 	}
+}
+
+// sortFindings sorts the problems and warnings found so far by place.
+func (r *resource) sortFindings() {
+	byPlace := func(a, b project.Problem) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	}
+	slices.SortStableFunc(r.problems, byPlace)
+	slices.SortStableFunc(r.warnings, byPlace)
 }
 
 // Sizes the apiserver and etcd refuse: a request body over 3 MiB (the
@@ -973,8 +998,9 @@ func pointer(fieldPath string) string {
 
 // Resources judges each resource file against the CRDs of the crds it
 // names (a --batch request with Resources): one result per file, in order.
-// Files judged by the same CRDs are judged together.
-func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc) ([]project.ValidationResult, error) {
+// Files judged by the same CRDs are judged together; built-in objects with
+// hw (Options.HandWritten; nil: by their schema alone).
+func Resources(ctx context.Context, crds []project.ValidationDoc, resources []project.ResourceDoc, hw *HandWritten) ([]project.ValidationResult, error) {
 	out := make([]project.ValidationResult, len(resources))
 	groups := map[string][]int{}
 	var order []string
@@ -992,7 +1018,7 @@ func Resources(ctx context.Context, crds []project.ValidationDoc, resources []pr
 	}
 	for _, key := range order {
 		idx := groups[key]
-		opts := Options{Examples: true}
+		opts := Options{Examples: true, HandWritten: hw}
 		for _, j := range resources[idx[0]].CRDs {
 			var b []byte
 			objs := crds[j].Objs()

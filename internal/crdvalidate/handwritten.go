@@ -1,0 +1,349 @@
+package crdvalidate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
+)
+
+// The apiserver's hand-written validation of Kubernetes' own kinds is
+// linked into a binary of its own, k8s-crd-resolver-builtins (module
+// builtins/, whose doc.go gives the protocol): k8s.io/kubernetes cannot be
+// required by this module. When it is installed and links the target
+// minor, each built-in object of a kind it judges is judged by it alone:
+// its verdict is the apiserver's. Otherwise the object is judged by its
+// schema, and each such kind says so (schemaOnlyNotes), naming why.
+
+// BuiltinsBinary is the name of the binary.
+const BuiltinsBinary = "k8s-crd-resolver-builtins"
+
+// BuiltinsEnv names an environment variable that, when set, is the path of
+// the binary (the Makefile sets it for the tests), or BuiltinsNone; the
+// invoking user's environment is trusted.
+const BuiltinsEnv = "K8S_CRD_RESOLVER_BUILTINS"
+
+// BuiltinsNone, as $K8S_CRD_RESOLVER_BUILTINS, uses no binary: built-in
+// objects are judged by their schema alone (and say so).
+const BuiltinsNone = "none"
+
+// BuiltinsInstall says how to install the binary.
+const BuiltinsInstall = "make builtins in a clone of k8s-crd-resolver, or cd builtins && go install ./cmd/" + BuiltinsBinary
+
+// FindBuiltins returns the binary validate uses: $K8S_CRD_RESOLVER_BUILTINS
+// when set (none: no binary; an error when it is no executable file), else
+// the one next to the running executable, else the one on PATH; nil when
+// there is none. With none it returns one that is off: it judges nothing,
+// and the schema-only notes say it was turned off.
+func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
+	if p := getenv(BuiltinsEnv); p == BuiltinsNone {
+		return &HandWritten{off: true}, nil
+	} else if p != "" {
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("$%s=%s: no executable file there (%v); unset it, or %s", BuiltinsEnv, p, err, BuiltinsInstall)
+		}
+		return NewHandWritten(p), nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), BuiltinsBinary)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return NewHandWritten(p), nil
+		}
+	}
+	if p, err := exec.LookPath(BuiltinsBinary); err == nil {
+		return NewHandWritten(p), nil
+	}
+	return nil, nil
+}
+
+// HandWritten is one k8s-crd-resolver-builtins, started at the first
+// object it is asked to judge (--version first, then one --serve for the
+// run), and safe for concurrent use (one request at a time). Close ends
+// it. Once it failed, every later call returns the same error.
+type HandWritten struct {
+	path string
+	off  bool // $K8S_CRD_RESOLVER_BUILTINS=none
+
+	mu      sync.Mutex
+	version string // v1.37.2, once asked
+	minor   string // 1.37
+	err     error
+	p       *exec.Cmd
+	stdin   io.WriteCloser
+	in      *bufio.Writer
+	out     *json.Decoder
+	stderr  bytes.Buffer
+}
+
+// NewHandWritten returns the binary at path, not started.
+func NewHandWritten(path string) *HandWritten { return &HandWritten{path: path} }
+
+// Path is where the binary is.
+func (h *HandWritten) Path() string { return h.path }
+
+// Version returns the Kubernetes version the binary links (v1.37.2) and
+// its minor (1.37), asking it once.
+func (h *HandWritten) Version() (version, minor string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.version == "" && h.err == nil {
+		h.err = h.askVersion()
+	}
+	return h.version, h.minor, h.err
+}
+
+func (h *HandWritten) askVersion() error {
+	var stderr bytes.Buffer
+	c := exec.Command(h.path, "--version")
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w: %s", h.path, err, strings.TrimSpace(stderr.String()))
+	}
+	v := strings.TrimSpace(string(out))
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(v, "v%d.%d.%d", &major, &minor, &patch); err != nil {
+		return fmt.Errorf("%s --version printed %q, not a Kubernetes version: reinstall it (%s)", h.path, v, BuiltinsInstall)
+	}
+	h.version, h.minor = v, fmt.Sprintf("%d.%d", major, minor)
+	return nil
+}
+
+// Serves reports whether the binary judges objects for the Kubernetes
+// minor ("1.37"): the one it links.
+func (h *HandWritten) Serves(minor string) (bool, error) {
+	_, linked, err := h.Version()
+	if err != nil {
+		return false, err
+	}
+	canon, err := schemas.Canonical(minor)
+	if err != nil {
+		return false, err
+	}
+	return canon == linked, nil
+}
+
+// HandVerdict is the binary's answer on one object (its protocol, builtins/doc.go).
+type HandVerdict struct {
+	Served   bool     `json:"served"`
+	Valid    bool     `json:"valid"`
+	Reason   string   `json:"reason"`
+	Message  string   `json:"message"`
+	Causes   []Cause  `json:"causes"`
+	Warnings []string `json:"warnings"`
+}
+
+// Cause is one cause of a refusal: an apiserver status cause.
+type Cause struct {
+	Type    string `json:"type"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Judge judges one object (as JSON) with fieldValidation Strict, Warn or
+// Ignore.
+func (h *HandWritten) Judge(object json.RawMessage, fieldValidation string) (*HandVerdict, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.err != nil {
+		return nil, h.err
+	}
+	if h.p == nil {
+		if h.err = h.start(); h.err != nil {
+			return nil, h.err
+		}
+	}
+	v, err := h.exchange(object, fieldValidation)
+	if err != nil {
+		h.err = fmt.Errorf("%s --serve: %w%s", h.path, err, h.stderrText())
+		h.stop()
+		return nil, h.err
+	}
+	return v, nil
+}
+
+func (h *HandWritten) start() error {
+	h.p = exec.Command(h.path, "--serve")
+	h.p.Stderr = &h.stderr
+	stdin, err := h.p.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := h.p.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := h.p.Start(); err != nil {
+		return fmt.Errorf("%s --serve: %w", h.path, err)
+	}
+	h.stdin, h.in = stdin, bufio.NewWriter(stdin)
+	h.out = json.NewDecoder(bufio.NewReader(stdout))
+	h.out.DisallowUnknownFields()
+	return nil
+}
+
+// exchange sends one request and reads its answer.
+func (h *HandWritten) exchange(object json.RawMessage, fieldValidation string) (*HandVerdict, error) {
+	req, err := json.Marshal(struct {
+		Object          json.RawMessage `json:"object"`
+		FieldValidation string          `json:"fieldValidation,omitempty"`
+	}{object, fieldValidation})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.in.Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("sending an object: %w", err)
+	}
+	if err := h.in.Flush(); err != nil {
+		return nil, fmt.Errorf("sending an object: %w", err)
+	}
+	var v HandVerdict
+	if err := h.out.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("reading its answer: %w", err)
+	}
+	if v.Served && !v.Valid && v.Reason == "" {
+		return nil, errors.New("reading its answer: a refusal without a reason")
+	}
+	return &v, nil
+}
+
+// stderrText is what the binary printed on standard error, once it ended.
+func (h *HandWritten) stderrText() string {
+	if s := strings.TrimSpace(h.stderr.String()); s != "" {
+		return ": " + s
+	}
+	return ""
+}
+
+// stop closes the binary's input and waits for it to end.
+func (h *HandWritten) stop() {
+	if h.p == nil {
+		return
+	}
+	_ = h.stdin.Close()
+	if h.err != nil && h.p.Process != nil {
+		_ = h.p.Process.Kill()
+	}
+	_ = h.p.Wait()
+	h.p = nil
+}
+
+// Close ends the binary, if it was started.
+func (h *HandWritten) Close() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stop()
+}
+
+// Field paths the apiserver's warnings start with
+// ("spec.template.spec.containers[0].env[1]: hides previous definition"),
+// and the field of a strict decoding error (`unknown field "spec.x"`).
+var (
+	warningField = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*|\[[^\]\s]*\])+): (.+)$`)
+	strictField  = regexp.MustCompile(`^(?:unknown|duplicate) field "([^"]+)"$`)
+)
+
+// judgeHandWritten judges the built-in object by the binary's verdict:
+// each cause a problem at its field, each warning a warning at its field
+// when it names one; a refusal of the decoder is kept in r.placeDecode for
+// the schema judge to place (placeDecodeRefusal). It reports false when
+// the binary does not judge the object's kind (nothing is found then).
+func (r *resource) judgeHandWritten(h *HandWritten, pruning string) bool {
+	raw, err := json.Marshal(r.obj)
+	if err != nil {
+		r.problem("", "", err.Error())
+		return true
+	}
+	fv := "Strict"
+	switch pruning {
+	case PruneWarn:
+		fv = "Warn"
+	case PruneIgnore:
+		fv = "Ignore"
+	}
+	v, err := h.Judge(raw, fv)
+	if err != nil {
+		r.problem("", "", fmt.Sprintf("not judged: %v (reinstall it: %s)", err, BuiltinsInstall))
+		return true
+	}
+	if !v.Served {
+		return false
+	}
+	switch {
+	case v.Valid:
+	case v.Reason == "BadRequest" && !slices.ContainsFunc(v.Causes, func(c Cause) bool { return strictField.MatchString(c.Message) }):
+		// A value the decoder refused names its field without list
+		// indices, or not at all (a quantity): the schema judge places it.
+		r.placeDecode = v
+	default:
+		r.refusedBy(v)
+	}
+	for _, w := range v.Warnings {
+		if m := strictField.FindStringSubmatch(w); m != nil {
+			r.warn(pointer(m[1]), m[1], w)
+			continue
+		}
+		if m := warningField.FindStringSubmatch(w); m != nil {
+			r.warn(pointer(m[1]), m[1], m[2])
+			continue
+		}
+		r.warn("", "", w)
+	}
+	return true
+}
+
+// refusedBy adds the binary's refusal: each cause a problem at its field.
+func (r *resource) refusedBy(v *HandVerdict) {
+	for _, c := range v.Causes {
+		r.problem(pointer(c.Field), c.Field, c.Message)
+	}
+	if len(v.Causes) == 0 {
+		r.problem("", "", fmt.Sprintf("%s: %s", v.Reason, v.Message))
+	}
+}
+
+// fieldIndex is a field path's list index or map key ([0], [name]).
+var fieldIndex = regexp.MustCompile(`\[[^\]]*\]`)
+
+// placeDecodeRefusal places the decoding refusal of the binary
+// (r.placeDecode), once the schema judge judged the object: its problems
+// at the refused fields (all of them when the refusal names none) stand
+// for the refusal; when it found none there, the binary's own causes do.
+// Either way the object is refused, as the apiserver refuses it.
+func (r *resource) placeDecodeRefusal() {
+	v := r.placeDecode
+	var fields []string
+	for _, c := range v.Causes {
+		if c.Field != "" {
+			fields = append(fields, c.Field)
+		}
+	}
+	if len(fields) > 0 {
+		r.problems = slices.DeleteFunc(r.problems, func(p project.Problem) bool {
+			f := fieldIndex.ReplaceAllString(p.Field, "")
+			return !slices.ContainsFunc(fields, func(c string) bool { return f == c || strings.HasPrefix(f, c+".") })
+		})
+	}
+	if len(r.problems) == 0 {
+		r.refusedBy(v)
+	}
+	r.sortFindings()
+}
