@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -355,7 +354,7 @@ func fieldLine(docs []docread.Decoded, crd, field string) (int, int) {
 	for n := len(segs); n >= 0; n-- {
 		ptr := ""
 		for _, s := range segs[:n] {
-			ptr += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+			ptr += "/" + docread.EscapePointerToken(s)
 		}
 		if pos := doc.Position(ptr); pos.Line > 0 {
 			return pos.Line, pos.Col

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/docread"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/internal/suggest"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
 )
@@ -343,11 +344,7 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 
 // joinPointer appends the reference token tok to the JSON pointer base,
 // escaped (RFC 6901).
-func joinPointer(base, tok string) string { return base + "/" + pointerEscaper.Replace(tok) }
-
-// pointerEscaper escapes a JSON pointer's reference token; built once, as
-// a Replacer builds its tables on first use (safe for concurrent use).
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+func joinPointer(base, tok string) string { return base + "/" + docread.EscapePointerToken(tok) }
 
 // DescribeValue names the kind of a decoded value in messages ("a
 // mapping", "a list", "null"...).

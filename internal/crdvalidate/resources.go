@@ -991,7 +991,7 @@ func pointer(fieldPath string) string {
 	var b strings.Builder
 	for _, s := range project.FieldSegments(fieldPath) {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+		b.WriteString(docread.EscapePointerToken(s))
 	}
 	return b.String()
 }
