@@ -60,3 +60,14 @@ func benchmarkDir(b *testing.B, glob string) {
 		}
 	}
 }
+
+// BenchmarkStream judges a stream of 5,000 small DaskWorkerGroups against
+// the compiled Dask CRDs, as `validate --crd dist/ stream.yaml` does: the
+// per-object cost hack/bench-validate.sh compares with kubeconform's.
+func BenchmarkStream(b *testing.B) {
+	crds := corpusCRDs(b)
+	const n = 5000
+	for b.Loop() {
+		judgeWorkerGroups(b, crds, n)
+	}
+}

@@ -46,6 +46,19 @@ spec:
 	return w.buf.Read(p)
 }
 
+// judgeWorkerGroups judges a stream of n workerGroups, all valid.
+func judgeWorkerGroups(tb testing.TB, crds []Input, n int) {
+	tb.Helper()
+	in := Input{Name: "stream.yaml", Open: func() (io.ReadCloser, error) { return io.NopCloser(&workerGroups{n: n}), nil }}
+	results, _, err := Files(tb.Context(), []Input{in}, Options{CRDs: crds})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(results[0].Problems) > 0 {
+		tb.Fatalf("problems: %v", results[0].Problems[:min(3, len(results[0].Problems))])
+	}
+}
+
 // peakHeap runs f and returns the largest live heap seen while it ran:
 // what a collection found reachable (sampled every millisecond, and at
 // its end), with the collector run whenever the heap grows a fifth past
@@ -90,16 +103,7 @@ func TestFlatMemory(t *testing.T) {
 	crds := corpusCRDs(t)
 	const n = 1000
 	run := func(objects int) uint64 {
-		return peakHeap(func() {
-			in := Input{Name: "stream.yaml", Open: func() (io.ReadCloser, error) { return io.NopCloser(&workerGroups{n: objects}), nil }}
-			results, _, err := Files(t.Context(), []Input{in}, Options{CRDs: crds})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(results[0].Problems) > 0 {
-				t.Fatalf("problems: %v", results[0].Problems[:min(3, len(results[0].Problems))])
-			}
-		})
+		return peakHeap(func() { judgeWorkerGroups(t, crds, objects) })
 	}
 	run(n / 20) // warm: what is loaded once (bundles, CEL environments)
 	// The least of three runs each: a collection that comes late (other

@@ -162,7 +162,9 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 		if meta != nil {
 			errs = append(errs, metavalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, meta, nil, namespaced, metavalidation.NameIsDNSSubdomain, field.NewPath("metadata"), utilfeature.DefaultFeatureGate.Enabled(features.DeclarativeValidationBeta))...)
 		}
-		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, pr.validator)...)
+		if !pr.quick.valid(u) {
+			errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, pr.validator)...)
+		}
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
 		// As the strategy: the note that rules were skipped only where
@@ -191,6 +193,7 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 type prepared struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
+	quick      *quickSchema   // whether validator would pass an object, known cheaply
 	cel        *cel.Validator // nil without x-kubernetes-validations
 }
 
@@ -209,11 +212,11 @@ func (c *CRD) prepare(version string) (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CRD %s is not structural: %w", c.Internal.Name, err)
 	}
-	validator, _, err := apiservervalidation.NewSchemaValidator(js)
+	validator, openapi, err := apiservervalidation.NewSchemaValidator(js)
 	if err != nil {
 		return nil, err
 	}
-	pr := &prepared{structural: s, validator: validator, cel: cel.NewValidator(s, true, celconfig.PerCallLimit)}
+	pr := &prepared{structural: s, validator: validator, quick: compileQuick(openapi), cel: cel.NewValidator(s, true, celconfig.PerCallLimit)}
 	if c.prepared == nil {
 		c.prepared = map[string]*prepared{}
 	}
