@@ -353,6 +353,7 @@ func (r *resource) judgeBuiltin(version string) (*oracle.CRD, bool) {
 			return nil, true
 		}
 		r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
+		r.kind = builtinKind{minor: idx.minor, def: idx.def[gvk]}
 		if removed := builtinCache.removedAfter(idx.minor, gvk); removed != "" {
 			use := ""
 			if elsewhere := slices.DeleteFunc(idx.apiVersionsOf(kind), func(s string) bool { return s == apiVersion }); len(elsewhere) > 0 {
