@@ -27,10 +27,10 @@ import (
 // the object is judged as a create request of that custom resource
 // (oracle.CRD.Create): unknown fields (Strict), types, required fields,
 // enums, formats, int-or-string, quantities, list-map keys and duplicates
-// (but for the duplicates a create of the kind accepts, which are warnings:
-// duplicates.go), and ObjectMeta as the apiserver validates it. The apiserver's
-// hand-written validation of each kind (allowed values, names per kind,
-// cross-field rules) is not in any schema: k8s-crd-resolver-builtins runs it
+// (the duplicates a create of the kind accepts are warnings: duplicates.go),
+// and ObjectMeta as the apiserver validates it. The apiserver's hand-written
+// validation of each kind (allowed values, names per kind, cross-field
+// rules) is not in any schema: k8s-crd-resolver-builtins runs it
 // when installed (handwritten.go), and judges the object alone then; each
 // kind judged by its schema alone says so, and why (schemaOnlyNotes).
 

@@ -27,8 +27,8 @@ import (
 type listField struct{ def, property string }
 
 // createAcceptsDuplicates are the lists whose duplicate keys or items the
-// apiserver's create accepts (its hand-written validation does not look
-// for them; 1.37's warns of duplicate env names and container ports).
+// apiserver's create accepts (its hand-written validation does not refuse
+// them; 1.37's warns of duplicate env names and container ports).
 // Each has a case in TestBuiltinDuplicates, which the 1.37 hand-written
 // validation (k8s-crd-resolver-builtins) accepts when it is installed.
 // discovery's v1beta1 and v1alpha1 Endpoint are validated as the internal
@@ -124,7 +124,7 @@ func duplicateMessage(dup *field.Error) string {
 			what = "item without its key"
 		}
 	}
-	return fmt.Sprintf("duplicate %s: create accepts it (the kind's validation does not look for it), server-side apply (kubectl apply --server-side) refuses it", what)
+	return fmt.Sprintf("duplicate %s: create accepts it (the kind's validation does not refuse it), server-side apply (kubectl apply --server-side) refuses it", what)
 }
 
 // duplicateValue spells a key or item: a string quoted, anything else as

@@ -819,7 +819,10 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		return
 	}
 	var create oracle.CreateOptions
-	if builtin {
+	if builtin && r.placeDecode == nil {
+		// Judged by its schema alone: a duplicate its kind's create
+		// accepts is a warning. (Placing the binary's refusal, the
+		// schema's findings only point at the refused value.)
 		create.DuplicateAccepted = r.kind.acceptsDuplicate
 	}
 	v, err := crd.Create(ctx, r.obj, create)
