@@ -25,9 +25,7 @@ const apiserverRecordedMin = 40
 // when an object disagrees that is not listed and when a listed one agrees.
 var apiserverRecordedDisagree = map[string]string{
 	"configmap-finalizer-unqualified.yaml":        "the apiserver's hand-written validation (issue 47 item 2, k8s-crd-resolver-builtins) refuses a finalizer name without a slash that is not a standard one; the schema judge only warns, as for a custom resource",
-	"pod-duplicate-port.yaml":                     "validate refuses two container ports with the same containerPort and protocol (the schema's list-map keys, judged as for a custom resource); kube-apiserver 1.37 accepts them",
 	"deployment-container-port-out-of-range.yaml": "the apiserver's hand-written validation (issue 47 item 2, not linked) refuses a containerPort above 65535; the schema has no maximum",
-	"deployment-duplicate-port.yaml":              "validate refuses two container ports with the same containerPort and protocol (the schema's list-map keys, judged as for a custom resource); kube-apiserver 1.37 accepts them (built-in kinds are not held to their list-map keys)",
 	"deployment-missing-image.yaml":               "the apiserver's hand-written validation (issue 47 item 2, not linked) refuses a container without image; the schema does not require it",
 	"deployment-missing-selector.yaml":            "both refuse (spec.selector is required); the apiserver's hand-written validation (issue 47 item 2, not linked) refuses the template's labels as well (spec.template.metadata.labels: the selector does not match them)",
 	"deployment-protocol-not-enum.yaml":           "the apiserver's hand-written validation (issue 47 item 2, not linked) refuses protocol: SCTPX (not TCP, UDP or SCTP); the enum is in the OpenAPI v3 documents only, not the v2 definitions the bundles embed",

@@ -26,10 +26,11 @@ import (
 // into the CRD of a custom resource of that group, version and kind, and
 // the object is judged as a create request of that custom resource
 // (oracle.CRD.Create): unknown fields (Strict), types, required fields,
-// enums, formats, int-or-string, quantities, list-map keys and duplicates,
-// and ObjectMeta as the apiserver validates it. The apiserver's
-// hand-written validation of each kind (allowed values, names per kind,
-// cross-field rules) is not in any schema: k8s-crd-resolver-builtins runs it
+// enums, formats, int-or-string, quantities, list-map keys and duplicates
+// (the duplicates a create of the kind accepts are warnings: duplicates.go),
+// and ObjectMeta as the apiserver validates it. The apiserver's hand-written
+// validation of each kind (allowed values, names per kind, cross-field
+// rules) is not in any schema: k8s-crd-resolver-builtins runs it
 // when installed (handwritten.go), and judges the object alone then; each
 // kind judged by its schema alone says so, and why (schemaOnlyNotes).
 
@@ -353,6 +354,7 @@ func (r *resource) judgeBuiltin(version string) (*oracle.CRD, bool) {
 			return nil, true
 		}
 		r.builtin = r.finding("/kind", "", apiVersion+" "+kind)
+		r.kind = builtinKind{minor: idx.minor, def: idx.def[gvk]}
 		if removed := builtinCache.removedAfter(idx.minor, gvk); removed != "" {
 			use := ""
 			if elsewhere := slices.DeleteFunc(idx.apiVersionsOf(kind), func(s string) bool { return s == apiVersion }); len(elsewhere) > 0 {

@@ -27,6 +27,7 @@ var kubectlValidateDisagree = map[string]string{
 	"error_enum_invalid.yaml":                      "protocol: udp: the enum of ContainerPort.protocol is in the OpenAPI v3 documents only, not the v2 definitions the bundles embed",
 	"error_missing_image.yaml":                     "a container's image is required by the apiserver's hand-written validation (issue 47 item 2), not by the OpenAPI schema",
 	"error_missing_image_deployment.yaml.disabled": "a container's image is required by the apiserver's hand-written validation (issue 47 item 2), not by the OpenAPI schema",
+	"error_x_list_map_duplicate_key.yaml":          "its Status (\"Pod.core\", kubectl-validate's own wording, not the apiserver's) refuses duplicate container ports; kube-apiserver 1.37.2 accepts them (testdata/apiserver-recorded/pod-duplicate-port.yaml, deployment-duplicate-port.yaml), and validate warns (duplicates.go)",
 }
 
 // kubectlValidateDisagreeHandWritten are the files on which validate with

@@ -762,6 +762,9 @@ type resource struct {
 	// schemaOnlyWhy says why the apiserver's hand-written validation did
 	// not judge it (handWrittenVerdict).
 	schemaOnlyWhy string
+	// kind is the definition an object of Kubernetes' own kinds is judged
+	// by (judgeBuiltin); zero for any other object.
+	kind builtinKind
 	// placeDecode is the binary's refusal of a value its decoder could not
 	// read, placed by the schema judge (placeDecodeRefusal).
 	placeDecode *HandVerdict
@@ -815,7 +818,14 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 		r.problem("/apiVersion", "apiVersion", why)
 		return
 	}
-	v, err := crd.Create(ctx, r.obj)
+	var create oracle.CreateOptions
+	if builtin && r.placeDecode == nil {
+		// Judged by its schema alone: a duplicate its kind's create
+		// accepts is a warning. (Placing the binary's refusal, the
+		// schema's findings only point at the refused value.)
+		create.DuplicateAccepted = r.kind.acceptsDuplicate
+	}
+	v, err := crd.Create(ctx, r.obj, create)
 	if err != nil {
 		if errors.Is(err, oracle.ErrNotServed) {
 			r.problem("/apiVersion", "apiVersion", fmt.Sprintf("the server could not find the requested resource: %v", err))
@@ -850,6 +860,9 @@ func (r *resource) judge(ctx context.Context, groups map[string][]string, opts O
 			continue // said once, at the field (fraction.go)
 		}
 		r.problem(pointer(fld), fld, msg)
+	}
+	for _, d := range v.Duplicates {
+		r.warn(pointer(d.Field), d.Field, duplicateMessage(d))
 	}
 	r.sortFindings()
 	for _, w := range v.Warnings {

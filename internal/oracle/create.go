@@ -45,9 +45,28 @@ type Verdict struct {
 	// Warnings are what the apiserver sends back with the response:
 	// a deprecated version, finalizer names.
 	Warnings []string
+	// Duplicates are the duplicate keys of x-kubernetes-list-type map
+	// lists and duplicate items of set lists that
+	// CreateOptions.DuplicateAccepted accepted: not in Errors.
+	Duplicates field.ErrorList
 	// Object is the resource as it would be stored: pruned, defaulted,
 	// status dropped when the CRD has a status subresource.
 	Object map[string]any
+}
+
+// CreateOptions changes how Create judges an object that is judged as a
+// custom resource but is not one (a built-in kind's object, by a CRD
+// compiled from its schema). The zero value judges as the apiserver
+// judges a custom resource.
+type CreateOptions struct {
+	// DuplicateAccepted, when set, is asked about each duplicate the
+	// list-type check finds (a key of an x-kubernetes-list-type map, an
+	// item of a set: a field.ErrorTypeDuplicate at the list item); one it
+	// accepts is in Verdict.Duplicates instead of Errors, and counts as
+	// no error for what follows (CEL rules, the generic metadata checks).
+	// The apiserver refuses every such duplicate of a custom resource:
+	// leave it nil for one.
+	DuplicateAccepted func(*field.Error) bool
 }
 
 // ErrNotServed is returned by Create for a version the CRD does not serve
@@ -68,8 +87,9 @@ var ErrNotServed = fmt.Errorf("version not served")
 //
 // A namespaced object without a namespace gets "default", as kubectl
 // gives it; a generateName gets five characters, as the apiserver's
-// name generator does.
-func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) {
+// name generator does. The zero CreateOptions judge as the apiserver
+// judges a custom resource.
+func (c *CRD) Create(ctx context.Context, obj map[string]any, opts CreateOptions) (*Verdict, error) {
 	spec := &c.Internal.Spec
 	apiVersion, _ := obj["apiVersion"].(string)
 	gv, err := schema.ParseGroupVersion(apiVersion)
@@ -166,7 +186,13 @@ func (c *CRD) Create(ctx context.Context, obj map[string]any) (*Verdict, error) 
 			errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, pr.validator)...)
 		}
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
-		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
+		for _, e := range structurallisttype.ValidateListSetsAndMaps(nil, s, u) {
+			if e.Type == field.ErrorTypeDuplicate && opts.DuplicateAccepted != nil && opts.DuplicateAccepted(e) {
+				verdict.Duplicates = append(verdict.Duplicates, e)
+				continue
+			}
+			errs = append(errs, e)
+		}
 		// As the strategy: the note that rules were skipped only where
 		// there are rules (a CEL validator).
 		if pr.cel != nil {

@@ -34,14 +34,15 @@ Objects of Kubernetes' own kinds (Deployment, Service, ConfigMap, RBAC, ...) are
 judged by their kind's OpenAPI schema in the target minor (--k8s-version, the
 project's pin, or the newest embedded), as custom resources of a CRD compiled
 from that definition: unknown fields, types, required fields, formats, list-map
-keys, metadata. The apiserver's hand-written rules per kind (allowed values,
-selectors, port ranges, names per kind...) are run by k8s-crd-resolver-builtins
-when it is installed (next to k8s-crd-resolver-validate, or on PATH;
-K8S_CRD_RESOLVER_BUILTINS=PATH|none) and links the target minor: its verdict is
-then the apiserver's. Otherwise a warning per kind says only the schema was
-judged, and why (the install command when it is missing). An apiVersion the
-minor does not serve names the release that removed it; a kind nothing defines
-is a problem.
+keys (a duplicate key the kind's create accepts, such as two env entries of one
+name, is a warning), metadata. The apiserver's hand-written rules per kind
+(allowed values, selectors, port ranges, names per kind...) are run by
+k8s-crd-resolver-builtins when it is installed (next to
+k8s-crd-resolver-validate, or on PATH; K8S_CRD_RESOLVER_BUILTINS=PATH|none) and
+links the target minor: its verdict is then the apiserver's. Otherwise a
+warning per kind says only the schema was judged, and why (the install command
+when it is missing). An apiVersion the minor does not serve names the release
+that removed it; a kind nothing defines is a problem.
 
 A custom resource no CRD defines is a problem (nothing judged is no pass)
 unless --ignore-missing-schemas; a group ending in k8s.io that no Kubernetes
