@@ -22,11 +22,12 @@ import (
 // builds a fresh validator per schema keyword and copies the schema of
 // every declared property (a range by value over map[string]spec.Schema
 // whose address escapes), whether the object has the property or not. On
-// issue 47's stream of 69,004 small DaskWorkerGroups that is a third of
-// all bytes validate allocates and, with the collections it causes, about
-// 40% of its CPU time (crdvalidate's BenchmarkStream, hack/bench-validate.sh; the
-// numbers are in docs/performance.md). quickSchema walks a schema compiled
-// once per CRD version and allocates nothing on the way.
+// issue 47's stream of 69,004 small DaskWorkerGroups that was a third of
+// all bytes validate allocated and, with the collections it caused, about
+// 40% of its CPU time (crdvalidate's BenchmarkStream and
+// hack/bench-validate.sh; docs/performance.md has the numbers).
+// quickSchema walks a schema compiled once per CRD version and allocates
+// nothing on the way.
 //
 // It decides only what it mirrors exactly, keyword by keyword, from
 // kube-openapi's validators (type, nullable, format, enum, string length
@@ -35,12 +36,13 @@ import (
 // calls the library's own exported checks for the leaves (validate.Pattern,
 // FormatOf, MaxLength, MinimumNativeType, ...). A keyword it does not
 // mirror (oneOf, not, patternProperties, dependencies, uniqueItems, tuple
-// items, additionalItems, additionalProperties: false, $ref; a structural
-// schema has none of them but oneOf and not) makes the node open: a value that meets
-// it is "not known". So is any Go type JSON decoding does not give. A wrong
-// "yes" would be a missed refusal: TestQuickSchemaAgrees holds quickSchema
-// to the validator on every schema of the golden CRDs and every minor's
-// built-in kinds, with valid and mutated values.
+// items, additionalItems, additionalProperties: false, $ref; of these a
+// structural schema may have oneOf and not) makes the node open: a value
+// that meets it is "not known". So is any Go type JSON decoding does not
+// give. A wrong "yes" would be a missed refusal: TestQuickSchemaAgrees
+// holds quickSchema to the validator on every schema of the repository's
+// CRDs and golden cases, the built-in kinds of three minors and
+// testdata/quick-keywords.yaml, with valid and mutated values.
 type quickSchema struct {
 	open bool // a keyword quickSchema does not mirror
 

@@ -368,7 +368,7 @@ func TestQuickSchemaKnowsValidResources(t *testing.T) {
 		if crd == nil {
 			continue
 		}
-		verdict, err := crd.Create(t.Context(), obj)
+		verdict, err := crd.Create(t.Context(), obj, CreateOptions{})
 		if err != nil || len(verdict.Errors) > 0 {
 			t.Fatalf("%s: %v %v", f, err, verdict.Errors)
 		}
