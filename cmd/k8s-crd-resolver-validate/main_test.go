@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 )
@@ -113,13 +115,17 @@ func TestInputsGoThroughTheDoor(t *testing.T) {
 }
 
 // TestTuneGC: with the collector tuned, nothing is collected below the
-// limit; once the heap has passed it, the collector paces as by default
-// (GOGC=100), so a live heap larger than the limit is collected a number
-// of times proportional to the garbage over the live heap, never
-// continuously; GOGC or GOMEMLIMIT in the environment leaves the runtime's
-// settings alone.
+// limit; while collections leave a small live heap, the limit is kept
+// (garbage past it is collected each time the limit is reached, the
+// pacing stays off); once a collection leaves two fifths of the limit
+// live or more, the collector paces as by default (GOGC=100), so a live
+// heap near or over the limit is collected a number of times proportional
+// to the garbage over the live heap, never continuously; GOGC or
+// GOMEMLIMIT in the environment leaves the runtime's settings alone.
 func TestTuneGC(t *testing.T) {
-	const limit = 16 << 20
+	// Larger than what the package's earlier tests leave live (cached
+	// CRDs, bundles), so that their heap is a small live heap here.
+	const limit = 256 << 20
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 
@@ -140,7 +146,7 @@ func TestTuneGC(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	keep := make([][]byte, 0, 8)
-	for i := range 4 << 10 { // 4 MiB of garbage, far below the limit
+	for i := range 16 << 10 { // 16 MiB of garbage, far below the limit
 		b := make([]byte, 1<<10)
 		if i%(1<<10) == 0 {
 			keep = append(keep, b)
@@ -150,25 +156,80 @@ func TestTuneGC(t *testing.T) {
 	if after.NumGC != before.NumGC {
 		t.Errorf("%d collections below the limit, want none", after.NumGC-before.NumGC)
 	}
-	// A live heap of four times the limit, then 512 MiB of garbage: with
-	// the limit kept, every allocation past it would start a collection.
-	live := make([][]byte, 64)
+	// Collections that leave a small live heap (forced ones: nothing is
+	// allocated while they mark, so what they find live is what is kept)
+	// keep the limit and the pacing off.
+	for range 3 {
+		for range 2 << 10 {
+			keep[0] = make([]byte, 64<<10) // 128 MiB of garbage
+		}
+		collect(t)
+	}
+	if gogc, limitNow := gcSettings(); gogc != math.MaxUint64 && gogc != 0 || limitNow != limit {
+		t.Errorf("after collections that left a small live heap: GOGC %d, memory limit %d; want off, %d kept", gogc, limitNow, limit)
+	}
+	// A collection that leaves half the limit live: the pacing is
+	// GOGC=100 and the limit gone.
+	live := make([][]byte, 128)
 	for i := range live {
 		live[i] = make([]byte, 1<<20)
 	}
-	for range 8 << 10 {
+	runtime.GC()
+	waitGC(t, func(gogc, limitNow uint64) bool { return gogc == 100 && limitNow == math.MaxInt64 })
+	// Then 2 GiB of garbage: with the limit kept, a collection would start
+	// each time 128 MiB more was allocated; GOGC=100 collects each time the
+	// heap doubles the live 128 MiB: about 2048/128 = 16 times.
+	runtime.ReadMemStats(&before)
+	for range 32 << 10 {
 		keep[0] = make([]byte, 64<<10)
 	}
 	runtime.ReadMemStats(&after)
-	// GOGC=100 collects each time the heap doubles the live 64 MiB: about
-	// 512/64 = 8 times, and a few more while the switch takes effect.
-	if n := after.NumGC - before.NumGC; n == 0 || n > 32 {
-		t.Errorf("%d collections for 512 MiB of garbage over a live 64 MiB heap, want 1 to 32", n)
-	}
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC %d after the limit was passed, want 100", got)
+	if n := after.NumGC - before.NumGC; n == 0 || n > 40 {
+		t.Errorf("%d collections for 2 GiB of garbage over a live 128 MiB heap, want 1 to 40", n)
 	}
 	runtime.KeepAlive(live)
+}
+
+// gcSettings reads GOGC (math.MaxUint64 or 0 when off, as the runtime
+// reports it) and the memory limit without changing them.
+func gcSettings() (gogc, limit uint64) {
+	m := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64(), m[1].Value.Uint64()
+}
+
+// collect runs a collection and waits for the cleanups it queued (tuneGC's
+// among them) to have run.
+func collect(t *testing.T) {
+	t.Helper()
+	ran := make(chan struct{})
+	runtime.AddCleanup(new([64]byte), func(ran chan struct{}) { close(ran) }, ran)
+	runtime.GC()
+	select {
+	case <-ran:
+		time.Sleep(time.Millisecond) // cleanups may run side by side
+	case <-time.After(10 * time.Second):
+		t.Fatal("the collection's cleanups did not run")
+	}
+}
+
+// waitGC waits until the cleanups of the collections so far have run
+// (they run on a goroutine of their own, after the collection) and done
+// reports the settings it expects, for up to a few seconds.
+func waitGC(t *testing.T, done func(gogc, limit uint64) bool) {
+	t.Helper()
+	for range 1000 {
+		if done(gcSettings()) {
+			runtime.Gosched()
+			time.Sleep(time.Millisecond)
+			if done(gcSettings()) {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	gogc, limit := gcSettings()
+	t.Fatalf("the collector's settings did not change as expected: GOGC %d, memory limit %d", gogc, limit)
 }
 
 // TestBatchTrailingData: a --batch request followed by anything but space is refused, not

@@ -244,6 +244,27 @@ func ScalarJSONLen(v any) int64 {
 	return int64(len(fmt.Sprint(v)))
 }
 
+// JSONLen is the length of json.Marshal(v) for a JSON-like value (what
+// the readers give: maps with string keys, slices, and the scalars
+// ScalarJSONLen counts), counted without writing it.
+func JSONLen(v any) int64 {
+	switch t := v.(type) {
+	case map[string]any:
+		n := int64(2 + max(len(t)-1, 0)) // braces, commas
+		for k, e := range t {
+			n += JSONStringLen(k) + 1 + JSONLen(e)
+		}
+		return n
+	case []any:
+		n := int64(2 + max(len(t)-1, 0)) // brackets, commas
+		for _, e := range t {
+			n += JSONLen(e)
+		}
+		return n
+	}
+	return ScalarJSONLen(v)
+}
+
 // jsonExtra[c] is how many bytes encoding/json adds to an ASCII byte c
 // inside a string: \" \\ \n \r \t \b \f take 2, other control characters
 // and the HTML-sensitive <, > and & take 6 (\u003c).
