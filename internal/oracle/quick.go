@@ -206,25 +206,16 @@ func (q *quickSchema) valid(v any) bool {
 }
 
 // typeValid is the type validator (validate's typeValidator.Validate) for
-// the kinds valid lets through: a JSON integer is an int64 of format
-// int64, a JSON number a float64 of format float64.
+// the kinds valid lets through. Its check of a format against a value
+// that is no string or array refuses only values its type check refuses
+// too, so it is not repeated here.
 func (q *quickSchema) typeValid(v any, kind string) bool {
-	format := ""
-	switch kind {
-	case "integer":
-		format = "int64"
-	case "number":
-		format = "float64"
-	}
 	f, isFloat := v.(float64)
 	floatInt := isFloat && swag.IsFloat64AJSONInteger(f) && q.types.Contains("integer")
 	intFloat := kind == "integer" && q.types.Contains("number")
 	textual := kind == "string" || kind == "array"
-	if !textual && q.format != "" && !(q.types.Contains(kind) || format == q.format || floatInt || intFloat) {
-		return false
-	}
-	if !(q.types.Contains("number") || q.types.Contains("integer")) && q.format != "" && textual {
-		return true
+	if textual && q.format != "" && !q.types.Contains("number") && !q.types.Contains("integer") {
+		return true // a format on a string passes the type validator
 	}
 	return q.types.Contains(kind) || floatInt || intFloat
 }

@@ -85,10 +85,36 @@ func quickCorpus(t *testing.T) []corpusSchema {
 			add(minor+" "+def, compileDefinition(t, minor, def))
 		}
 	}
+	// Schemas no structural CRD may have (the validator is built from
+	// any), for the keywords quickSchema leaves to it and the type
+	// validator's rules for a format without a type.
+	for i, raw := range rawQuickSchemas {
+		var s spec.Schema
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		out = append(out, corpusSchema{fmt.Sprintf("rawQuickSchemas[%d] quick-keywords", i), &s})
+	}
 	if len(out) < 300 {
 		t.Fatalf("%d schemas: the corpus is missing", len(out))
 	}
 	return out
+}
+
+var rawQuickSchemas = []string{
+	`{"type": "array", "uniqueItems": true, "items": {"type": "integer"}}`,
+	`{"type": "array", "items": [{"type": "integer"}, {"type": "string"}]}`,
+	`{"type": "array", "items": {"type": "integer"}, "additionalItems": false}`,
+	`{"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}`,
+	`{"type": "object", "patternProperties": {"^x": {"type": "integer"}}}`,
+	`{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "dependencies": {"a": ["b"]}}`,
+	`{"type": "integer", "oneOf": [{"minimum": 0}, {"maximum": 10}]}`,
+	`{"type": "integer", "not": {"minimum": 2}}`,
+	`{"format": "date-time"}`,
+	`{"format": "int32"}`,
+	`{"type": "string", "format": "int32"}`,
+	`{"type": ["integer", "string"], "format": "int64"}`,
+	`{"type": "number", "format": "int32"}`,
 }
 
 // subschemas gives every schema below s, by where it is.
