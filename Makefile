@@ -43,8 +43,10 @@ fidelity:
 
 # build: the main binary and every companion (k8s-crd-resolver-validate, and
 # k8s-crd-resolver-reconcile from the operator module) into bin/.
-# install: the same into $GOBIN (or $GOPATH/bin); pre-commit's `go install ./...`
-# installs only this module's two (the operator is its own module, operator/).
+# install: the same and k8s-crd-resolver-builtins (module builtins/, built as `make builtins`
+# builds it) into $GOBIN (or $GOPATH/bin), where validate finds it next to
+# k8s-crd-resolver-validate: what a release archive holds. pre-commit's `go install ./...`
+# installs only this module's two (the operator and builtins are modules of their own).
 .PHONY: build build-cli install dist check-dist image
 # CGO_ENABLED=0: a static binary starts ~3 ms faster (no dynamic loader; cgo only came in
 # through net, which pflag imports and we never use).
@@ -65,6 +67,7 @@ builtins:
 install:
 	CGO_ENABLED=0 $(GO) install . ./cmd/...
 	cd operator && CGO_ENABLED=0 $(GO) install ./cmd/...
+	cd builtins && CGO_ENABLED=0 $(GO) install -trimpath -ldflags "-s -w" ./cmd/...
 
 # dist: compile templates/ into dist/, charts/dask-operator/crds/ and
 # operator/crds/ (see .crd-resolver.yaml); check-dist: fail with a diff when

@@ -12,9 +12,11 @@
 // It is a module of its own (builtins/go.mod): k8s.io/kubernetes can be
 // required only with a replace directive for each of its staging modules,
 // which the compiler module must not carry (go install ...@version and the
-// pre-commit hook's install time). Install it with
+// pre-commit hook's install time). The release archives hold it next to
+// k8s-crd-resolver-validate; in a clone, install it with
 //
-//	make builtins                 (in a clone: bin/k8s-crd-resolver-builtins)
+//	make builtins                 (bin/k8s-crd-resolver-builtins)
+//	make install                  (every binary, this one included, into $GOBIN)
 //	cd builtins && go install ./cmd/k8s-crd-resolver-builtins   (into $GOBIN)
 //
 // # Judge

@@ -29,9 +29,14 @@ const goreleaserEnv = "GORELEASER"
 // TestRelease runs `goreleaser check` on .goreleaser.yaml, then a snapshot
 // release of this machine's platform only (the same configuration with its
 // targets narrowed), and checks what a user downloads: one archive holding
-// README.md, LICENSE and the three binaries, listed with its SHA-256 in
-// checksums.txt; static binaries that print the snapshot version; and a
-// k8s-crd-resolver that finds the companions beside it.
+// README.md, LICENSE and the four binaries, listed with its SHA-256 in
+// checksums.txt; static binaries that print the snapshot version (the
+// builtins binary: the Kubernetes version it links); and a k8s-crd-resolver
+// that finds the companions beside it, k8s-crd-resolver-builtins included:
+// extracted alone, with no $K8S_CRD_RESOLVER_BUILTINS and no other copy on
+// PATH, its validate refuses a Deployment by the apiserver's hand-written
+// rules, which $K8S_CRD_RESOLVER_BUILTINS=none turns back into a pass by
+// the schema alone.
 func TestRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the release test builds every binary with GoReleaser")
@@ -80,6 +85,7 @@ func TestRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: %d bytes", filepath.Base(archive), len(data))
 	sum := sha256.Sum256(data)
 	contains(t, "checksums.txt", sums, hex.EncodeToString(sum[:])+"  "+filepath.Base(archive))
 
@@ -88,7 +94,7 @@ func TestRelease(t *testing.T) {
 	if goos == "windows" {
 		exe = ".exe"
 	}
-	want := []string{"LICENSE", "README.md", "k8s-crd-resolver" + exe, "k8s-crd-resolver-reconcile" + exe, "k8s-crd-resolver-validate" + exe}
+	want := []string{"LICENSE", "README.md", "k8s-crd-resolver" + exe, "k8s-crd-resolver-builtins" + exe, "k8s-crd-resolver-reconcile" + exe, "k8s-crd-resolver-validate" + exe}
 	var names []string
 	for n := range files {
 		names = append(names, n)
@@ -120,6 +126,56 @@ func TestRelease(t *testing.T) {
 	// The operator is its own program, not a command of the main binary.
 	r = runBin(t, filepath.Join(bin, "k8s-crd-resolver-reconcile"+exe), bin, nil, "--version").must(t, 0)
 	contains(t, "reconcile --version", r.stdout, "k8s-crd-resolver-reconcile v"+version+"\n", "CRD: daskcluster.yaml (Kubernetes 1.")
+	// The builtins binary prints the Kubernetes version it links.
+	r = runBin(t, filepath.Join(bin, "k8s-crd-resolver-builtins"+exe), bin, nil, "--version").must(t, 0)
+	contains(t, "builtins --version", r.stdout, "v1.")
+
+	releaseJudgesBuiltins(t, filepath.Join(bin, "k8s-crd-resolver"+exe))
+}
+
+// releaseJudgesBuiltins runs the extracted k8s-crd-resolver's validate on a
+// Deployment whose selector does not match its template's labels, a
+// cross-field rule no OpenAPI schema carries: refused when it finds
+// k8s-crd-resolver-builtins beside the validate companion (runBin's PATH is
+// git's directory only, and the environment names no binary), passed with
+// a schema-only note when $K8S_CRD_RESOLVER_BUILTINS=none turns it off.
+func releaseJudgesBuiltins(t *testing.T, cli string) {
+	path := gitDir(t)
+	for _, name := range []string{"k8s-crd-resolver-builtins", "k8s-crd-resolver-builtins.exe"} {
+		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+			t.Fatalf("%s is in %s, the PATH the release's binaries run with: it could be the one validate finds", name, path)
+		}
+	}
+	dir := t.TempDir()
+	const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+        - name: web
+          image: nginx
+`
+	if err := os.WriteFile(filepath.Join(dir, "deployment.yaml"), []byte(deployment), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "judged by its OpenAPI schema"
+	r := runBin(t, cli, dir, nil, "validate", "deployment.yaml").must(t, 1)
+	out := r.stdout + r.stderr
+	t.Logf("validate deployment.yaml (exit 1):\n%s", out)
+	contains(t, "validate of the release", out, "deployment.yaml:", "spec.template.metadata.labels", "does not match template")
+	if strings.Contains(out, note) {
+		t.Errorf("validate of the release judged the Deployment by its schema only: k8s-crd-resolver-builtins beside it was not found\n%s", out)
+	}
+	r = runBin(t, cli, dir, []string{"K8S_CRD_RESOLVER_BUILTINS=none"}, "validate", "deployment.yaml").must(t, 0)
+	t.Logf("K8S_CRD_RESOLVER_BUILTINS=none validate deployment.yaml (exit 0):\n%s", r.stdout+r.stderr)
+	contains(t, "validate with K8S_CRD_RESOLVER_BUILTINS=none", r.stdout+r.stderr, note)
 }
 
 // writeOneTarget writes the release configuration src to dst with every
