@@ -56,7 +56,27 @@
 //
 // `k8s-crd-resolver-builtins --serve` reads requests from standard input
 // and writes one answer per request on standard output, each a JSON value
-// on a line of its own, in order, until standard input ends:
+// on a line of its own, in order, until standard input ends.
+//
+// `k8s-crd-resolver-builtins --serve --hello` (these two flags, in this
+// order) first writes the hello, one line, before it reads anything:
+//
+//	hello:   {"version": "v1.37.2"}
+//
+// version is what --version prints; a reader ignores fields it does not
+// know (a later binary may say more). Then it serves as --serve does.
+// This is what validate starts, once per run: the version from the same
+// process that then judges the objects, one start instead of two (each
+// start of the binary costs the package initialisation of
+// k8s.io/kubernetes). When the target minor is not the linked one,
+// validate closes the binary's standard input and waits for it to exit.
+// A binary older than --hello refuses the flags at once (the usage on
+// standard error, exit status 2, nothing on standard output): validate
+// then asks it --version and starts --serve, as before. A binary that
+// writes no hello within seconds, or one that is no version, is reported
+// broken, never waited for.
+//
+// The requests and answers:
 //
 //	request: {"object": <the object, as JSON>, "fieldValidation": "Strict"}
 //	answer:  {"served": bool, "valid": bool, "reason": "Invalid",

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/project"
 	"github.com/k8s-crd-resolver/k8s-crd-resolver/schemas"
@@ -68,13 +69,20 @@ func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
 	return nil, nil
 }
 
-// HandWritten is one k8s-crd-resolver-builtins, started at the first
-// object it is asked to judge (--version first, then one --serve for the
-// run), and safe for concurrent use (one request at a time). Close ends
-// it. Once it failed, every later call returns the same error.
+// HandWritten is one k8s-crd-resolver-builtins, started once per run at
+// the first object it is asked about: one process, `--serve --hello`,
+// whose first line says the version it links (Version, Serves) and which
+// then judges every object (Judge). When the target minor is not the one
+// it links, Serves ends it. An older binary, without --hello, refuses the
+// flag at once: then it is asked `--version`, and `--serve` starts at the
+// first object judged. Safe for concurrent use (one request at a time).
+// Close ends it. Once it failed, every later call returns the same error.
 type HandWritten struct {
 	path string
 	off  bool // $K8S_CRD_RESOLVER_BUILTINS=none
+	// helloWait bounds the wait for the hello line (helloWait; tests
+	// shorten it).
+	helloWait time.Duration
 
 	mu      sync.Mutex
 	version string // v1.37.2, once asked
@@ -83,25 +91,58 @@ type HandWritten struct {
 	p       *exec.Cmd
 	stdin   io.WriteCloser
 	in      *bufio.Writer
+	outBuf  *bufio.Reader
 	out     *json.Decoder
 	stderr  bytes.Buffer
 }
 
+// helloWait is how long a binary started with --serve --hello may take to
+// write its hello line: its start takes tens of milliseconds; one that
+// takes this long will not send it, and is refused rather than waited for.
+const helloWait = 10 * time.Second
+
+// waitDelay bounds Wait once the binary ended, should anything it started
+// still hold its standard error.
+const waitDelay = time.Second
+
 // NewHandWritten returns the binary at path, not started.
-func NewHandWritten(path string) *HandWritten { return &HandWritten{path: path} }
+func NewHandWritten(path string) *HandWritten {
+	return &HandWritten{path: path, helloWait: helloWait}
+}
 
 // Path is where the binary is.
 func (h *HandWritten) Path() string { return h.path }
 
 // Version returns the Kubernetes version the binary links (v1.37.2) and
-// its minor (1.37), asking it once.
+// its minor (1.37), learnt once: from the hello of `--serve --hello`,
+// whose process then serves Judge, or, from a binary older than --hello,
+// from `--version`.
 func (h *HandWritten) Version() (version, minor string, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.versionLocked()
+}
+
+func (h *HandWritten) versionLocked() (version, minor string, err error) {
 	if h.version == "" && h.err == nil {
-		h.err = h.askVersion()
+		older, err := h.startHello()
+		if err == nil && older {
+			err = h.askVersion()
+		}
+		h.fail(err)
 	}
 	return h.version, h.minor, h.err
+}
+
+// setVersion takes the version v the binary printed (what names it: "its
+// hello", "--version").
+func (h *HandWritten) setVersion(v, what string) error {
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(v, "v%d.%d.%d", &major, &minor, &patch); err != nil {
+		return fmt.Errorf("%s printed %q as %s, not a Kubernetes version", h.path, v, what)
+	}
+	h.version, h.minor = v, fmt.Sprintf("%d.%d", major, minor)
+	return nil
 }
 
 func (h *HandWritten) askVersion() error {
@@ -110,27 +151,79 @@ func (h *HandWritten) askVersion() error {
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return fmt.Errorf("%s --version: %w: %s", h.path, err, strings.TrimSpace(stderr.String()))
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			err = fmt.Errorf("%w: %s", err, s)
+		}
+		return fmt.Errorf("%s --version: %w", h.path, err)
 	}
-	v := strings.TrimSpace(string(out))
-	var major, minor, patch int
-	if _, err := fmt.Sscanf(v, "v%d.%d.%d", &major, &minor, &patch); err != nil {
-		return fmt.Errorf("%s --version printed %q, not a Kubernetes version: reinstall it (%s)", h.path, v, BuiltinsInstall)
+	return h.setVersion(strings.TrimSpace(string(out)), "its --version")
+}
+
+// startHello starts `--serve --hello` and reads its hello: the version, and
+// a process ready for Judge. It reports older when the binary ended before
+// writing anything (a binary older than --hello refuses the flag): then
+// nothing runs. A hello that is no version, or none within h.helloWait,
+// is an error, and the binary is ended.
+func (h *HandWritten) startHello() (older bool, err error) {
+	if err := h.start("--serve", "--hello"); err != nil {
+		return false, err
 	}
-	h.version, h.minor = v, fmt.Sprintf("%d.%d", major, minor)
-	return nil
+	type line struct {
+		b   []byte
+		err error
+	}
+	read, out := make(chan line, 1), h.outBuf
+	go func() {
+		// At most the reader's buffer (4 KiB): a hello is far shorter.
+		b, err := out.ReadSlice('\n')
+		read <- line{bytes.Clone(b), err}
+	}()
+	var l line
+	select {
+	case l = <-read:
+	case <-time.After(h.helloWait):
+		err := fmt.Errorf("%s --serve --hello: no hello within %v", h.path, h.helloWait)
+		h.kill()
+		return false, err
+	}
+	if len(l.b) == 0 && errors.Is(l.err, io.EOF) {
+		h.stop()
+		return true, nil
+	}
+	var hello struct {
+		Version string `json:"version"`
+	}
+	if l.err == nil {
+		l.err = json.Unmarshal(l.b, &hello)
+	}
+	if l.err == nil {
+		l.err = h.setVersion(hello.Version, "the version of its hello")
+	} else {
+		l.err = fmt.Errorf("%s --serve --hello: its hello %q is no {\"version\": ...} line (%v)", h.path, bytes.TrimSpace(l.b), l.err)
+	}
+	if l.err != nil {
+		h.kill()
+		return false, l.err
+	}
+	return false, nil
 }
 
 // Serves reports whether the binary judges objects for the Kubernetes
-// minor ("1.37"): the one it links.
+// minor ("1.37"): the one it links. When it does not, the process the
+// version came from is ended (Judge would start it again).
 func (h *HandWritten) Serves(minor string) (bool, error) {
-	_, linked, err := h.Version()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, linked, err := h.versionLocked()
 	if err != nil {
 		return false, err
 	}
 	canon, err := schemas.Canonical(minor)
 	if err != nil {
 		return false, err
+	}
+	if canon != linked {
+		h.stop()
 	}
 	return canon == linked, nil
 }
@@ -153,30 +246,46 @@ type Cause struct {
 }
 
 // Judge judges one object (as JSON) with fieldValidation Strict, Warn or
-// Ignore.
+// Ignore, by the process the version came from, or a `--serve` of its own
+// (an older binary, or one Serves ended).
 func (h *HandWritten) Judge(object json.RawMessage, fieldValidation string) (*HandVerdict, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.p == nil && h.version == "" {
+		_, _, _ = h.versionLocked()
+	}
 	if h.err != nil {
 		return nil, h.err
 	}
 	if h.p == nil {
-		if h.err = h.start(); h.err != nil {
+		if h.fail(h.start("--serve")); h.err != nil {
 			return nil, h.err
 		}
 	}
 	v, err := h.exchange(object, fieldValidation)
 	if err != nil {
-		h.err = fmt.Errorf("%s --serve: %w%s", h.path, err, h.stderrText())
+		h.fail(fmt.Errorf("%s --serve: %w%s", h.path, err, h.stderrText()))
 		h.stop()
 		return nil, h.err
 	}
 	return v, nil
 }
 
-func (h *HandWritten) start() error {
-	h.p = exec.Command(h.path, "--serve")
+// fail keeps err, if any, as the error of every later call, saying how to
+// install the binary anew.
+func (h *HandWritten) fail(err error) {
+	if err != nil {
+		h.err = fmt.Errorf("%w: reinstall it (%s)", err, BuiltinsInstall)
+	}
+}
+
+// start starts the binary with args, its standard input and output
+// piped to h.
+func (h *HandWritten) start(args ...string) error {
+	h.stderr.Reset()
+	h.p = exec.Command(h.path, args...)
 	h.p.Stderr = &h.stderr
+	h.p.WaitDelay = waitDelay
 	stdin, err := h.p.StdinPipe()
 	if err != nil {
 		return err
@@ -186,10 +295,12 @@ func (h *HandWritten) start() error {
 		return err
 	}
 	if err := h.p.Start(); err != nil {
-		return fmt.Errorf("%s --serve: %w", h.path, err)
+		h.p = nil
+		return fmt.Errorf("%s %s: %w", h.path, strings.Join(args, " "), err)
 	}
 	h.stdin, h.in = stdin, bufio.NewWriter(stdin)
-	h.out = json.NewDecoder(bufio.NewReader(stdout))
+	h.outBuf = bufio.NewReader(stdout)
+	h.out = json.NewDecoder(h.outBuf)
 	h.out.DisallowUnknownFields()
 	return nil
 }
@@ -230,15 +341,24 @@ func (h *HandWritten) stderrText() string {
 	return ""
 }
 
-// stop closes the binary's input and waits for it to end.
+// stop closes the binary's input and waits for it to end (killed first
+// once it failed).
 func (h *HandWritten) stop() {
 	if h.p == nil {
 		return
 	}
 	_ = h.stdin.Close()
-	if h.err != nil && h.p.Process != nil {
+	if h.err != nil {
 		_ = h.p.Process.Kill()
 	}
+	_ = h.p.Wait()
+	h.p = nil
+}
+
+// kill ends the binary that failed, and waits for it.
+func (h *HandWritten) kill() {
+	_ = h.stdin.Close()
+	_ = h.p.Process.Kill()
 	_ = h.p.Wait()
 	h.p = nil
 }
@@ -281,7 +401,7 @@ func (r *resource) judgeHandWritten(h *HandWritten, pruning string) bool {
 	}
 	v, err := h.Judge(raw, fv)
 	if err != nil {
-		r.problem("", "", fmt.Sprintf("not judged: %v (reinstall it: %s)", err, BuiltinsInstall))
+		r.problem("", "", fmt.Sprintf("not judged: %v", err))
 		return true
 	}
 	if !v.Served {
