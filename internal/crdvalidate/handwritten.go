@@ -178,10 +178,12 @@ func (h *HandWritten) startHello() (older bool, err error) {
 		b, err := out.ReadSlice('\n')
 		read <- line{bytes.Clone(b), err}
 	}()
+	timer := time.NewTimer(h.helloWait)
+	defer timer.Stop()
 	var l line
 	select {
 	case l = <-read:
-	case <-time.After(h.helloWait):
+	case <-timer.C:
 		err := fmt.Errorf("%s --serve --hello: no hello within %v", h.path, h.helloWait)
 		h.kill()
 		return false, err
@@ -199,7 +201,11 @@ func (h *HandWritten) startHello() (older bool, err error) {
 	if l.err == nil {
 		l.err = h.setVersion(hello.Version, "the version of its hello")
 	} else {
-		l.err = fmt.Errorf("%s --serve --hello: its hello %q is no {\"version\": ...} line (%v)", h.path, bytes.TrimSpace(l.b), l.err)
+		b := bytes.TrimSpace(l.b)
+		if len(b) > 200 {
+			b = append(b[:200:200], "..."...)
+		}
+		l.err = fmt.Errorf("%s --serve --hello: its hello %q is no {\"version\": ...} line (%v)", h.path, b, l.err)
 	}
 	if l.err != nil {
 		h.kill()
@@ -264,8 +270,9 @@ func (h *HandWritten) Judge(object json.RawMessage, fieldValidation string) (*Ha
 	}
 	v, err := h.exchange(object, fieldValidation)
 	if err != nil {
-		h.fail(fmt.Errorf("%s --serve: %w%s", h.path, err, h.stderrText()))
-		h.stop()
+		args := strings.Join(h.p.Args[1:], " ")
+		h.kill()
+		h.fail(fmt.Errorf("%s %s: %w%s", h.path, args, err, h.stderrText()))
 		return nil, h.err
 	}
 	return v, nil
@@ -333,7 +340,8 @@ func (h *HandWritten) exchange(object json.RawMessage, fieldValidation string) (
 	return &v, nil
 }
 
-// stderrText is what the binary printed on standard error, once it ended.
+// stderrText is what the binary printed on standard error, once it ended
+// (and was waited for).
 func (h *HandWritten) stderrText() string {
 	if s := strings.TrimSpace(h.stderr.String()); s != "" {
 		return ": " + s
@@ -341,16 +349,12 @@ func (h *HandWritten) stderrText() string {
 	return ""
 }
 
-// stop closes the binary's input and waits for it to end (killed first
-// once it failed).
+// stop closes the binary's input and waits for it to end.
 func (h *HandWritten) stop() {
 	if h.p == nil {
 		return
 	}
 	_ = h.stdin.Close()
-	if h.err != nil {
-		_ = h.p.Process.Kill()
-	}
 	_ = h.p.Wait()
 	h.p = nil
 }
