@@ -73,8 +73,8 @@
 // A binary older than --hello refuses the flags at once (the usage on
 // standard error, exit status 2, nothing on standard output): validate
 // then asks it --version and starts --serve, as before. A binary that
-// writes no hello within seconds, or one that is no version, is reported
-// broken, never waited for.
+// writes no hello within 10 seconds, or a hello that names no version, is
+// reported broken (and killed), never waited for longer.
 //
 // The requests and answers:
 //
