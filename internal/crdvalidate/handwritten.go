@@ -80,9 +80,6 @@ func FindBuiltins(getenv func(string) string) (*HandWritten, error) {
 type HandWritten struct {
 	path string
 	off  bool // $K8S_CRD_RESOLVER_BUILTINS=none
-	// helloWait bounds the wait for the hello line (helloWait; tests
-	// shorten it).
-	helloWait time.Duration
 
 	mu      sync.Mutex
 	version string // v1.37.2, once asked
@@ -96,18 +93,13 @@ type HandWritten struct {
 	stderr  bytes.Buffer
 }
 
-// helloWait is how long a binary started with --serve --hello may take to
-// write its hello line: its start takes tens of milliseconds; one that
-// takes this long will not send it, and is refused rather than waited for.
-const helloWait = 10 * time.Second
-
 // waitDelay bounds Wait once the binary ended, should anything it started
 // still hold its standard error.
 const waitDelay = time.Second
 
 // NewHandWritten returns the binary at path, not started.
 func NewHandWritten(path string) *HandWritten {
-	return &HandWritten{path: path, helloWait: helloWait}
+	return &HandWritten{path: path}
 }
 
 // Path is where the binary is.
@@ -162,32 +154,20 @@ func (h *HandWritten) askVersion() error {
 // startHello starts `--serve --hello` and reads its hello: the version, and
 // a process ready for Judge. It reports older when the binary ended before
 // writing anything (a binary older than --hello refuses the flag): then
-// nothing runs. A hello that is no version, or none within h.helloWait,
-// is an error, and the binary is ended.
+// nothing runs. A hello that is no version is an error, and the binary is
+// ended. The hello is waited for as an answer is (no clock: a loaded
+// machine may start the binary slowly); a binary that takes --hello and
+// never writes it is not one of ours.
 func (h *HandWritten) startHello() (older bool, err error) {
 	if err := h.start("--serve", "--hello"); err != nil {
 		return false, err
 	}
-	type line struct {
+	// At most the reader's buffer (4 KiB): a hello is far shorter.
+	b, rerr := h.outBuf.ReadSlice('\n')
+	l := struct {
 		b   []byte
 		err error
-	}
-	read, out := make(chan line, 1), h.outBuf
-	go func() {
-		// At most the reader's buffer (4 KiB): a hello is far shorter.
-		b, err := out.ReadSlice('\n')
-		read <- line{bytes.Clone(b), err}
-	}()
-	timer := time.NewTimer(h.helloWait)
-	defer timer.Stop()
-	var l line
-	select {
-	case l = <-read:
-	case <-timer.C:
-		err := fmt.Errorf("%s --serve --hello: no hello within %v", h.path, h.helloWait)
-		h.kill()
-		return false, err
-	}
+	}{bytes.Clone(b), rerr}
 	if len(l.b) == 0 && errors.Is(l.err, io.EOF) {
 		h.stop()
 		return true, nil
