@@ -6,7 +6,8 @@
 // `k8s-crd-resolver validate` runs it, and build and check call it once per
 // run with --batch (a second time only for the twin of an invalid output).
 // Its CRDs are validated on every core, with the collector off until the
-// heap first reaches 128 MiB for --batch, 64 MiB for files (tuneGC,
+// runtime's memory first reaches 128 MiB for --batch, 96 MiB for files,
+// and that limit held while collections leave little live (tuneGC,
 // gcTuning).
 package main
 
