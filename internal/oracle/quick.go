@@ -71,7 +71,6 @@ type quickSchema struct {
 	maxItems, minItems *int64
 
 	properties         map[string]*quickSchema
-	closed             bool         // additionalProperties: false
 	additional         *quickSchema // additionalProperties: {schema}
 	required           []string
 	maxProps, minProps *int64
