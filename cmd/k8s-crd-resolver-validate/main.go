@@ -217,10 +217,10 @@ const memoryLimit = 128 << 20
 // input: the limit is held (a collection each time the runtime's memory
 // reaches it) while a collection leaves less than two fifths of it live,
 // and the pacing after it lets the heap grow to two and a half times what
-// a collection left live. 96 MiB keeps issue 47's 20 MB stream under its
-// 150 MiB memory rail with room to spare, for a third of the collections
-// that pacing alone makes; docs/performance.md ("Validate") has the
-// measurements and hack/bench-validate.sh reruns them.
+// a collection left live. The limit keeps issue 47's stream of small
+// objects within its memory rail, for far fewer collections than pacing
+// alone; docs/performance.md ("Validate") has the measurements and
+// hack/bench-validate.sh reruns them.
 const (
 	streamLimit   = 96 << 20
 	streamPercent = 150

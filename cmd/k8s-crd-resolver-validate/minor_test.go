@@ -345,9 +345,7 @@ env:
 // tests run with K8S_CRD_RESOLVER_BUILTINS=none), built-in objects whose
 // only fault is a duplicate key create accepts pass (exit 0) with a
 // warning at each duplicate, for the newest minor and 1.30; the same
-// duplicate in a custom resource is a problem (exit 1). It sits after
-// TestTuneGC (main_test.go): the built-in kinds' CRDs it compiles stay
-// cached for the process, a live heap past that test's 16 MiB limit.
+// duplicate in a custom resource is a problem (exit 1).
 func TestBuiltinDuplicatesExit(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{"dup.yaml": duplicateObjects, "widget.yaml": duplicateWidget} {

@@ -162,34 +162,31 @@ func (h *HandWritten) startHello() (older bool, err error) {
 	if err := h.start("--serve", "--hello"); err != nil {
 		return false, err
 	}
-	// At most the reader's buffer (4 KiB): a hello is far shorter.
-	b, rerr := h.outBuf.ReadSlice('\n')
-	l := struct {
-		b   []byte
-		err error
-	}{bytes.Clone(b), rerr}
-	if len(l.b) == 0 && errors.Is(l.err, io.EOF) {
+	// A hello is one short line: one longer than the reader's buffer is
+	// no hello.
+	line, err := h.outBuf.ReadSlice('\n')
+	if len(line) == 0 && errors.Is(err, io.EOF) {
 		h.stop()
 		return true, nil
 	}
 	var hello struct {
 		Version string `json:"version"`
 	}
-	if l.err == nil {
-		l.err = json.Unmarshal(l.b, &hello)
+	if err == nil {
+		err = json.Unmarshal(line, &hello)
 	}
-	if l.err == nil {
-		l.err = h.setVersion(hello.Version, "the version of its hello")
-	} else {
-		b := bytes.TrimSpace(l.b)
+	if err != nil {
+		b := bytes.TrimSpace(line)
 		if len(b) > 200 {
 			b = append(b[:200:200], "..."...)
 		}
-		l.err = fmt.Errorf("%s --serve --hello: its hello %q is no {\"version\": ...} line (%v)", h.path, b, l.err)
+		err = fmt.Errorf("%s --serve --hello: its hello %q is no {\"version\": ...} line (%v)", h.path, b, err)
+	} else {
+		err = h.setVersion(hello.Version, "the version of its hello")
 	}
-	if l.err != nil {
+	if err != nil {
 		h.kill()
-		return false, l.err
+		return false, err
 	}
 	return false, nil
 }

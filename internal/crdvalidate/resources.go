@@ -219,8 +219,7 @@ func (j *judging) readFile(i int, f Input, res *project.ValidationResult) ([]jso
 			j.cat.add(m, raw, "")
 			return
 		}
-		// Its size as JSON, counted: writing it would cost a twentieth
-		// of judging it.
+		// Its size as JSON, counted, not written.
 		size := int(docread.JSONLen(m))
 		if err := j.submit(&resource{file: i, seq: seq, doc: d, prefix: prefix, obj: m, size: size}); err != nil {
 			fatal = err

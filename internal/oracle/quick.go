@@ -21,11 +21,10 @@ import (
 // Why not only the library: for every object node it visits, the validator
 // builds a fresh validator per schema keyword and copies the schema of
 // every declared property (a range by value over map[string]spec.Schema
-// whose address escapes), whether the object has the property or not. On
-// issue 47's stream of 69,004 small DaskWorkerGroups that was a third of
-// all bytes validate allocated and, with the collections it caused, about
-// 40% of its CPU time (crdvalidate's BenchmarkStream and
-// hack/bench-validate.sh; docs/performance.md has the numbers).
+// whose address escapes), whether the object has the property or not: on
+// a stream of small custom resources, most of what validate allocates and,
+// with the collections it causes, a large part of its CPU time
+// (docs/performance.md, "Validate", has the numbers and the commands).
 // quickSchema walks a schema compiled once per CRD version and allocates
 // nothing on the way.
 //
